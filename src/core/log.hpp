@@ -1,0 +1,30 @@
+#pragma once
+// Human-readable progress and warnings on stderr. Only rank 0 prints (set_log_rank), so an
+// N-rank job prints one copy. Nothing logged may contain private text or unnoised private
+// statistics: log stage names, counts of public things, timings and released (noised) values.
+#include <chrono>
+#include <string>
+
+namespace secpe {
+
+void set_log_rank(int rank);
+void set_log_quiet(bool quiet);
+void log_info(const std::string& msg);
+void log_warn(const std::string& msg);
+
+// Progress of one stage: "[stage] 3/10 label 'x'  12.3 it/s  ETA 4s". Prints at most every
+// `interval` seconds (and always at the end).
+class Progress {
+ public:
+  Progress(std::string stage, std::size_t total, double interval_s = 1.0);
+  void step(std::size_t done, const std::string& detail = "");
+  void finish(const std::string& detail = "");
+
+ private:
+  std::string stage_;
+  std::size_t total_;
+  double interval_s_;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+}  // namespace secpe

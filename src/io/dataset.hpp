@@ -1,0 +1,93 @@
+#pragma once
+// The project's HDF5 dataset: one file holds a corpus ready for `secpe run`.
+//
+// Layout (all datasets chunked; rows are records in file order):
+//   /text/bytes        uint8   [total bytes]    UTF-8 texts, concatenated   (absent without text)
+//   /text/offsets      uint64  [n + 1]          text i is bytes[offsets[i], offsets[i+1])
+//   /labels/ids        int32   [n]              label id per record
+//   /labels/values     string  [n_labels x n_columns]   label values (prefix stripped)
+//   /labels/columns    string  [n_columns]      column names;  /labels/prefixes  string [n_columns]
+//   /secrets/indptr    int64   [n + 1]          CSR of the records x secrets 0/1 matrix
+//   /secrets/indices   int32   [nnz]            secret ids per record (sorted)
+//   /secrets/names     string  [m]              the secrets themselves (input data: never copied to outputs)
+//   /embeddings        float32 [n x d]          L2-normalised record embeddings
+//   root attributes    provenance: format_version, secpe_version, source, source_format,
+//                      created_utc, embedder, embedding_dim, secret_mode, ... (strings)
+// A record is public when it holds no secret, private otherwise.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+
+namespace secpe {
+
+struct LabelSet {
+  std::vector<std::string> columns;
+  std::vector<std::string> prefixes;
+  std::vector<std::vector<std::string>> values;  // [label id][column]
+  std::size_t size() const { return values.size(); }
+  std::string display(std::size_t label) const;  // "Restaurants | 5.0"
+};
+
+// Compressed sparse rows over a range of records: the secrets of record i are
+// indices[indptr[i] - indptr[0] .. indptr[i+1] - indptr[0]).
+struct SecretMatrix {
+  std::vector<std::int64_t> indptr;   // size rows + 1 (absolute offsets from the file)
+  std::vector<std::int32_t> indices;
+  std::int32_t num_secrets = 0;
+  std::size_t rows() const { return indptr.empty() ? 0 : indptr.size() - 1; }
+  bool is_private(std::size_t row) const { return indptr[row + 1] > indptr[row]; }
+  std::span<const std::int32_t> secrets_of(std::size_t row) const {
+    return {indices.data() + (indptr[row] - indptr[0]), static_cast<std::size_t>(indptr[row + 1] - indptr[row])};
+  }
+};
+
+struct DatasetInfo {
+  std::uint64_t num_records = 0;
+  LabelSet labels;
+  std::int32_t num_secrets = 0;
+  int embedding_dim = 0;
+  bool has_text = false;
+  std::map<std::string, std::string> provenance;
+};
+
+// Everything a dataset holds, for writing.
+struct DatasetContents {
+  LabelSet labels;
+  std::vector<std::int32_t> label_ids;
+  std::vector<std::string> texts;          // empty for embedding-only datasets
+  SecretMatrix secrets;                    // indptr from 0
+  std::vector<std::string> secret_names;
+  MatrixF embeddings;                      // n x d
+  std::map<std::string, std::string> provenance;
+};
+
+// Writes the whole dataset atomically (temporary name, then rename).
+void write_dataset(const std::filesystem::path& path, const DatasetContents& contents);
+
+// Reads parts of a dataset; each MPI rank asks only for its own record range [begin, end).
+class DatasetReader {
+ public:
+  explicit DatasetReader(const std::filesystem::path& path);  // InputError if not a secpe dataset
+  ~DatasetReader();
+  DatasetReader(const DatasetReader&) = delete;
+  DatasetReader& operator=(const DatasetReader&) = delete;
+
+  const DatasetInfo& info() const;
+  std::vector<std::int32_t> label_ids(std::uint64_t begin, std::uint64_t end) const;
+  SecretMatrix secrets(std::uint64_t begin, std::uint64_t end) const;
+  MatrixF embeddings(std::uint64_t begin, std::uint64_t end) const;
+  std::vector<std::string> texts(std::uint64_t begin, std::uint64_t end) const;
+  std::vector<std::string> texts(const std::vector<std::uint64_t>& record_ids) const;  // sorted ids
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace secpe

@@ -1,0 +1,26 @@
+#pragma once
+// The built-in demo corpus: deterministic Yelp-like reviews for 10 business categories x 5 star
+// ratings, with Yelp's skew (restaurants dominate, 4-5 stars most common), and planted secrets
+// (rare words, person names, emails, phone numbers) in a fraction of the reviews.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/corpus.hpp"
+
+namespace secpe {
+
+struct DemoCorpusOptions {
+  std::size_t records = 4000;
+  std::uint64_t seed = 7;
+  double secret_rate = 0.25;  // fraction of reviews that get one or more planted secrets
+};
+
+struct DemoCorpus {
+  Corpus corpus;                         // label columns label1, label2 with Aug-PE prefixes
+  std::vector<std::string> planted;      // every planted secret, as a secrets list
+};
+
+DemoCorpus make_demo_corpus(const DemoCorpusOptions& options);
+
+}  // namespace secpe
