@@ -122,6 +122,21 @@ std::vector<std::string> Communicator::allgather_strings(const std::vector<std::
   return out;
 }
 
+std::vector<float> Communicator::allgather(std::span<const float> local) const {
+  int my_count = static_cast<int>(local.size());
+  std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
+  MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    offsets[static_cast<std::size_t>(r)] = total;
+    total += counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<float> all(static_cast<std::size_t>(total));
+  bytes_sent_ += local.size_bytes();
+  MPI_Allgatherv(local.data(), my_count, MPI_FLOAT, all.data(), counts.data(), offsets.data(), MPI_FLOAT, comm_);
+  return all;
+}
+
 void Communicator::barrier() const { MPI_Barrier(comm_); }
 
 }  // namespace secpe

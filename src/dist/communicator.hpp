@@ -47,6 +47,8 @@ class Communicator {
 
   // Every rank's strings, concatenated in rank order, on every rank.
   std::vector<std::string> allgather_strings(const std::vector<std::string>& local) const;
+  // Every rank's floats, concatenated in rank order, on every rank (e.g. row-major embedding shards).
+  std::vector<float> allgather(std::span<const float> local) const;
   // Number of bytes this rank sent through collectives so far (for communication-volume metrics).
   std::uint64_t bytes_sent() const { return bytes_sent_; }
 

@@ -1,0 +1,97 @@
+#include "cli/options.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace secpe::cli {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// Reads KEY = VALUE lines that apply to `command` and stores them (values already stored from
+// the command line are kept: po::store never overwrites).
+void store_config_file(const std::string& path, const std::string& command, const po::options_description& desc,
+                       po::variables_map& vm) {
+  if (!std::filesystem::is_regular_file(path)) throw InputError("--config: cannot read '" + path + "'");
+  std::ifstream in(path);
+  if (!in) throw InputError("--config: cannot read '" + path + "'");
+  std::string line, section;
+  long long number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    if (line.front() == '[') {
+      if (line.back() != ']') throw input_error_at(path, number, "malformed section header");
+      section = trim(line.substr(1, line.size() - 2));
+      continue;
+    }
+    if (!section.empty() && section != command) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) throw input_error_at(path, number, "expected 'option = value'");
+    const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+    if (key == "config" || key == "help") throw input_error_at(path, number, "'" + key + "' cannot be set in a config file");
+    try {
+      const std::vector<std::string> arg{"--" + key + "=" + value};
+      po::store(po::command_line_parser(arg).options(desc).run(), vm);
+    } catch (const po::error& e) {
+      throw input_error_at(path, number, std::string(e.what()) + (section.empty() ? "" : " (section [" + section + "])"));
+    }
+  }
+}
+
+}  // namespace
+
+void add_common_options(po::options_description& desc) {
+  desc.add_options()("help,h", "print this help and exit")(
+      "config", po::value<std::string>(), "INI file of options (top-level keys or a [command] section); the command line wins");
+}
+
+bool parse_options(const std::string& command, const std::string& usage, po::options_description& desc,
+                   const po::positional_options_description& positional, const std::vector<std::string>& args,
+                   po::variables_map& vm) {
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string(e.what()) + " (see 'secpe " + command + " --help')");
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: " << usage << "\n\n" << desc << std::endl;
+    return false;
+  }
+  if (vm.count("config")) store_config_file(vm["config"].as<std::string>(), command, desc, vm);
+  try {
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string(e.what()) + " (see 'secpe " + command + " --help')");
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, std::string>> option_values(const po::variables_map& vm) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : vm) {
+    if (name == "help") continue;
+    std::ostringstream text;
+    const auto& any = value.value();
+    if (auto* s = boost::any_cast<std::string>(&any)) text << *s;
+    else if (auto* i = boost::any_cast<int>(&any)) text << *i;
+    else if (auto* z = boost::any_cast<std::size_t>(&any)) text << *z;
+    else if (auto* d = boost::any_cast<double>(&any)) text << *d;
+    else if (auto* b = boost::any_cast<bool>(&any)) text << (*b ? "true" : "false");
+    else text << "?";
+    out.emplace_back(name, text.str());
+  }
+  return out;
+}
+
+}  // namespace secpe::cli

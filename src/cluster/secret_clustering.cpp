@@ -1,0 +1,59 @@
+#include "cluster/secret_clustering.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/rng.hpp"
+
+namespace secpe {
+
+SecretClustering::SecretClustering(const Communicator& comm, MatrixF public_centres,
+                                   std::vector<std::int64_t> public_sizes, const MatrixF& private_rows,
+                                   std::vector<std::uint64_t> record_ids, std::vector<double> rho,
+                                   const NearestCentreKernel& kernel, Metric metric, double clip_radius)
+    : comm_(comm), centres_(std::move(public_centres)), sizes_(std::move(public_sizes)), clipped_(private_rows),
+      record_ids_(std::move(record_ids)), rho_(std::move(rho)), clip_radius_(clip_radius) {
+  for (Eigen::Index i = 0; i < clipped_.rows(); ++i) {
+    const double norm = clipped_.row(i).cast<double>().norm();
+    if (norm > clip_radius_) clipped_.row(i) = (clipped_.row(i).cast<double>() * (clip_radius_ / norm)).cast<float>();
+  }
+  assignment_.resize(static_cast<std::size_t>(clipped_.rows()));
+  std::vector<double> score(assignment_.size());
+  kernel.search(clipped_, centres_, metric, assignment_, score);
+}
+
+NoisyClusters SecretClustering::release(std::uint64_t seed, std::uint64_t label, int iteration, double sigma) const {
+  const Eigen::Index k = centres_.rows(), d = centres_.cols();
+  // Per-centre sums (fixed point) and counts of the sampled private rows: reduced exactly.
+  std::vector<std::int64_t> sums(static_cast<std::size_t>(k * d + k), 0);
+  for (std::size_t i = 0; i < record_ids_.size(); ++i) {
+    if (keyed_uniform(seed, Stream::kSampling, label, static_cast<std::uint64_t>(iteration), record_ids_[i]) >= rho_[i]) continue;
+    const auto c = static_cast<std::size_t>(assignment_[i]);
+    const float* x = clipped_.row(static_cast<Eigen::Index>(i)).data();
+    for (Eigen::Index j = 0; j < d; ++j) sums[c * d + j] += to_fixed(x[j]);
+    ++sums[static_cast<std::size_t>(k * d) + c];
+  }
+  comm_.allreduce_sum(sums);
+
+  NoisyClusters out{MatrixF(k, d), std::vector<double>(static_cast<std::size_t>(k))};
+  if (comm_.is_root()) {
+    CounterRng noise(seed, Stream::kNoise, label, static_cast<std::uint64_t>(iteration));
+    for (Eigen::Index c = 0; c < k; ++c) {
+      const double n_pub = double(sizes_[c]);
+      const double m_pri = double(sums[static_cast<std::size_t>(k * d + c)]);
+      out.sizes[c] = n_pub + m_pri + sigma * noise.normal();
+      // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
+      const double centre_noise = 2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma;
+      const double members = std::max(1.0, n_pub + m_pri);
+      for (Eigen::Index j = 0; j < d; ++j) {
+        const double mean = (n_pub * centres_(c, j) + from_fixed(sums[c * d + j])) / members;
+        out.centres(c, j) = static_cast<float>(mean + centre_noise * noise.normal());
+      }
+    }
+  }
+  comm_.broadcast(std::span<float>(out.centres.data(), static_cast<std::size_t>(k * d)));
+  comm_.broadcast(std::span<double>(out.sizes));
+  return out;
+}
+
+}  // namespace secpe

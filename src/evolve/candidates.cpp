@@ -1,0 +1,48 @@
+#include "evolve/candidates.hpp"
+
+#include <chrono>
+
+#include "core/rng.hpp"
+
+namespace secpe {
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+CandidatePool make_candidate_pool(const Communicator& comm, const Generator& generator, const Embedder& embedder,
+                                  std::uint64_t seed, std::size_t label, int iteration,
+                                  const std::vector<std::string>& parents, int variations, std::size_t initial) {
+  const std::size_t n_parents = parents.size();
+  const std::size_t total = iteration == 0 ? initial : n_parents * (1 + static_cast<std::size_t>(variations));
+  CandidatePool pool;
+  std::tie(pool.shard_begin, pool.shard_end) = comm.shard(total);
+
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> mine;
+  mine.reserve(pool.shard_end - pool.shard_begin);
+  for (std::size_t c = pool.shard_begin; c < pool.shard_end; ++c) {
+    CounterRng rng(seed, Stream::kGeneration, label, static_cast<std::uint64_t>(iteration), c);
+    if (iteration == 0) {
+      mine.push_back(generator.random_text(label, rng));
+    } else if (c < n_parents) {
+      mine.push_back(parents[c]);
+    } else {
+      mine.push_back(generator.vary(label, parents[(c - n_parents) / static_cast<std::size_t>(variations)], rng));
+    }
+  }
+  pool.generate_seconds = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  MatrixF local;
+  embedder.embed(mine, local);
+  pool.embed_seconds = seconds_since(t0);
+
+  pool.texts = comm.allgather_strings(mine);
+  const std::vector<float> all = comm.allgather(std::span<const float>(local.data(), static_cast<std::size_t>(local.size())));
+  pool.embeddings = Eigen::Map<const MatrixF>(all.data(), static_cast<Eigen::Index>(total), embedder.dim());
+  return pool;
+}
+
+}  // namespace secpe

@@ -1,0 +1,329 @@
+#include "evolve/pipeline.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "cluster/kmeans.hpp"
+#include "cluster/secret_clustering.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "evolve/candidates.hpp"
+#include "evolve/selection.hpp"
+#include "evolve/votes.hpp"
+#include "io/corpus.hpp"
+#include "io/dataset.hpp"
+#include "privacy/calibration.hpp"
+#include "privacy/conversions.hpp"
+#include "text/embedder.hpp"
+
+namespace secpe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// N_syn split over labels in proportion to their public record counts (public under secret
+// protection), by largest remainder; ties go to the lower label id.
+std::vector<std::size_t> split_synthetic(std::size_t total, const std::vector<std::int64_t>& public_counts) {
+  std::vector<std::size_t> share(public_counts.size(), 0);
+  std::int64_t sum = 0;
+  for (auto c : public_counts) sum += c;
+  if (sum == 0) return share;
+  std::vector<std::pair<double, std::size_t>> remainder;
+  std::size_t given = 0;
+  for (std::size_t l = 0; l < public_counts.size(); ++l) {
+    const double exact = double(total) * double(public_counts[l]) / double(sum);
+    share[l] = static_cast<std::size_t>(exact);
+    given += share[l];
+    remainder.emplace_back(exact - double(share[l]), l);
+  }
+  std::stable_sort(remainder.begin(), remainder.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  for (std::size_t i = 0; given < total && i < remainder.size(); ++i, ++given) ++share[remainder[i].second];
+  return share;
+}
+
+// Public training texts per label for the built-in generator: up to `cap` public records of
+// each label, evenly spaced over the file. Every rank reads the same records, so every rank
+// builds the same generator.
+std::vector<std::vector<std::string>> public_training_texts(const DatasetReader& reader, std::size_t cap) {
+  const auto& info = reader.info();
+  const auto labels = reader.label_ids(0, info.num_records);
+  const auto secrets = reader.secrets(0, info.num_records);
+  std::vector<std::vector<std::uint64_t>> public_ids(info.labels.size());
+  for (std::uint64_t i = 0; i < info.num_records; ++i)
+    if (!secrets.is_private(i)) public_ids[static_cast<std::size_t>(labels[i])].push_back(i);
+  std::vector<std::uint64_t> chosen;
+  std::vector<std::size_t> chosen_label;
+  for (std::size_t l = 0; l < public_ids.size(); ++l) {
+    const auto& ids = public_ids[l];
+    const std::size_t take = std::min(cap, ids.size());
+    for (std::size_t i = 0; i < take; ++i) {
+      chosen.push_back(ids[i * ids.size() / take]);
+      chosen_label.push_back(l);
+    }
+  }
+  std::vector<std::size_t> order(chosen.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return chosen[a] < chosen[b]; });
+  std::vector<std::uint64_t> sorted_ids;
+  for (auto i : order) sorted_ids.push_back(chosen[i]);
+  auto texts = reader.texts(sorted_ids);
+  std::vector<std::vector<std::string>> per_label(info.labels.size());
+  for (std::size_t k = 0; k < order.size(); ++k) per_label[chosen_label[order[k]]].push_back(std::move(texts[k]));
+  return per_label;
+}
+
+// Training texts from another public corpus (Aug-PE CSV), matched to the dataset's labels by value.
+std::vector<std::vector<std::string>> corpus_training_texts(const std::filesystem::path& path, const LabelSet& labels) {
+  CsvReadOptions options;
+  options.label_columns = labels.columns;
+  options.label_prefixes = labels.prefixes;
+  const Corpus corpus = read_augpe_csv(path, options);
+  std::map<std::vector<std::string>, std::size_t> id_of;
+  for (std::size_t l = 0; l < labels.size(); ++l) id_of[labels.values[l]] = l;
+  std::vector<std::vector<std::string>> per_label(labels.size());
+  std::size_t unmatched = 0;
+  for (std::size_t i = 0; i < corpus.texts.size(); ++i) {
+    auto it = id_of.find(corpus.labels[i]);
+    if (it == id_of.end()) ++unmatched;
+    else per_label[it->second].push_back(corpus.texts[i]);
+  }
+  if (unmatched > 0) log_warn(std::to_string(unmatched) + " texts of " + path.string() + " have labels the dataset lacks; ignored");
+  return per_label;
+}
+
+std::unique_ptr<Embedder> embedder_for(const DatasetInfo& info, const std::filesystem::path& data) {
+  const auto it = info.provenance.find("embedder");
+  const std::string name = it == info.provenance.end() ? "" : it->second;
+  if (name.rfind("hashing", 0) != 0) {
+    throw InputError(data.string() + ": embeddings come from '" + name +
+                     "'; secpe run can embed candidates only with the built-in hashing embedder");
+  }
+  return std::make_unique<HashingEmbedder>(info.embedding_dim);
+}
+
+MatrixF select_rows(const MatrixF& m, const std::vector<std::size_t>& rows) {
+  MatrixF out(static_cast<Eigen::Index>(rows.size()), m.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = m.row(static_cast<Eigen::Index>(rows[i]));
+  return out;
+}
+
+}  // namespace
+
+std::string method_name(Method method) { return method == Method::kSecPE ? "secpe" : "augpe"; }
+
+RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
+  const auto run_start = Clock::now();
+  if (config.iterations < 1) throw InputError("--iterations must be at least 1");
+  if (config.variations < 1) throw InputError("--variations must be at least 1");
+  if (config.clusters < 1) throw InputError("--clusters must be at least 1");
+  if (config.synthetic < 1) throw InputError("--synthetic must be at least 1");
+  if (!(config.private_batch > 0)) throw InputError("--private-batch must be positive");
+  if (!(config.clip_radius > 0)) throw InputError("--clip-radius must be positive");
+
+  // ---- this rank's shard ----
+  DatasetReader reader(config.data);
+  const DatasetInfo& info = reader.info();
+  if (info.embedding_dim == 0) throw InputError(config.data.string() + ": the dataset has no embeddings");
+  if (!info.has_text && config.generator_corpus.empty()) {
+    throw InputError(config.data.string() + ": the dataset has no texts; name public texts with --generator-corpus");
+  }
+  const auto [begin, end] = comm.shard(info.num_records);
+  const auto labels = reader.label_ids(begin, end);
+  const SecretMatrix secrets = reader.secrets(begin, end);
+  const MatrixF embeddings = reader.embeddings(begin, end);
+  const std::size_t num_labels = info.labels.size();
+  log_info("dataset " + config.data.string() + ": " + std::to_string(info.num_records) + " records, " +
+           std::to_string(num_labels) + " labels, " + std::to_string(info.num_secrets) + " secrets, d = " +
+           std::to_string(info.embedding_dim) + "; " + std::to_string(comm.size()) + " rank(s)");
+
+  // Public records per label: public under secret protection, so N_syn follows them.
+  std::vector<std::int64_t> public_counts(num_labels, 0);
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (!secrets.is_private(i)) ++public_counts[static_cast<std::size_t>(labels[i])];
+  comm.allreduce_sum(public_counts);
+  const auto synthetic_per_label = split_synthetic(config.synthetic, public_counts);
+
+  // ---- generator and embedder ----
+  auto t0 = Clock::now();
+  const auto training = config.generator_corpus.empty() ? public_training_texts(reader, config.generator_texts)
+                                                        : corpus_training_texts(config.generator_corpus, info.labels);
+  const std::string source = config.generator_corpus.empty()
+                                 ? "the public records (no secret) of " + config.data.filename().string()
+                                 : config.generator_corpus.string();
+  const NgramGenerator generator(training, source, config.generator);
+  const auto embedder = embedder_for(info, config.data);
+  const auto kernel = make_kernel(config.kernel);
+  const double setup_seconds = seconds_since(t0);
+
+  // ---- noise calibration ----
+  const double eta = mu_from_pr(config.budget.p, config.budget.r);
+  SecretNoisePlan plan;
+  double augpe_sigma = 0.0;
+  if (config.method == Method::kSecPE) {
+    plan = plan_secret_noise(comm, secrets, labels, num_labels, config.budget, config.iterations, config.private_batch);
+  } else {
+    augpe_sigma = gdp_sigma(eta, config.iterations);
+  }
+
+  RunResult result;
+  result.synthetic.resize(num_labels);
+  result.label_columns = info.labels.columns;
+  result.label_prefixes = info.labels.prefixes;
+  result.label_values = info.labels.values;
+  nlohmann::ordered_json label_reports = nlohmann::ordered_json::array();
+  nlohmann::ordered_json releases = nlohmann::ordered_json::array();
+
+  std::size_t active = 0;
+  for (auto n : synthetic_per_label) active += n > 0 ? 1 : 0;
+  Progress progress("evolve", active * static_cast<std::size_t>(config.iterations));
+  std::size_t steps = 0;
+
+  for (std::size_t label = 0; label < num_labels; ++label) {
+    const std::size_t n_syn = synthetic_per_label[label];
+    nlohmann::ordered_json label_report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", n_syn}};
+    if (n_syn == 0) {
+      label_report["skipped"] = "no public records: nothing to learn from and no synthetic share";
+      label_reports.push_back(label_report);
+      continue;
+    }
+    // This rank's public and private rows of the label.
+    std::vector<std::size_t> public_rows, private_rows;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (static_cast<std::size_t>(labels[i]) != label) continue;
+      (secrets.is_private(i) ? private_rows : public_rows).push_back(i);
+    }
+    const MatrixF private_embeddings = select_rows(embeddings, private_rows);
+
+    std::unique_ptr<SecretClustering> clustering;
+    double sigma = augpe_sigma;
+    if (config.method == Method::kSecPE) {
+      sigma = plan.labels[label].sigma;
+      t0 = Clock::now();
+      KMeansOptions km{config.clusters, config.kmeans_iterations, config.kmeans_tolerance,
+                       config.metric == Metric::kInnerProduct ? Metric::kL2 : config.metric, config.seed, label};
+      KMeansResult clusters = distributed_kmeans(comm, select_rows(embeddings, public_rows), *kernel, km);
+      std::vector<std::uint64_t> ids;
+      std::vector<double> rho;
+      for (auto i : private_rows) {
+        ids.push_back(begin + i);
+        rho.push_back(plan.rho[i]);
+      }
+      label_report["clusters"] = clusters.centres.rows();
+      label_report["kmeans_iterations"] = clusters.iterations;
+      label_report["kmeans_seconds"] = seconds_since(t0);
+      clustering = std::make_unique<SecretClustering>(comm, std::move(clusters.centres), std::move(clusters.sizes),
+                                                      private_embeddings, std::move(ids), std::move(rho), *kernel,
+                                                      config.metric, config.clip_radius);
+      label_report["sigma"] = sigma;
+      label_report["private_batch_requested"] = plan.labels[label].batch_requested;
+      label_report["private_batch_used"] = plan.labels[label].batch_used;
+      if (plan.labels[label].has_private && plan.labels[label].batch_used < plan.labels[label].batch_requested) {
+        label_report["private_batch_note"] = "lowered so that no sampling probability exceeds 1";
+      }
+    } else {
+      label_report["sigma"] = sigma;
+      label_report["threshold"] = config.augpe_threshold;
+    }
+    label_reports.push_back(label_report);
+
+    std::vector<std::string> parents;
+    const std::size_t initial = n_syn * static_cast<std::size_t>(config.variations);
+    for (int t = 0; t < config.iterations; ++t) {
+      const auto iter_start = Clock::now();
+      CandidatePool pool = make_candidate_pool(comm, generator, *embedder, config.seed, label, t, parents,
+                                               config.variations, initial);
+      t0 = Clock::now();
+      VoteResult votes;
+      nlohmann::ordered_json release = {{"label", label}, {"iteration", t}};
+      if (config.method == Method::kSecPE) {
+        const NoisyClusters noisy = clustering->release(config.seed, label, t, sigma);
+        votes = secpe_votes(comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, *kernel, config.metric);
+        release["released"] = {"noisy cluster sizes (" + std::to_string(noisy.sizes.size()) + ")",
+                               "noisy cluster centres (" + std::to_string(noisy.sizes.size()) + " x " +
+                                   std::to_string(info.embedding_dim) + ")"};
+        release["sigma"] = sigma;
+      } else {
+        votes = augpe_votes(comm, private_embeddings, pool.embeddings, *kernel, config.metric, sigma,
+                            config.augpe_threshold, config.seed, label, t);
+        release["released"] = {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"};
+        release["sigma"] = sigma;
+      }
+      releases.push_back(release);
+      const double vote_seconds = seconds_since(t0);
+      t0 = Clock::now();
+      const auto selected = rank_select(votes.votes, votes.tie_key, n_syn);
+      parents.clear();
+      std::size_t voted = 0, selected_voted = 0;
+      double vote_total = 0.0;
+      for (double v : votes.votes) {
+        voted += v > 0 ? 1 : 0;
+        vote_total += v;
+      }
+      for (auto i : selected) {
+        parents.push_back(pool.texts[i]);
+        selected_voted += votes.votes[i] > 0 ? 1 : 0;
+      }
+      nlohmann::ordered_json m = {{"label", label},
+                                  {"label_name", info.labels.display(label)},
+                                  {"iteration", t},
+                                  {"candidates", pool.texts.size()},
+                                  {"selected", selected.size()},
+                                  {"released_vote_total", vote_total},
+                                  {"candidates_with_votes", voted},
+                                  {"selected_with_votes", selected_voted},
+                                  {"generate_seconds", pool.generate_seconds},
+                                  {"embed_seconds", pool.embed_seconds},
+                                  {"vote_seconds", vote_seconds},
+                                  {"select_seconds", seconds_since(t0)},
+                                  {"iteration_seconds", seconds_since(iter_start)}};
+      result.metrics.push_back(m);
+      progress.step(++steps, "label " + std::to_string(label) + " iteration " + std::to_string(t + 1));
+    }
+    result.synthetic[label] = parents;
+  }
+  progress.finish();
+
+  // ---- privacy report ----
+  const double delta = config.delta > 0 ? config.delta
+                                        : 1.0 / (double(info.num_records) * std::log(double(std::max<std::uint64_t>(info.num_records, 3))));
+  nlohmann::ordered_json privacy;
+  privacy["method"] = method_name(config.method);
+  privacy["guarantee"] = "(p, r)-secret protection: every reconstruction attack on secret j succeeds with probability at most r_j given prior p_j";
+  privacy["calibration"] = config.method == Method::kSecPE
+                               ? "paper: sigma_l = max_j sqrt(T) * Delta_j / eta_j (single-Gaussian approximation of a Gaussian mixture, as published; not a proven upper bound)"
+                               : "gdp: sigma = sqrt(T) / mu, sensitivity 1 per record (Aug-PE)";
+  privacy["budget"] = {{"p", config.budget.p}, {"r", config.budget.r}, {"r_over_p", config.budget.r / config.budget.p}, {"mu", eta}};
+  privacy["iterations"] = config.iterations;
+  privacy["equivalent_dp"] = {{"mu_gdp", eta}, {"delta", delta}, {"epsilon", eps_from_mu(eta, delta)}};
+  privacy["seed_recorded_in"] = "run.json";
+  privacy["labels"] = label_reports;
+  if (config.method == Method::kSecPE) {
+    privacy["cross_label_composition"] = "a secret held in L_j labels gets the per-label target eta_j / sqrt(L_j), so mu over all labels stays within eta_j";
+    nlohmann::ordered_json per_secret = nlohmann::ordered_json::array();
+    for (std::size_t j = 0; j < plan.eta.size(); ++j) {
+      const double achieved = plan.achieved_mu[j];
+      per_secret.push_back({{"secret", j}, {"p", config.budget.p}, {"r", config.budget.r}, {"mu", plan.eta[j]},
+                            {"mu_achieved_approx", achieved},
+                            {"r_achieved_approx", achieved > 0 ? r_from_mu(config.budget.p, achieved) : config.budget.p}});
+    }
+    privacy["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs";
+    privacy["secrets"] = per_secret;
+  }
+  privacy["releases"] = releases;
+  privacy["not_released"] = "private texts, private embeddings, unnoised counts and sums; the generator learned from public texts only (" + generator.describe() + ")";
+  result.privacy = privacy;
+
+  for (std::size_t l = 0; l < num_labels; ++l)
+    for (std::size_t i = 0; i < result.synthetic[l].size(); ++i) result.synthetic_labels.push_back(static_cast<std::int32_t>(l));
+  result.summary = {{"records", info.num_records}, {"labels", num_labels}, {"secrets", info.num_secrets},
+                    {"embedding_dim", info.embedding_dim}, {"embedder", embedder->name()},
+                    {"generator", generator.describe()}, {"kernel", kernel->name()},
+                    {"setup_seconds", setup_seconds}, {"run_seconds", seconds_since(run_start)},
+                    {"bytes_sent_rank0", comm.bytes_sent()}};
+  return result;
+}
+
+}  // namespace secpe

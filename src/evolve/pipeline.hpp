@@ -1,0 +1,56 @@
+#pragma once
+// The whole run: load this rank's shard of the dataset, calibrate noise, then per label run
+// protected evolution (SecPE) or the Aug-PE baseline, and assemble what rank 0 writes out.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/nearest.hpp"
+#include "dist/communicator.hpp"
+#include "privacy/secret_noise.hpp"
+#include "text/generator.hpp"
+
+namespace secpe {
+
+enum class Method { kSecPE, kAugPE };
+
+struct RunConfig {
+  std::filesystem::path data;
+  std::uint64_t seed = 0;
+  Method method = Method::kSecPE;
+  int iterations = 5;               // T
+  std::size_t synthetic = 300;      // N_syn over all labels, split by public label frequencies
+  int variations = 3;               // L
+  int clusters = 20;                // K per label
+  double private_batch = 1000.0;    // B per label
+  PrivacyBudget budget;
+  double delta = 0.0;               // for the (eps, delta) equivalent; 0 means 1/(N ln N)
+  Metric metric = Metric::kCosine;
+  double clip_radius = 1.0;         // R
+  int kmeans_iterations = 20;
+  double kmeans_tolerance = 1e-4;
+  double augpe_threshold = 0.0;
+  NgramGeneratorOptions generator;
+  std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
+  std::size_t generator_texts = 5000;      // public training texts per label, at most
+  std::string kernel = "reference";
+};
+
+struct RunResult {
+  std::vector<std::vector<std::string>> synthetic;  // per label, in selection order
+  std::vector<std::int32_t> synthetic_labels;       // label of each line of synthetic.csv
+  nlohmann::ordered_json privacy;                   // privacy.json
+  std::vector<nlohmann::ordered_json> metrics;      // metrics.jsonl lines
+  nlohmann::ordered_json summary;                   // part of run.json
+  std::vector<std::string> label_columns, label_prefixes;
+  std::vector<std::vector<std::string>> label_values;
+};
+
+RunResult run_pipeline(const Communicator& comm, const RunConfig& config);
+
+std::string method_name(Method method);
+
+}  // namespace secpe

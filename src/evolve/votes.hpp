@@ -1,0 +1,31 @@
+#pragma once
+// Vote histograms over a label's candidate pool. Both return released (noisy) values only.
+#include <cstdint>
+#include <vector>
+
+#include "cluster/secret_clustering.hpp"
+#include "compute/nearest.hpp"
+#include "core/matrix.hpp"
+#include "dist/communicator.hpp"
+
+namespace secpe {
+
+struct VoteResult {
+  std::vector<double> votes;     // per candidate, released
+  std::vector<double> tie_key;   // per candidate, for rank_select
+};
+
+// SecPE: each noisy centre gives its noisy size to its nearest candidate (O(K x N_cand) work).
+// Candidates are searched in shards, one per rank, and combined by a min-location allreduce.
+// The tie key of a candidate is its distance to the nearest noisy centre.
+VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, const MatrixF& candidates,
+                       std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric);
+
+// Aug-PE: every private record of the label (this rank's `private_rows`) votes for its nearest
+// candidate; the integer histogram is reduced exactly, rank 0 adds N(0, sigma^2) to every bin,
+// subtracts `threshold` and clips at 0, and the result is broadcast. Tie key: 0 (index order).
+VoteResult augpe_votes(const Communicator& comm, const MatrixF& private_rows, const MatrixF& candidates,
+                       const NearestCentreKernel& kernel, Metric metric, double sigma, double threshold,
+                       std::uint64_t seed, std::uint64_t label, int iteration);
+
+}  // namespace secpe
