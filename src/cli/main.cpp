@@ -1,2 +1,60 @@
-// Placeholder entry point; the CLI lands with the walking skeleton.
-int main() { return 0; }
+// secpe <command> [options]: the entry point. Turns errors into exit codes: 2 for anything the
+// user can fix (options, files, records), 1 for internal errors.
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: secpe <command> [options]      (secpe <command> --help lists every option)\n\n"
+    "commands:\n"
+    "  corpus    write the built-in demo corpus (Aug-PE CSV) and its planted secrets\n"
+    "  import    turn a corpus (augpe-csv or jsonl) into a secpe HDF5 dataset\n"
+    "  run       run SecPE (or the Aug-PE baseline) under MPI: synthetic text + privacy report\n"
+    "  inspect   summarise a dataset or an output folder\n";
+
+// Under mpirun, only the first process prints errors that every process would print alike.
+bool first_process() {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (!rank) rank = std::getenv("PMI_RANK");
+  return !rank || std::string(rank) == "0";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (command == "--version") {
+    std::cout << "secpe " << SECPE_VERSION << "\n";
+    return 0;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "corpus") return secpe::cli::command_corpus(args);
+    if (command == "import") return secpe::cli::command_import(args);
+    if (command == "run") return secpe::cli::command_run(args);
+    if (command == "inspect") return secpe::cli::command_inspect(args);
+    if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  } catch (const secpe::InputError& e) {
+    if (first_process()) std::cerr << "secpe: error: " << e.what() << std::endl;
+    return 2;
+  } catch (const std::exception& e) {
+    if (first_process()) std::cerr << "secpe: internal error: " << e.what() << std::endl;
+    return 1;
+  }
+}

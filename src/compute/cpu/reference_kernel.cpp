@@ -51,7 +51,7 @@ void ReferenceKernel::search(const MatrixF& x, const MatrixF& centres, Metric me
     std::int32_t best_k = 0;
     for (Eigen::Index k = 0; k < centres.rows(); ++k) {
       const float* ck = centres.row(k).data();
-      double s;
+      double s = 0.0;
       switch (metric) {
         case Metric::kL2: s = squared_l2(xi, ck, d); break;
         case Metric::kInnerProduct: s = -dot(xi, ck, d); break;

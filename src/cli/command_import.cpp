@@ -1,0 +1,163 @@
+// secpe import: a corpus file -> the project's HDF5 dataset (texts, labels, secret matrix,
+// embeddings, provenance). Runs on one process.
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "io/corpus.hpp"
+#include "io/dataset.hpp"
+#include "text/embedder.hpp"
+#include "text/secrets.hpp"
+
+namespace secpe::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, sep)) out.push_back(item);
+  if (!s.empty() && s.back() == sep) out.emplace_back();
+  return out;
+}
+
+OnBadRecord parse_on_bad_record(const std::string& v) {
+  if (v == "error") return OnBadRecord::kError;
+  if (v == "skip") return OnBadRecord::kSkip;
+  throw InputError("--on-bad-record must be 'error' or 'skip', not '" + v + "'");
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// Label ids in sorted order of their values, so ids do not depend on record order.
+LabelSet build_labels(const Corpus& corpus, std::vector<std::int32_t>& ids) {
+  std::map<std::vector<std::string>, std::int32_t> index;
+  for (const auto& l : corpus.labels) index.emplace(l, 0);
+  LabelSet labels{corpus.label_columns, corpus.label_prefixes, {}};
+  for (auto& [values, id] : index) {
+    id = static_cast<std::int32_t>(labels.values.size());
+    labels.values.push_back(values);
+  }
+  ids.clear();
+  for (const auto& l : corpus.labels) ids.push_back(index.at(l));
+  return labels;
+}
+
+}  // namespace
+
+int command_import(const std::vector<std::string>& args) {
+  po::options_description desc("secpe import options");
+  add_common_options(desc);
+  desc.add_options()
+    ("input", po::value<std::string>()->default_value("data/demo/corpus.csv"), "corpus file to import")
+    ("format", po::value<std::string>(), "augpe-csv or jsonl (default: jsonl for *.jsonl, else augpe-csv)")
+    ("out", po::value<std::string>()->default_value("data/demo/demo.h5"), "dataset to write (HDF5)")
+    ("text-column", po::value<std::string>()->default_value("text"), "CSV column or JSON field holding the text")
+    ("label-columns", po::value<std::string>()->default_value("label1,label2"), "comma-separated label columns or fields")
+    ("label-prefixes", po::value<std::string>()->default_value("Business Category: |Review Stars: "),
+     "'|'-separated prefixes stripped from each label column (Aug-PE's by default; '' for none)")
+    ("on-bad-record", po::value<std::string>()->default_value("error"), "error: stop at the first bad record; skip: skip and count")
+    ("secrets", po::value<std::string>()->default_value("random-word"), "secret detection: random-word or list")
+    ("secrets-file", po::value<std::string>(), "secrets list (one per line) for --secrets list")
+    ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
+    ("secret-quantile", po::value<double>()->default_value(0.2), "random-word mode: frequency quantile the words are taken around")
+    ("embedding-dim", po::value<int>()->default_value(256), "dimension of the hashing embedder");
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  po::variables_map vm;
+  if (!parse_options("import", "secpe import [--input] FILE [--format augpe-csv|jsonl] --out DATA.h5", desc, positional, args, vm)) return 0;
+
+  const std::filesystem::path input = vm["input"].as<std::string>();
+  const std::filesystem::path out = vm["out"].as<std::string>();
+  std::string format = vm.count("format") ? vm["format"].as<std::string>() : (input.extension() == ".jsonl" ? "jsonl" : "augpe-csv");
+  const auto columns = split(vm["label-columns"].as<std::string>(), ',');
+  auto prefixes = split(vm["label-prefixes"].as<std::string>(), '|');
+  if (vm["label-prefixes"].defaulted() && format == "jsonl") prefixes.assign(columns.size(), "");
+  prefixes.resize(columns.size());
+  const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
+  const int dim = vm["embedding-dim"].as<int>();
+  if (dim < 1 || dim > 65536) throw InputError("--embedding-dim must be in [1, 65536]");
+  const std::string secret_mode = vm["secrets"].as<std::string>();
+  if (secret_mode != "random-word" && secret_mode != "list") throw InputError("--secrets must be random-word or list");
+  if (secret_mode == "list" && !vm.count("secrets-file")) throw InputError("--secrets list needs --secrets-file FILE");
+  const int secret_count = vm["secret-count"].as<int>();
+  const double quantile = vm["secret-quantile"].as<double>();
+  if (secret_count < 1) throw InputError("--secret-count must be at least 1");
+  if (!(quantile >= 0 && quantile <= 1)) throw InputError("--secret-quantile must be in [0, 1]");
+
+  Corpus corpus;
+  if (format == "augpe-csv") {
+    CsvReadOptions o;
+    o.text_column = vm["text-column"].as<std::string>();
+    o.label_columns = columns;
+    o.label_prefixes = prefixes;
+    o.on_bad_record = on_bad;
+    corpus = read_augpe_csv(input, o);
+  } else if (format == "jsonl") {
+    JsonlReadOptions o;
+    o.text_field = vm["text-column"].as<std::string>();
+    o.label_fields = columns;
+    o.label_prefixes = prefixes;
+    o.on_bad_record = on_bad;
+    corpus = read_jsonl(input, o);
+  } else {
+    throw InputError("--format must be augpe-csv or jsonl, not '" + format + "'");
+  }
+  if (corpus.texts.empty()) throw InputError(input.string() + ": no records");
+  log_info("read " + std::to_string(corpus.texts.size()) + " records from " + input.string() +
+           (corpus.bad_records_skipped ? " (" + std::to_string(corpus.bad_records_skipped) + " bad records skipped)" : ""));
+
+  DatasetContents contents;
+  contents.labels = build_labels(corpus, contents.label_ids);
+  const SecretSet secrets = secret_mode == "list" ? read_secret_list(vm["secrets-file"].as<std::string>())
+                                                  : choose_random_word_secrets(corpus.texts, secret_count, quantile);
+  contents.secrets = detect_secrets(corpus.texts, secrets);
+  contents.secret_names = secrets.secrets;
+  std::size_t private_records = 0;
+  for (std::size_t i = 0; i < contents.secrets.rows(); ++i) private_records += contents.secrets.is_private(i) ? 1 : 0;
+
+  const HashingEmbedder embedder(dim);
+  Progress progress("embed", corpus.texts.size());
+  constexpr std::size_t kBlock = 8192;
+  contents.embeddings.resize(static_cast<Eigen::Index>(corpus.texts.size()), dim);
+  for (std::size_t b = 0; b < corpus.texts.size(); b += kBlock) {
+    const std::size_t e = std::min(corpus.texts.size(), b + kBlock);
+    MatrixF block;
+    embedder.embed(std::span<const std::string>(corpus.texts).subspan(b, e - b), block);
+    contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
+    progress.step(e);
+  }
+  progress.finish();
+
+  contents.texts = std::move(corpus.texts);
+  contents.provenance = {{"source", std::filesystem::absolute(input).string()},
+                         {"source_format", format},
+                         {"created_utc", utc_now()},
+                         {"secpe_version", SECPE_VERSION},
+                         {"embedder", embedder.name()},
+                         {"embedding_dim", std::to_string(dim)},
+                         {"secret_mode", secrets.mode},
+                         {"secret_count", std::to_string(secrets.secrets.size())},
+                         {"bad_records_skipped", std::to_string(corpus.bad_records_skipped)}};
+  if (secret_mode == "random-word") contents.provenance["secret_quantile"] = std::to_string(quantile);
+  if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
+  write_dataset(out, contents);
+  log_info("wrote " + out.string() + ": " + std::to_string(contents.label_ids.size()) + " records, " +
+           std::to_string(contents.labels.size()) + " labels, " + std::to_string(secrets.secrets.size()) + " secrets, " +
+           std::to_string(private_records) + " private records, d = " + std::to_string(dim));
+  return 0;
+}
+
+}  // namespace secpe::cli

@@ -1,0 +1,100 @@
+// secpe inspect: a summary of a dataset (.h5) or of a run's output folder. Prints counts and
+// provenance, never record text.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "core/error.hpp"
+#include "io/corpus.hpp"
+#include "io/dataset.hpp"
+
+namespace secpe::cli {
+namespace {
+
+void inspect_dataset(const std::filesystem::path& path) {
+  DatasetReader reader(path);
+  const auto& info = reader.info();
+  const auto labels = reader.label_ids(0, info.num_records);
+  const auto secrets = reader.secrets(0, info.num_records);
+  std::vector<std::size_t> total(info.labels.size()), pub(info.labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    ++total[static_cast<std::size_t>(labels[i])];
+    if (!secrets.is_private(i)) ++pub[static_cast<std::size_t>(labels[i])];
+  }
+  std::size_t n_pub = 0;
+  for (auto p : pub) n_pub += p;
+  std::cout << "dataset      " << path.string() << "\n"
+            << "records      " << info.num_records << " (" << n_pub << " public, " << info.num_records - n_pub << " private)\n"
+            << "labels       " << info.labels.size() << " (columns:";
+  for (const auto& c : info.labels.columns) std::cout << " " << c;
+  std::cout << ")\nsecrets      " << info.num_secrets << "\nembeddings   "
+            << (info.embedding_dim ? std::to_string(info.embedding_dim) + "-d float32" : std::string("none")) << "\n"
+            << "texts        " << (info.has_text ? "yes" : "no") << "\n";
+  for (const auto& [k, v] : info.provenance) std::cout << "  " << k << " = " << v << "\n";
+  std::cout << "\n  id  records   public  label\n";
+  for (std::size_t l = 0; l < info.labels.size(); ++l) {
+    std::printf("%4zu %8zu %8zu  %s\n", l, total[l], pub[l], info.labels.display(l).c_str());
+  }
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot read " + path.string());
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError(path.string() + ": not valid JSON");
+  }
+}
+
+void inspect_output(const std::filesystem::path& dir) {
+  for (const char* name : {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"}) {
+    if (!std::filesystem::is_regular_file(dir / name)) throw InputError(dir.string() + ": not a secpe output folder (no " + name + ")");
+  }
+  const auto run = read_json(dir / "run.json");
+  const auto privacy = read_json(dir / "privacy.json");
+  std::cout << "output       " << dir.string() << "\n"
+            << "method       " << run.value("method", "?") << ", " << run.value("ranks", 0) << " rank(s), seed "
+            << run.value("seed", std::uint64_t{0}) << " (" << run.value("seed_source", "?") << ")\n"
+            << "budget       p = " << privacy["budget"].value("p", 0.0) << ", r = " << privacy["budget"].value("r", 0.0)
+            << ", mu = " << privacy["budget"].value("mu", 0.0) << ", eps = " << privacy["equivalent_dp"].value("epsilon", 0.0)
+            << " at delta = " << privacy["equivalent_dp"].value("delta", 0.0) << "\n"
+            << "calibration  " << privacy.value("calibration", "?") << "\n"
+            << "wall time    " << run.value("wall_seconds", 0.0) << " s\n";
+  CsvReadOptions options;
+  const Corpus synthetic = read_augpe_csv(dir / "synthetic.csv", options);
+  std::map<std::vector<std::string>, std::size_t> counts;
+  for (const auto& l : synthetic.labels) ++counts[l];
+  std::cout << "synthetic    " << synthetic.texts.size() << " texts in " << counts.size() << " labels\n\n  count  sigma  label\n";
+  std::map<std::string, double> sigma;
+  for (const auto& l : privacy["labels"]) sigma[l.value("name", "")] = l.value("sigma", 0.0);
+  for (const auto& [label, n] : counts) {
+    std::string name;
+    for (const auto& part : label) name += (name.empty() ? "" : " | ") + part;
+    std::printf("%7zu  %5.2f  %s\n", n, sigma.count(name) ? sigma[name] : 0.0, name.c_str());
+  }
+}
+
+}  // namespace
+
+int command_inspect(const std::vector<std::string>& args) {
+  po::options_description desc("secpe inspect options");
+  add_common_options(desc);
+  desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5) or output folder");
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map vm;
+  if (!parse_options("inspect", "secpe inspect FILE|DIR", desc, positional, args, vm)) return 0;
+  const std::filesystem::path path = vm["file"].as<std::string>();
+  if (std::filesystem::is_directory(path)) inspect_output(path);
+  else if (std::filesystem::is_regular_file(path)) inspect_dataset(path);
+  else throw InputError("cannot read '" + path.string() + "'");
+  return 0;
+}
+
+}  // namespace secpe::cli

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Bad command lines and bad files give a clear message and exit code 2, never a crash, and leave
+# no output behind.
+set -uo pipefail
+SECPE=$1
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect CODE PATTERN -- command...
+expect() {
+  local code=$1 pattern=$2; shift 3
+  local out; out=$("$@" 2>&1); local rc=$?
+  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $out"
+  grep -q -- "$pattern" <<<"$out" || fail "'$*' printed '$out', expected /$pattern/"
+}
+expect 0 "commands:" -- "$SECPE" --help
+expect 2 "unknown command 'frobnicate'" -- "$SECPE" frobnicate
+expect 0 "private-batch.*(=1000)" -- "$SECPE" run --help
+expect 0 "--secret-quantile.*(=0.2)" -- "$SECPE" import --help
+expect 2 "unrecognised option '--bogus'" -- "$SECPE" run --bogus 1
+expect 2 "--iterations" -- "$SECPE" run --iterations abc
+expect 2 "cannot read 'nope.h5'" -- "$SECPE" run --data nope.h5
+expect 2 "cannot read 'missing.ini'" -- "$SECPE" run --config missing.ini
+printf '[run]\niterations = 2\nbogus-key = 1\n' > "$T/bad.ini"
+expect 2 "bad.ini:3:" -- "$SECPE" run --config "$T/bad.ini"
+printf 'text,label1,label2\n"unterminated,Business Category: Bars,Review Stars: 5.0\n' > "$T/bad.csv"
+expect 2 "bad.csv:2: " -- "$SECPE" import --input "$T/bad.csv" --out "$T/bad.h5"
+[ -e "$T/bad.h5" ] && fail "import left an output behind after an error"
+ls "$T" | grep -q '\.tmp\.' && fail "temporary file left behind"
+expect 2 "--format must be" -- "$SECPE" import --input "$T/bad.csv" --format xml --out "$T/x.h5"
+expect 2 "--records must be at least 1" -- "$SECPE" corpus --records 0 --out "$T/c.csv"
+expect 2 "not a secpe dataset" -- "$SECPE" inspect "$T/bad.csv"
+"$SECPE" corpus --records 200 --out "$T/c.csv" 2>/dev/null || fail "corpus"
+"$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --secret-count 20 2>/dev/null || fail "import"
+expect 2 "--r (or p \* --r-over-p) must be in (p, 1)" -- "$SECPE" run --data "$T/c.h5" --r-over-p 0.5 --out "$T/o"
+expect 2 "--method must be secpe or augpe" -- "$SECPE" run --data "$T/c.h5" --method foo --out "$T/o"
+[ -e "$T/o" ] && fail "a failed run left an output folder"
+echo "cli_errors: ok"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End to end: the quickstart job (jobs/quickstart.ini) on a small demo corpus, run at 1, 2 and 4
+# ranks. Checks every output file, the label mix, byte-identical results across rank counts, and
+# that no planted secret reaches any output.
+set -euo pipefail
+SECPE=$1
+SRC=${SECPE_SOURCE_DIR:?}
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$T"
+INI=$SRC/jobs/quickstart.ini
+
+"$SECPE" corpus --config "$INI" --records 1200 --out "$T/corpus.csv"
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5"
+for np in 1 2 4; do
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/out$np" \
+    --iterations 3 --synthetic 120 --quiet
+done
+
+for np in 1 2 4; do
+  for f in synthetic.csv privacy.json metrics.jsonl run.json; do
+    [ -s "$T/out$np/$f" ] || fail "out$np/$f missing or empty"
+  done
+  ls -a "$T/out$np" | grep -q '\.tmp\.' && fail "temporary file left in out$np"
+  grep -q "\"ranks\": $np" "$T/out$np/run.json" || fail "run.json of out$np does not record $np ranks"
+done
+cmp "$T/out1/synthetic.csv" "$T/out2/synthetic.csv" || fail "synthetic.csv differs between 1 and 2 ranks"
+cmp "$T/out1/synthetic.csv" "$T/out4/synthetic.csv" || fail "synthetic.csv differs between 1 and 4 ranks"
+cmp "$T/out1/privacy.json" "$T/out2/privacy.json" || fail "privacy.json differs between 1 and 2 ranks"
+cmp "$T/out1/privacy.json" "$T/out4/privacy.json" || fail "privacy.json differs between 1 and 4 ranks"
+
+# Label mix: 120 texts, header first, every label from the corpus's label set, several labels.
+python3 - "$T/out1/synthetic.csv" "$T/corpus.csv" "$T/out1/metrics.jsonl" "$T/out1/privacy.json" <<'PY' || fail "output content check"
+import csv, json, sys
+syn = list(csv.reader(open(sys.argv[1], newline='')))
+src = list(csv.reader(open(sys.argv[2], newline='')))
+assert syn[0] == ['text', 'label1', 'label2'], syn[0]
+rows = syn[1:]
+assert len(rows) == 120, len(rows)
+labels = {(r[1], r[2]) for r in src[1:]}
+assert all((r[1], r[2]) in labels for r in rows), "unknown label in synthetic.csv"
+assert len({(r[1], r[2]) for r in rows}) >= 10, "too few labels"
+assert all(len(r[0].split()) >= 3 for r in rows), "empty synthetic text"
+restaurants = sum(r[1] == 'Business Category: Restaurants' for r in rows)
+assert restaurants > len(rows) / 3, "label mix does not follow the corpus (restaurants %d)" % restaurants
+metrics = [json.loads(l) for l in open(sys.argv[3])]
+assert len(metrics) > 0 and all('vote_seconds' in m for m in metrics)
+p = json.load(open(sys.argv[4]))
+assert p['method'] == 'secpe' and p['iterations'] == 3
+assert all('sigma' in l for l in p['labels'] if 'skipped' not in l)
+assert len(p['releases']) == len(metrics)
+assert all('mu' in s and 'r_achieved_approx' in s for s in p['secrets'])
+PY
+
+# Privacy: no planted secret appears in any output file.
+grep -v '^#' "$T/corpus.secrets.txt" | sed '/^$/d' > "$T/secrets.lst"
+[ -s "$T/secrets.lst" ] || fail "no planted secrets"
+if grep -i -F -w -f "$T/secrets.lst" "$T/out1"/* >/dev/null; then fail "a planted secret reached an output file"; fi
+
+# Aug-PE baseline runs and is rank-count independent too.
+for np in 1 2; do
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/aug$np" \
+    --method augpe --iterations 2 --synthetic 60 --quiet
+done
+cmp "$T/aug1/synthetic.csv" "$T/aug2/synthetic.csv" || fail "augpe synthetic.csv differs between 1 and 2 ranks"
+grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
+"$SECPE" inspect "$T/out2" | grep -q 'synthetic    120 texts' || fail "inspect of an output folder"
+"$SECPE" inspect "$T/demo.h5" | grep -q 'records      1200' || fail "inspect of a dataset"
+echo "quickstart_ranks: ok"

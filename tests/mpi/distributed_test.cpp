@@ -1,0 +1,149 @@
+// Distributed algorithms give bit-identical results to a single-rank run of the same data:
+// each test runs the algorithm over MPI_COMM_WORLD (sharded) and over MPI_COMM_SELF (all rows).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cluster/kmeans.hpp"
+#include "cluster/secret_clustering.hpp"
+#include "core/rng.hpp"
+#include "dist/communicator.hpp"
+#include "evolve/votes.hpp"
+
+namespace secpe {
+namespace {
+
+// n points around `clusters` well-separated unit vectors in d dimensions; point i depends only on i.
+MatrixF clustered_points(std::size_t n, int d, int clusters) {
+  MatrixF x(static_cast<Eigen::Index>(n), d);
+  for (std::size_t i = 0; i < n; ++i) {
+    CounterRng rng(11, Stream::kCorpus, i);
+    const int c = static_cast<int>(i % static_cast<std::size_t>(clusters));
+    for (int j = 0; j < d; ++j) x(static_cast<Eigen::Index>(i), j) = static_cast<float>((j == c ? 1.0 : 0.0) + 0.05 * rng.normal());
+    x.row(static_cast<Eigen::Index>(i)).normalize();
+  }
+  return x;
+}
+
+MatrixF shard_of(const Communicator& comm, const MatrixF& all) {
+  const auto [b, e] = comm.shard(static_cast<std::uint64_t>(all.rows()));
+  return all.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b));
+}
+
+TEST(Communicator, ShardsCoverAllRecordsContiguously) {
+  const Communicator world;
+  const std::uint64_t n = 1003;
+  const auto [b, e] = world.shard(n);
+  EXPECT_EQ(world.allreduce_sum(static_cast<std::int64_t>(e - b)), static_cast<std::int64_t>(n));
+  EXPECT_EQ(world.exclusive_scan_sum(static_cast<std::int64_t>(e - b)), static_cast<std::int64_t>(b));
+}
+
+TEST(Communicator, AllgatherStringsKeepsRankOrder) {
+  const Communicator world;
+  std::vector<std::string> mine;
+  for (int i = 0; i <= world.rank(); ++i) mine.push_back("r" + std::to_string(world.rank()) + "," + std::string(static_cast<std::size_t>(i), 'x'));
+  const auto all = world.allgather_strings(mine);
+  std::size_t k = 0;
+  for (int r = 0; r < world.size(); ++r)
+    for (int i = 0; i <= r; ++i) EXPECT_EQ(all[k++], "r" + std::to_string(r) + "," + std::string(static_cast<std::size_t>(i), 'x'));
+  EXPECT_EQ(k, all.size());
+}
+
+TEST(Communicator, MinLocBreaksTiesByLowestIndex) {
+  const Communicator world;
+  std::vector<MinLoc> v{{1.0, 100 - world.rank()}, {static_cast<double>(world.rank()), world.rank()}};
+  world.allreduce_min_loc(v);
+  EXPECT_EQ(v[0].value, 1.0);
+  EXPECT_EQ(v[0].index, 100 - (world.size() - 1));
+  EXPECT_EQ(v[1].value, 0.0);
+  EXPECT_EQ(v[1].index, 0);
+}
+
+TEST(DistributedKMeans, IdenticalToSingleRankAndRecoversClusters) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF all = clustered_points(601, 8, 4);
+  ReferenceKernel kernel;
+  KMeansOptions options;
+  options.k = 4;
+  options.seed = 3;
+  const auto sharded = distributed_kmeans(world, shard_of(world, all), kernel, options);
+  const auto single = distributed_kmeans(self, all, kernel, options);
+  ASSERT_EQ(sharded.centres.rows(), 4);
+  EXPECT_EQ(sharded.sizes, single.sizes);
+  EXPECT_EQ(sharded.iterations, single.iterations);
+  EXPECT_TRUE((sharded.centres.array() == single.centres.array()).all()) << "centres differ from the single-rank run";
+  // Well separated: every true cluster (150 or 151 points) is found.
+  std::vector<std::int64_t> sizes = sharded.sizes;
+  std::sort(sizes.begin(), sizes.end());
+  EXPECT_EQ(sizes, (std::vector<std::int64_t>{150, 150, 150, 151}));
+}
+
+TEST(DistributedKMeans, FewerRowsThanClustersAndEmptyShards) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF all = clustered_points(3, 5, 3);
+  ReferenceKernel kernel;
+  KMeansOptions options;
+  options.k = 10;
+  const auto sharded = distributed_kmeans(world, shard_of(world, all), kernel, options);
+  EXPECT_EQ(sharded.centres.rows(), 3);
+  std::int64_t total = 0;
+  for (auto s : sharded.sizes) total += s;
+  EXPECT_EQ(total, 3);
+}
+
+TEST(SecretClustering, NoisyReleaseIdenticalToSingleRank) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF pub = clustered_points(200, 6, 3);
+  const MatrixF pri = clustered_points(97, 6, 3);
+  ReferenceKernel kernel;
+  KMeansOptions options;
+  options.k = 3;
+  const auto km = distributed_kmeans(self, pub, kernel, options);
+  std::vector<std::uint64_t> ids(97);
+  std::vector<double> rho(97);
+  for (std::size_t i = 0; i < 97; ++i) {
+    ids[i] = 1000 + i;
+    rho[i] = 0.3 + 0.005 * double(i);
+  }
+  const auto [b, e] = world.shard(97);
+  SecretClustering sharded(world, km.centres, km.sizes, shard_of(world, pri),
+                           std::vector<std::uint64_t>(ids.begin() + b, ids.begin() + e),
+                           std::vector<double>(rho.begin() + b, rho.begin() + e), kernel, Metric::kCosine, 1.0);
+  SecretClustering single(self, km.centres, km.sizes, pri, ids, rho, kernel, Metric::kCosine, 1.0);
+  for (int t = 0; t < 3; ++t) {
+    const auto a = sharded.release(9, 2, t, 1.5);
+    const auto s = single.release(9, 2, t, 1.5);
+    EXPECT_EQ(a.sizes, s.sizes);
+    EXPECT_TRUE((a.centres.array() == s.centres.array()).all());
+  }
+}
+
+TEST(Votes, AugPEHistogramCountsEveryPrivateRecordOnce) {
+  const Communicator world;
+  const MatrixF candidates = clustered_points(40, 6, 5);
+  const MatrixF pri = clustered_points(123, 6, 5);
+  ReferenceKernel kernel;
+  // sigma 0: the released histogram is the exact vote count.
+  const auto votes = augpe_votes(world, shard_of(world, pri), candidates, kernel, Metric::kCosine, 0.0, 0.0, 1, 0, 0);
+  double total = 0;
+  for (double v : votes.votes) total += v;
+  EXPECT_EQ(total, 123.0);
+}
+
+TEST(Votes, SecPEVotesIdenticalToSingleRank) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF candidates = clustered_points(50, 6, 5);
+  NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
+  ReferenceKernel kernel;
+  const auto [b, e] = world.shard(50);
+  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine);
+  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine);
+  EXPECT_EQ(a.votes, s.votes);
+  EXPECT_EQ(a.tie_key, s.tie_key);
+  double total = 0;
+  for (double v : a.votes) total += v;
+  EXPECT_EQ(total, 42.0);
+}
+
+}  // namespace
+}  // namespace secpe
