@@ -64,7 +64,7 @@ TEST(Dataset, WriteReadRoundTripWithRanges) {
   EXPECT_EQ(info.provenance.at("empty"), "");
 
   // Whole file, an inner range, an empty range and a range at the end.
-  for (const auto [begin, end] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+  for (const auto& [begin, end] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
            {0, n}, {1000, 1037}, {17, 17}, {n, n}, {n - 3, n}}) {
     SCOPED_TRACE(std::to_string(begin) + ".." + std::to_string(end));
     const auto ids = reader.label_ids(begin, end);
