@@ -10,6 +10,7 @@
 //   /secrets/indptr    int64   [n + 1]          CSR of the records x secrets 0/1 matrix
 //   /secrets/indices   int32   [nnz]            secret ids per record (sorted)
 //   /secrets/names     string  [m]              the secrets themselves (input data: never copied to outputs)
+//   /secrets attribute num_secrets (string)     m, kept even when names are left out (optional)
 //   /embeddings        float32 [n x d]          L2-normalised record embeddings
 //   root attributes    provenance: format_version, secpe_version, source, source_format,
 //                      created_utc, embedder, embedding_dim, secret_mode, ... (strings)

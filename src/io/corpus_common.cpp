@@ -1,0 +1,56 @@
+// Small pieces both corpus readers need: whole-file reading, prefix handling, blank checks.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "core/error.hpp"
+#include "io/internal.hpp"
+
+namespace secpe {
+
+std::string read_whole_file(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(name + ": is a directory, not a file");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) throw InputError(name + ": cannot open file (" + std::strerror(errno) + ")");
+  std::string data;
+  // Size from the file itself so one read fills the buffer; grow on the rare file that changes.
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) data.resize(size);
+  std::size_t have = 0;
+  for (;;) {
+    if (have == data.size()) data.resize(data.size() + (1 << 16));
+    const std::size_t got = std::fread(data.data() + have, 1, data.size() - have, file.get());
+    have += got;
+    if (got == 0) break;
+  }
+  if (std::ferror(file.get())) throw InputError(name + ": read error");
+  data.resize(have);
+  return data;
+}
+
+std::vector<std::string> prefixes_for_columns(const std::vector<std::string>& columns,
+                                              const std::vector<std::string>& prefixes) {
+  if (prefixes.size() > columns.size()) {
+    throw InputError(std::to_string(prefixes.size()) + " label prefixes given for " +
+                     std::to_string(columns.size()) + " label columns");
+  }
+  auto out = prefixes;
+  out.resize(columns.size());
+  return out;
+}
+
+void strip_prefix(std::string& value, const std::string& prefix) {
+  if (!prefix.empty() && value.starts_with(prefix)) value.erase(0, prefix.size());
+}
+
+bool is_blank(std::string_view text) {
+  for (const char c : text) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+  }
+  return true;
+}
+
+}  // namespace secpe

@@ -1,0 +1,210 @@
+// HDF5 helpers: every call is checked and turned into an InputError naming the file; reads of a
+// range select a hyperslab so a rank never reads more than its share.
+#include "io/h5_util.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "core/error.hpp"
+
+namespace secpe::h5 {
+
+void silence_errors() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+void fail(const std::string& file, const std::string& what) { throw InputError(file + ": " + what); }
+
+Id checked(hid_t id, Id::Closer close, const std::string& file, const std::string& what) {
+  if (id < 0) fail(file, what);
+  return Id(id, close);
+}
+
+void check(herr_t status, const std::string& file, const std::string& what) {
+  if (status < 0) fail(file, what);
+}
+
+namespace {
+
+// UTF-8 fixed-length string type of `size` bytes, padded with NULs.
+Id string_type(std::size_t size, const std::string& file) {
+  auto type = checked(H5Tcopy(H5T_C_S1), H5Tclose, file, "cannot create a string type");
+  check(H5Tset_size(type.get(), std::max<std::size_t>(size, 1)), file, "cannot size a string type");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), file, "cannot pad a string type");
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), file, "cannot set a string type's character set");
+  return type;
+}
+
+// Fixed-length strings: each element is `size` bytes, the string ends at the first NUL.
+std::vector<std::string> split_fixed(const std::vector<char>& buffer, std::size_t size, std::size_t n) {
+  std::vector<std::string> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const char* s = buffer.data() + i * size;
+    out[i].assign(s, strnlen(s, size));
+  }
+  return out;
+}
+
+}  // namespace
+
+Id create_dataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
+                  const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk_cap,
+                  const void* data, const std::string& file) {
+  const int rank = static_cast<int>(dims.size());
+  const std::vector<hsize_t> max_dims(dims.size(), H5S_UNLIMITED);
+  std::vector<hsize_t> chunk(dims.size());
+  hsize_t total = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    chunk[i] = std::clamp<hsize_t>(dims[i], 1, chunk_cap[i]);  // small arrays: one small chunk
+    total *= dims[i];
+  }
+  const std::string what = "cannot create dataset " + name;
+  auto space = checked(H5Screate_simple(rank, dims.data(), max_dims.data()), H5Sclose, file, what);
+  auto props = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, what);
+  check(H5Pset_chunk(props.get(), rank, chunk.data()), file, what);
+  auto link_props = checked(H5Pcreate(H5P_LINK_CREATE), H5Pclose, file, what);
+  check(H5Pset_create_intermediate_group(link_props.get(), 1), file, what);
+  auto dataset = checked(H5Dcreate2(loc, name.c_str(), file_type, space.get(), link_props.get(),
+                                    props.get(), H5P_DEFAULT),
+                         H5Dclose, file, what);
+  if (data && total > 0) {
+    check(H5Dwrite(dataset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file,
+          "cannot write dataset " + name);
+  }
+  return dataset;
+}
+
+void write_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, const void* data,
+              const std::string& file) {
+  if (count == 0) return;
+  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot write data");
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file,
+        "cannot select data to write");
+  auto mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, file, "cannot write data");
+  check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), file,
+        "cannot write data");
+}
+
+void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& values,
+                   const std::vector<hsize_t>& dims, const std::string& file) {
+  std::size_t size = 1;
+  for (const auto& v : values) size = std::max(size, v.size());
+  std::vector<char> buffer(values.size() * size, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) std::memcpy(buffer.data() + i * size, values[i].data(), values[i].size());
+  auto type = string_type(size, file);
+  const std::vector<hsize_t> cap(dims.size(), 1024);
+  create_dataset(loc, name, type.get(), type.get(), dims, cap, buffer.data(), file);
+}
+
+void write_string_attribute(hid_t loc, const std::string& name, const std::string& value,
+                            const std::string& file) {
+  const std::string what = "cannot write attribute " + name;
+  auto type = string_type(value.size(), file);
+  auto space = checked(H5Screate(H5S_SCALAR), H5Sclose, file, what);
+  auto attribute = checked(H5Acreate2(loc, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                           H5Aclose, file, what);
+  std::vector<char> buffer(std::max<std::size_t>(value.size(), 1), '\0');
+  std::memcpy(buffer.data(), value.data(), value.size());
+  check(H5Awrite(attribute.get(), type.get(), buffer.data()), file, what);
+}
+
+bool exists(hid_t loc, const std::string& path) {
+  // H5Lexists fails (rather than answering false) when an intermediate group is missing.
+  std::size_t pos = 0;
+  while (pos <= path.size()) {
+    std::size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    if (H5Lexists(loc, path.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
+    pos = slash + 1;
+  }
+  return true;
+}
+
+Id open_dataset(hid_t loc, const std::string& path, const std::string& file) {
+  return checked(H5Dopen2(loc, path.c_str(), H5P_DEFAULT), H5Dclose, file, "cannot open dataset " + path);
+}
+
+std::vector<hsize_t> dims_of(hid_t dataset, const std::string& file) {
+  auto space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot read a dataset's shape");
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) fail(file, "cannot read a dataset's shape");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  if (rank > 0) check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), file, "cannot read a dataset's shape");
+  return dims;
+}
+
+void read_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_t cols, void* out,
+               const std::string& file) {
+  if (rows == 0 || cols == 0) return;
+  const hsize_t offset[2] = {row, 0}, count[2] = {rows, cols};
+  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot read data");
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr), file,
+        "cannot select data to read");
+  auto mem_space = checked(H5Screate_simple(2, count, nullptr), H5Sclose, file, "cannot read data");
+  check(H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out), file,
+        "cannot read data");
+}
+
+void read_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, void* out,
+             const std::string& file) {
+  if (count == 0) return;
+  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot read data");
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file,
+        "cannot select data to read");
+  auto mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, file, "cannot read data");
+  check(H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out), file,
+        "cannot read data");
+}
+
+std::vector<std::string> read_strings(hid_t dataset, const std::string& file) {
+  const std::string what = "cannot read a string array";
+  hsize_t n = 1;
+  for (const auto d : dims_of(dataset, file)) n *= d;
+  auto file_type = checked(H5Dget_type(dataset), H5Tclose, file, what);
+  if (H5Tget_class(file_type.get()) != H5T_STRING) fail(file, "expected a string array");
+  if (n == 0) return {};
+  if (H5Tis_variable_str(file_type.get()) > 0) {
+    // Accept variable-length strings too (as h5py writes them by default).
+    auto type = checked(H5Tcopy(H5T_C_S1), H5Tclose, file, what);
+    check(H5Tset_size(type.get(), H5T_VARIABLE), file, what);
+    std::vector<char*> pointers(n, nullptr);
+    check(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), file, what);
+    std::vector<std::string> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = pointers[i] ? pointers[i] : "";
+    auto space = checked(H5Dget_space(dataset), H5Sclose, file, what);
+    H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, pointers.data());
+    return out;
+  }
+  const std::size_t size = H5Tget_size(file_type.get());
+  auto type = string_type(size, file);
+  std::vector<char> buffer(n * size);
+  check(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()), file, what);
+  return split_fixed(buffer, size, n);
+}
+
+std::string read_string_attribute(hid_t attribute, const std::string& file) {
+  const std::string what = "cannot read an attribute";
+  auto file_type = checked(H5Aget_type(attribute), H5Tclose, file, what);
+  auto space = checked(H5Aget_space(attribute), H5Sclose, file, what);
+  if (H5Tget_class(file_type.get()) != H5T_STRING || H5Sget_simple_extent_npoints(space.get()) != 1) {
+    fail(file, "expected a single-string attribute");
+  }
+  if (H5Tis_variable_str(file_type.get()) > 0) {
+    auto type = checked(H5Tcopy(H5T_C_S1), H5Tclose, file, what);
+    check(H5Tset_size(type.get(), H5T_VARIABLE), file, what);
+    char* value = nullptr;
+    check(H5Aread(attribute, type.get(), &value), file, what);
+    std::string out = value ? value : "";
+    H5free_memory(value);
+    return out;
+  }
+  const std::size_t size = H5Tget_size(file_type.get());
+  auto type = string_type(size, file);
+  std::vector<char> buffer(size);
+  check(H5Aread(attribute, type.get(), buffer.data()), file, what);
+  return split_fixed(buffer, size, 1)[0];
+}
+
+}  // namespace secpe::h5

@@ -1,0 +1,29 @@
+#pragma once
+// Helpers shared by the corpus readers and writers; not part of the public io interface.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/corpus.hpp"
+
+namespace secpe {
+
+bool is_valid_utf8(std::string_view s);
+
+// The whole file in memory: one read, so parsing can be a single pass over a buffer.
+// InputError naming the file when it is missing or unreadable.
+std::string read_whole_file(const std::filesystem::path& path);
+
+// One prefix per label column: missing trailing prefixes mean "none"; more prefixes than columns
+// is a user error (InputError).
+std::vector<std::string> prefixes_for_columns(const std::vector<std::string>& columns,
+                                              const std::vector<std::string>& prefixes);
+
+// Removes `prefix` from the front of `value` when it is there.
+void strip_prefix(std::string& value, const std::string& prefix);
+
+// True when the text has no non-whitespace character (such a record has nothing to learn from).
+bool is_blank(std::string_view text);
+
+}  // namespace secpe
