@@ -19,6 +19,7 @@ struct DemoCorpusOptions {
 struct DemoCorpus {
   Corpus corpus;                         // label columns label1, label2 with Aug-PE prefixes
   std::vector<std::string> planted;      // every planted secret, as a secrets list
+  std::vector<std::vector<std::int32_t>> secrets_of;  // per record, sorted indices into `planted`
 };
 
 DemoCorpus make_demo_corpus(const DemoCorpusOptions& options);

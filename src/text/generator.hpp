@@ -1,6 +1,7 @@
 #pragma once
 // Text generators stand in for the foundation model's RANDOM and VARIATION APIs (paper Alg. 3).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,7 +44,18 @@ class NgramGenerator final : public Generator {
 
  private:
   struct Model;
+  struct Vocab;
+  const Model* label_model(std::size_t label) const;  // nullptr when the label has no training text
+  std::int32_t next_token(const Model* label, std::int32_t a, std::int32_t b, CounterRng& rng) const;
+  std::vector<std::int32_t> sample_sentence(const Model* label, CounterRng& rng, int& words) const;
+  bool ends_sentence(std::int32_t token) const;
+  std::int32_t period_id() const;
+  std::string render(const std::vector<std::int32_t>& ids) const;
+  void cap_words(std::vector<std::string>& tokens) const;
+
   std::vector<std::unique_ptr<Model>> models_;  // index labels.size() is the all-label model
+  std::unique_ptr<Vocab> vocab_;                // token strings shared by all models
+  std::vector<bool> word_token_;                // per token id: a word (not punctuation)
   std::string source_;
   NgramGeneratorOptions options_;
   std::size_t training_texts_ = 0;

@@ -1,0 +1,413 @@
+#include "text/generator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "text/scan.hpp"
+#include "text/tokenizer.hpp"
+
+namespace secpe {
+
+namespace {
+
+constexpr std::int32_t kBos = 0;
+constexpr std::int32_t kEos = 1;
+constexpr std::int32_t kUnk = 2;
+constexpr std::int32_t kFirstWord = 3;
+constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr double kTrigramWeight = 0.97;  // P = 0.97 P3 + 0.03 P2 where the trigram context was seen
+constexpr double kBigramWeight = 0.97;   // P = 0.97 P2 + 0.03 P1 where only the bigram context was seen
+
+bool is_sentence_end(std::string_view t) { return t == "." || t == "!" || t == "?"; }
+
+bool is_word_token(std::string_view t) {
+  bool word = false;
+  text_detail::scan_tokens(t, [&](std::string_view, bool w) { word = word || w; });
+  return word;
+}
+
+struct TriKey {
+  std::uint32_t a, b, c;
+  bool operator==(const TriKey&) const = default;
+};
+struct TriHash {
+  std::size_t operator()(const TriKey& k) const {
+    return static_cast<std::size_t>(
+        text_detail::mix64((std::uint64_t{k.a} << 32 | k.b) ^ text_detail::mix64(k.c + 0x9e3779b97f4a7c15ull)));
+  }
+};
+struct U64Hash {
+  std::size_t operator()(std::uint64_t k) const { return static_cast<std::size_t>(text_detail::mix64(k)); }
+};
+
+}  // namespace
+
+// One n-gram model: next-token distributions for trigram contexts (a, b), bigram contexts (b) and
+// the unigram, stored as ranges of (token, cumulative count) sorted by token.
+struct NgramGenerator::Model {
+  std::unordered_map<std::uint64_t, std::uint32_t, U64Hash> tri;  // (a << 32 | b) -> range
+  std::unordered_map<std::uint64_t, std::uint32_t, U64Hash> bi;   // b -> range
+  std::uint32_t uni = kNone;
+  std::vector<std::uint32_t> range_start{0};
+  std::vector<std::int32_t> tokens;
+  std::vector<std::uint64_t> cumulative;
+  std::vector<std::uint32_t> lengths;  // words per training text
+  std::size_t texts = 0;
+
+  // Counting state, dropped after finish().
+  std::unordered_map<TriKey, std::uint64_t, TriHash> tri_counts;
+  std::unordered_map<std::uint64_t, std::uint64_t, U64Hash> bi_counts;  // b << 32 | c
+  std::unordered_map<std::int32_t, std::uint64_t> uni_counts;
+
+  void count_sentence(const std::vector<std::int32_t>& s) {  // s = words, without BOS/EOS
+    std::uint32_t a = kBos, b = kBos;
+    for (std::size_t i = 0; i <= s.size(); ++i) {
+      const auto c = static_cast<std::uint32_t>(i < s.size() ? s[i] : kEos);
+      ++tri_counts[{a, b, c}];
+      ++bi_counts[std::uint64_t{b} << 32 | c];
+      ++uni_counts[static_cast<std::int32_t>(c)];
+      a = b;
+      b = c;
+    }
+  }
+
+  std::uint32_t add_range(const std::vector<std::pair<std::int32_t, std::uint64_t>>& dist) {
+    std::uint64_t total = 0;
+    for (const auto& [t, c] : dist) {
+      total += c;
+      tokens.push_back(t);
+      cumulative.push_back(total);
+    }
+    range_start.push_back(static_cast<std::uint32_t>(tokens.size()));
+    return static_cast<std::uint32_t>(range_start.size() - 2);
+  }
+
+  void finish() {
+    {
+      std::vector<std::pair<TriKey, std::uint64_t>> v(tri_counts.begin(), tri_counts.end());
+      tri_counts = {};
+      std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) {
+        return std::tie(x.first.a, x.first.b, x.first.c) < std::tie(y.first.a, y.first.b, y.first.c);
+      });
+      std::vector<std::pair<std::int32_t, std::uint64_t>> dist;
+      for (std::size_t i = 0; i < v.size();) {
+        std::size_t j = i;
+        dist.clear();
+        while (j < v.size() && v[j].first.a == v[i].first.a && v[j].first.b == v[i].first.b) {
+          dist.emplace_back(static_cast<std::int32_t>(v[j].first.c), v[j].second);
+          ++j;
+        }
+        tri.emplace(std::uint64_t{v[i].first.a} << 32 | v[i].first.b, add_range(dist));
+        i = j;
+      }
+    }
+    {
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> v(bi_counts.begin(), bi_counts.end());
+      bi_counts = {};
+      std::sort(v.begin(), v.end());
+      std::vector<std::pair<std::int32_t, std::uint64_t>> dist;
+      for (std::size_t i = 0; i < v.size();) {
+        std::size_t j = i;
+        dist.clear();
+        while (j < v.size() && (v[j].first >> 32) == (v[i].first >> 32)) {
+          dist.emplace_back(static_cast<std::int32_t>(v[j].first & 0xffffffffu), v[j].second);
+          ++j;
+        }
+        bi.emplace(v[i].first >> 32, add_range(dist));
+        i = j;
+      }
+    }
+    {
+      std::vector<std::pair<std::int32_t, std::uint64_t>> v(uni_counts.begin(), uni_counts.end());
+      uni_counts = {};
+      std::sort(v.begin(), v.end());
+      if (!v.empty()) uni = add_range(v);
+    }
+  }
+
+  std::int32_t sample(std::uint32_t range, CounterRng& rng) const {
+    const auto begin = cumulative.begin() + range_start[range];
+    const auto end = cumulative.begin() + range_start[range + 1];
+    const std::uint64_t r = rng.below(*(end - 1));
+    const auto it = std::upper_bound(begin, end, r);
+    return tokens[static_cast<std::size_t>(it - cumulative.begin())];
+  }
+
+  std::uint32_t find_tri(std::int32_t a, std::int32_t b) const {
+    const auto it = tri.find(std::uint64_t(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b));
+    return it == tri.end() ? kNone : it->second;
+  }
+  std::uint32_t find_bi(std::int32_t b) const {
+    const auto it = bi.find(static_cast<std::uint32_t>(b));
+    return it == bi.end() ? kNone : it->second;
+  }
+};
+
+struct NgramGenerator::Vocab {
+  std::vector<std::string> words;
+  std::unordered_map<std::string, std::int32_t> ids;
+  std::int32_t id_or_add(const std::string& w) {
+    auto [it, inserted] = ids.emplace(w, static_cast<std::int32_t>(words.size()));
+    if (inserted) words.push_back(w);
+    return it->second;
+  }
+};
+
+namespace {
+
+// Splits a token sequence into sentences (runs ending with '.', '!' or '?', repeated marks kept together).
+template <class F>
+void for_each_sentence(const std::vector<std::string>& toks, F&& f) {
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    if (is_sentence_end(toks[i]) && (i + 1 == toks.size() || !is_sentence_end(toks[i + 1]))) {
+      f(start, i + 1);
+      start = i + 1;
+    }
+  }
+  if (start < toks.size()) f(start, toks.size());
+}
+
+}  // namespace
+
+NgramGenerator::NgramGenerator(const std::vector<std::vector<std::string>>& texts_per_label, std::string source,
+                               const NgramGeneratorOptions& options)
+    : source_(std::move(source)), options_(options) {
+  if (options_.max_words <= 0) throw InputError("generator: max_words must be positive");
+  if (!(options_.blank_fraction > 0.0 && options_.blank_fraction <= 1.0))
+    throw InputError("generator: blank_fraction must be in (0, 1]");
+  if (!(options_.label_weight >= 0.0 && options_.label_weight <= 1.0))
+    throw InputError("generator: label_weight must be in [0, 1]");
+  const std::size_t labels = texts_per_label.size();
+  for (std::size_t l = 0; l <= labels; ++l) models_.push_back(std::make_unique<Model>());
+  vocab_ = std::make_unique<Vocab>();
+  Vocab& vocab = *vocab_;
+  vocab.words = {"<s>", "</s>", "<unk>"};
+  Model& all = *models_[labels];
+  std::vector<std::int32_t> ids;
+  for (std::size_t l = 0; l < labels; ++l) {
+    Model& m = *models_[l];
+    for (const auto& text : texts_per_label[l]) {
+      const auto toks = tokenize(text);
+      std::uint32_t words = 0;
+      for (const auto& t : toks) words += is_word_token(t) ? 1 : 0;
+      if (words == 0) continue;
+      for_each_sentence(toks, [&](std::size_t b, std::size_t e) {
+        ids.clear();
+        for (std::size_t i = b; i < e; ++i) ids.push_back(vocab.id_or_add(toks[i]));
+        m.count_sentence(ids);
+        all.count_sentence(ids);
+      });
+      m.lengths.push_back(words);
+      all.lengths.push_back(words);
+      ++m.texts;
+      ++all.texts;
+    }
+  }
+  training_texts_ = all.texts;
+  if (training_texts_ == 0) throw InputError("generator: no public training text");
+  for (auto& m : models_) m->finish();
+  word_token_.resize(vocab.words.size());
+  for (std::size_t i = kFirstWord; i < vocab.words.size(); ++i) word_token_[i] = is_word_token(vocab.words[i]);
+}
+
+NgramGenerator::~NgramGenerator() = default;
+
+std::string NgramGenerator::describe() const {
+  return "ngram(order 3) trained on " + std::to_string(training_texts_) + " public texts from " + source_;
+}
+
+const NgramGenerator::Model* NgramGenerator::label_model(std::size_t label) const {
+  if (label + 1 >= models_.size()) throw std::out_of_range("generator: label out of range");
+  const Model* m = models_[label].get();
+  return m->texts > 0 ? m : nullptr;
+}
+
+std::int32_t NgramGenerator::next_token(const Model* label, std::int32_t a, std::int32_t b, CounterRng& rng) const {
+  const Model* all = models_.back().get();
+  const Model* first = (label != nullptr && rng.uniform() < options_.label_weight) ? label : all;
+  for (const Model* m : {first, all}) {
+    const std::uint32_t t = m->find_tri(a, b);
+    const std::uint32_t bi = m->find_bi(b);
+    if (t != kNone) return (bi == kNone || rng.uniform() < kTrigramWeight) ? m->sample(t, rng) : m->sample(bi, rng);
+    if (bi != kNone) return (rng.uniform() < kBigramWeight || m->uni == kNone) ? m->sample(bi, rng) : m->sample(m->uni, rng);
+    if (m == all) break;
+  }
+  return all->sample(all->uni, rng);
+}
+
+bool NgramGenerator::ends_sentence(std::int32_t t) const {
+  return t >= kFirstWord && is_sentence_end(vocab_->words[static_cast<std::size_t>(t)]);
+}
+
+// One sentence from (BOS, BOS), without BOS/EOS, ended with '.' when the model ended it without a mark.
+std::vector<std::int32_t> NgramGenerator::sample_sentence(const Model* label, CounterRng& rng, int& words) const {
+  std::vector<std::int32_t> s;
+  words = 0;
+  std::int32_t a = kBos, b = kBos;
+  const int cap = 2 * options_.max_words + 8;
+  for (;;) {
+    const std::int32_t c = next_token(label, a, b, rng);
+    if (c == kEos || c == kBos || static_cast<int>(s.size()) >= cap) break;
+    s.push_back(c);
+    if (word_token_[static_cast<std::size_t>(c)]) ++words;
+    a = b;
+    b = c;
+  }
+  if (!s.empty() && !ends_sentence(s.back())) s.push_back(period_id());
+  return s;
+}
+
+std::int32_t NgramGenerator::period_id() const {
+  const auto it = vocab_->ids.find(".");
+  return it == vocab_->ids.end() ? kUnk : it->second;
+}
+
+std::string NgramGenerator::render(const std::vector<std::int32_t>& ids) const {
+  std::vector<std::string> toks;
+  toks.reserve(ids.size());
+  for (std::int32_t t : ids) toks.push_back(t == kUnk ? std::string(".") : vocab_->words[static_cast<std::size_t>(t)]);
+  return detokenize(toks);
+}
+
+// Truncates tokens to at most max_words words, preferring to stop at a sentence end.
+void NgramGenerator::cap_words(std::vector<std::string>& toks) const {
+  int words = 0;
+  std::size_t cut = toks.size();
+  std::size_t last_end = 0;
+  for (std::size_t i = 0; i < toks.size(); ++i) {
+    if (is_word_token(toks[i])) {
+      if (words == options_.max_words) {
+        cut = i;
+        break;
+      }
+      ++words;
+    } else if (is_sentence_end(toks[i])) {
+      last_end = i + 1;
+    }
+  }
+  if (cut == toks.size()) return;
+  if (last_end * 2 >= cut) {
+    toks.resize(last_end);
+  } else {
+    toks.resize(cut);
+    while (!toks.empty() && !is_word_token(toks.back())) toks.pop_back();
+    toks.push_back(".");
+  }
+}
+
+std::string NgramGenerator::random_text(std::size_t label, CounterRng& rng) const {
+  const Model* lm = label_model(label);
+  const Model* all = models_.back().get();
+  const auto& lengths = (lm ? lm : all)->lengths;
+  const int target = std::clamp(static_cast<int>(lengths[rng.below(lengths.size())]), 1, options_.max_words);
+  for (const Model* m : {lm, static_cast<const Model*>(nullptr)}) {
+    std::vector<std::int32_t> out;
+    int words = 0, failures = 0;
+    while (words < target && failures < 8) {
+      int w = 0;
+      auto s = sample_sentence(m, rng, w);
+      if (w == 0) {
+        ++failures;
+        continue;
+      }
+      if (words + w > options_.max_words) {
+        if (words > 0) {
+          ++failures;
+          continue;
+        }
+        std::vector<std::string> toks;
+        for (std::int32_t t : s) toks.push_back(vocab_->words[static_cast<std::size_t>(t)]);
+        cap_words(toks);
+        return detokenize(toks);
+      }
+      out.insert(out.end(), s.begin(), s.end());
+      words += w;
+    }
+    if (words > 0) return render(out);
+  }
+  // Only reached when sampling kept producing word-less sentences: the most frequent word.
+  std::int32_t best = -1;
+  std::uint64_t best_count = 0;
+  for (std::uint32_t i = all->range_start[all->uni]; i < all->range_start[all->uni + 1]; ++i) {
+    const std::uint64_t c = all->cumulative[i] - (i > all->range_start[all->uni] ? all->cumulative[i - 1] : 0);
+    if (all->tokens[i] >= kFirstWord && word_token_[static_cast<std::size_t>(all->tokens[i])] && c > best_count) {
+      best = all->tokens[i];
+      best_count = c;
+    }
+  }
+  return vocab_->words[static_cast<std::size_t>(best)] + ".";
+}
+
+std::string NgramGenerator::vary(std::size_t label, const std::string& parent, CounterRng& rng) const {
+  const Model* lm = label_model(label);
+  const auto toks = tokenize(parent);
+  bool any_word = false;
+  for (const auto& t : toks) any_word = any_word || is_word_token(t);
+  if (!any_word) return random_text(label, rng);
+
+  const std::size_t n = toks.size();
+  const double jitter = 0.75 + 0.5 * rng.uniform();
+  const auto span = std::clamp<std::size_t>(
+      static_cast<std::size_t>(std::llround(options_.blank_fraction * static_cast<double>(n) * jitter)), 1, n);
+  const std::size_t start = rng.below(n - span + 1);
+  const std::size_t resume = start + span;
+  const long target = std::max<long>(1, static_cast<long>(span) + static_cast<long>(rng.below(5)) - 2);
+
+  const auto& ids = vocab_->ids;
+  auto id_of = [&](const std::string& t) {
+    const auto it = ids.find(t);
+    return it == ids.end() ? kUnk : it->second;
+  };
+  std::int32_t a = kBos, b = kBos;
+  if (start >= 1) b = id_of(toks[start - 1]);
+  if (start >= 2) a = id_of(toks[start - 2]);
+  if (start >= 1 && is_sentence_end(toks[start - 1])) a = b = kBos;
+  const std::string* next_kept = resume < n ? &toks[resume] : nullptr;
+  const std::int32_t next_kept_id = next_kept ? id_of(*next_kept) : -1;
+  const bool next_starts_sentence =
+      next_kept && !next_kept->empty() && text_detail::is_upper_ascii((*next_kept)[0]);
+
+  std::vector<std::string> out(toks.begin(), toks.begin() + static_cast<std::ptrdiff_t>(start));
+  // Words the new span may use so that prefix + span + suffix stays within max_words.
+  long kept_words = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if ((i < start || i >= resume) && is_word_token(toks[i])) ++kept_words;
+  const long budget = std::max<long>(1, options_.max_words - kept_words);
+  long made = 0, made_words = 0;
+  const long hard_cap = target + (next_kept ? 4 : 8);
+  while (made < hard_cap && made_words < budget) {
+    const std::int32_t c = next_token(lm, a, b, rng);
+    if (c == kEos || c == kBos) {
+      if (made >= target - 2 && (next_kept == nullptr || next_starts_sentence)) break;
+      if (!out.empty() && !is_sentence_end(out.back())) out.push_back(".");
+      a = b = kBos;
+      continue;
+    }
+    if (made >= target - 2 && c == next_kept_id) break;  // joins the kept text naturally
+    out.push_back(vocab_->words[static_cast<std::size_t>(c)]);
+    ++made;
+    if (word_token_[static_cast<std::size_t>(c)]) ++made_words;
+    a = b;
+    b = c;
+    if (made >= target && (next_kept == nullptr ? ends_sentence(c) : !next_starts_sentence || ends_sentence(c)))
+      break;
+  }
+  if (next_kept == nullptr && !out.empty() && !is_sentence_end(out.back()) && is_sentence_end(toks.back()))
+    out.push_back(".");
+  if (next_kept != nullptr && next_starts_sentence && !out.empty() && !is_sentence_end(out.back()) &&
+      is_word_token(out.back()))
+    out.push_back(".");
+  out.insert(out.end(), toks.begin() + static_cast<std::ptrdiff_t>(resume), toks.end());
+  cap_words(out);
+  bool has_word = false;
+  for (const auto& t : out) has_word = has_word || is_word_token(t);
+  if (!has_word) return random_text(label, rng);
+  return detokenize(out);
+}
+
+}  // namespace secpe

@@ -1,0 +1,251 @@
+#include "text/secrets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "text/scan.hpp"
+#include "text/tokenizer.hpp"
+
+namespace secpe {
+
+using namespace text_detail;
+
+namespace {
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return static_cast<std::size_t>(fnv1a(s)); }
+};
+
+// Letters in a word: code points that are not ASCII digits or in-word punctuation.
+int letter_count(std::string_view w) {
+  int n = 0;
+  for (char c : w) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b & 0xC0) == 0x80) continue;  // continuation byte
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || b >= 0x80) ++n;
+  }
+  return n;
+}
+
+std::string collapse_lower(std::string_view s) {
+  // Lower-cases ASCII, trims and collapses runs of ASCII whitespace to one space.
+  std::string out;
+  bool pending_space = false;
+  for (char c : s) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
+      pending_space = !out.empty();
+      continue;
+    }
+    if (pending_space) out.push_back(' ');
+    pending_space = false;
+    out.push_back(lower_ascii(c));
+  }
+  return out;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+  std::string key;
+  for (const auto& w : words) {
+    if (!key.empty()) key.push_back(' ');
+    key += w;
+  }
+  return key;
+}
+
+// An open-addressing table from lower-cased word to the secrets whose word sequence starts with it.
+class FirstWordIndex {
+ public:
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::int32_t word = -1;  // index into words_, -1 = empty slot
+  };
+
+  void add(const std::string& first_word, std::int32_t secret) {
+    const std::uint64_t h = fnv1a(first_word);
+    auto it = word_ids_.find(first_word);
+    std::int32_t id;
+    if (it == word_ids_.end()) {
+      id = static_cast<std::int32_t>(words_.size());
+      word_ids_.emplace(first_word, id);
+      words_.push_back(first_word);
+      hashes_.push_back(h);
+      secrets_of_.emplace_back();
+    } else {
+      id = it->second;
+    }
+    secrets_of_[id].push_back(secret);
+  }
+
+  void build() {
+    std::size_t cap = 16;
+    while (cap < words_.size() * 4) cap <<= 1;
+    slots_.assign(cap, Entry{});
+    mask_ = cap - 1;
+    for (std::size_t i = 0; i < words_.size(); ++i) {
+      std::size_t p = mix64(hashes_[i]) & mask_;
+      while (slots_[p].word >= 0) p = (p + 1) & mask_;
+      slots_[p] = {hashes_[i], static_cast<std::int32_t>(i)};
+    }
+  }
+
+  // The secrets starting with `w` (lower-cased, hash h), or nullptr.
+  const std::vector<std::int32_t>* find(std::string_view w, std::uint64_t h) const {
+    std::size_t p = mix64(h) & mask_;
+    for (;;) {
+      const Entry& e = slots_[p];
+      if (e.word < 0) return nullptr;
+      if (e.hash == h && words_[e.word] == w) return &secrets_of_[e.word];
+      p = (p + 1) & mask_;
+    }
+  }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<std::uint64_t> hashes_;
+  std::vector<std::vector<std::int32_t>> secrets_of_;
+  std::unordered_map<std::string, std::int32_t, StringHash, std::equal_to<>> word_ids_;
+  std::vector<Entry> slots_;
+  std::size_t mask_ = 0;
+};
+
+}  // namespace
+
+SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, int count, double quantile,
+                                     int min_length) {
+  if (count <= 0) throw InputError("random-word secrets: the number of secrets must be positive");
+  if (!(quantile >= 0.0 && quantile <= 1.0)) throw InputError("random-word secrets: the quantile must be in [0, 1]");
+  std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> freq;
+  std::string buf;
+  for (const auto& text : texts) {
+    scan_tokens(text, [&](std::string_view tok, bool is_word) {
+      if (!is_word) return;
+      buf.clear();
+      append_lower(buf, tok);
+      auto it = freq.find(std::string_view(buf));
+      if (it != freq.end()) ++it->second;
+      else freq.emplace(buf, 1);
+    });
+  }
+  std::vector<std::pair<std::uint64_t, const std::string*>> vocab;
+  vocab.reserve(freq.size());
+  for (const auto& [w, c] : freq) {
+    if (is_all_digits(w) || letter_count(w) < min_length) continue;
+    vocab.emplace_back(c, &w);
+  }
+  if (vocab.empty()) throw InputError("random-word secrets: the corpus has no words to choose from");
+  std::sort(vocab.begin(), vocab.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : *a.second < *b.second;
+  });
+  const std::size_t n = vocab.size();
+  const std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(count), n);
+  const auto centre = static_cast<std::size_t>(std::llround(quantile * static_cast<double>(n)));
+  std::size_t begin = centre >= take / 2 ? centre - take / 2 : 0;
+  begin = std::min(begin, n - take);
+  SecretSet set;
+  set.mode = "random-word";
+  for (std::size_t i = begin; i < begin + take; ++i) set.secrets.push_back(*vocab[i].second);
+  return set;
+}
+
+SecretSet read_secret_list(const std::filesystem::path& path) {
+  const std::string file = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(file + ": cannot read the secrets list");
+  SecretSet set;
+  set.mode = "list:" + file;
+  std::unordered_map<std::string, long long> seen;  // word sequence -> line
+  std::string line;
+  long long lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (lineno == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // byte-order mark
+    if (!valid_utf8(line)) throw input_error_at(file, lineno, "invalid UTF-8");
+    const std::string secret = collapse_lower(line);
+    if (secret.empty() || secret.front() == '#') continue;
+    const auto words = words_lower(secret);
+    if (words.empty()) throw input_error_at(file, lineno, "the secret has no word characters");
+    const std::string key = join_words(words);
+    if (auto it = seen.find(key); it != seen.end())
+      throw input_error_at(file, lineno, "duplicate secret (same words as line " + std::to_string(it->second) + ")");
+    seen.emplace(key, lineno);
+    set.secrets.push_back(secret);
+  }
+  if (in.bad()) throw InputError(file + ": cannot read the secrets list");
+  if (set.secrets.empty()) throw InputError(file + ": the secrets list holds no secrets");
+  return set;
+}
+
+SecretMatrix detect_secrets(const std::vector<std::string>& texts, const SecretSet& secrets) {
+  const std::size_t m = secrets.secrets.size();
+  // Each secret as a sequence of lower-cased words; it matches a run of consecutive words.
+  std::vector<std::vector<std::string>> seq(m);
+  FirstWordIndex index;
+  for (std::size_t j = 0; j < m; ++j) {
+    seq[j] = words_lower(secrets.secrets[j]);
+    if (!seq[j].empty()) index.add(seq[j][0], static_cast<std::int32_t>(j));
+  }
+  index.build();
+
+  SecretMatrix out;
+  out.num_secrets = static_cast<std::int32_t>(m);
+  out.indptr.reserve(texts.size() + 1);
+  out.indptr.push_back(0);
+  std::string arena;                                   // lower-cased words of one text
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;  // (offset, length) in arena
+  std::vector<std::int32_t> hits;
+  auto word_at = [&](std::size_t k) { return std::string_view(arena).substr(spans[k].first, spans[k].second); };
+
+  for (const auto& text : texts) {
+    arena.clear();
+    spans.clear();
+    hits.clear();
+    scan_tokens(text, [&](std::string_view tok, bool is_word) {
+      if (!is_word) return;
+      const auto off = static_cast<std::uint32_t>(arena.size());
+      append_lower(arena, tok);
+      spans.emplace_back(off, static_cast<std::uint32_t>(tok.size()));
+    });
+    for (std::size_t k = 0; k < spans.size(); ++k) {
+      std::string_view w = word_at(k);
+      const std::vector<std::int32_t>* cands = index.find(w, fnv1a(w));
+      // A possessive ("Quintero's") also holds the word itself.
+      std::string_view stem;
+      if (w.size() > 2 && w.ends_with("'s")) stem = w.substr(0, w.size() - 2);
+      else if (w.size() > 4 && w.ends_with("\xE2\x80\x99s")) stem = w.substr(0, w.size() - 4);
+      const std::vector<std::int32_t>* stem_cands = stem.empty() ? nullptr : index.find(stem, fnv1a(stem));
+      for (const auto* list : {cands, stem_cands}) {
+        if (!list) continue;
+        for (std::int32_t j : *list) {
+          const auto& s = seq[j];
+          if (s.size() == 1) {
+            hits.push_back(j);
+            continue;
+          }
+          if (list == stem_cands || k + s.size() > spans.size()) continue;  // a possessive ends a phrase
+          bool ok = true;
+          for (std::size_t q = 1; q < s.size() && ok; ++q) {
+            std::string_view v = word_at(k + q);
+            if (v == s[q]) continue;
+            // The last word of a phrase may be possessive too.
+            ok = q + 1 == s.size() && v.size() == s[q].size() + 2 && v.starts_with(s[q]) && v.ends_with("'s");
+          }
+          if (ok) hits.push_back(j);
+        }
+      }
+    }
+    std::sort(hits.begin(), hits.end());
+    hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+    out.indices.insert(out.indices.end(), hits.begin(), hits.end());
+    out.indptr.push_back(static_cast<std::int64_t>(out.indices.size()));
+  }
+  return out;
+}
+
+}  // namespace secpe

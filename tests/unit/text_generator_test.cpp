@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "text/demo_corpus.hpp"
+#include "text/generator.hpp"
+#include "text/tokenizer.hpp"
+
+namespace secpe {
+namespace {
+
+struct Trained {
+  std::vector<std::vector<std::string>> per_label;  // label 0: Restaurants 5.0, 1: Health & Medical 1.0, 2: empty
+  std::set<std::string> vocab;
+};
+
+const Trained& trained() {
+  static const Trained t = [] {
+    Trained t;
+    DemoCorpusOptions o;
+    o.records = 3000;
+    o.secret_rate = 0.0;
+    const DemoCorpus d = make_demo_corpus(o);
+    t.per_label.resize(3);
+    for (std::size_t i = 0; i < d.corpus.texts.size(); ++i) {
+      const auto& l = d.corpus.labels[i];
+      if (l[0] == "Restaurants" && l[1] == "5.0") t.per_label[0].push_back(d.corpus.texts[i]);
+      else if (l[0] == "Health & Medical" && l[1] == "1.0") t.per_label[1].push_back(d.corpus.texts[i]);
+      for (const auto& w : words_lower(d.corpus.texts[i])) t.vocab.insert(w);
+    }
+    return t;
+  }();
+  return t;
+}
+
+double in_vocab_share(const std::string& text, const std::set<std::string>& vocab) {
+  const auto w = words_lower(text);
+  if (w.empty()) return 0.0;
+  int in = 0;
+  for (const auto& x : w) in += vocab.count(x) > 0;
+  return static_cast<double>(in) / static_cast<double>(w.size());
+}
+
+TEST(TextGenerator, RandomTextIsReadableDeterministicAndVaried) {
+  NgramGeneratorOptions opt;
+  const NgramGenerator g(trained().per_label, "demo corpus", opt);
+  EXPECT_NE(g.describe().find("ngram(order 3) trained on"), std::string::npos);
+  EXPECT_NE(g.describe().find("demo corpus"), std::string::npos);
+  std::set<std::string> distinct;
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    for (std::size_t label : {0u, 1u, 2u}) {
+      CounterRng r1(5, Stream::kGeneration, label, k), r2(5, Stream::kGeneration, label, k);
+      const std::string t = g.random_text(label, r1);
+      EXPECT_EQ(t, g.random_text(label, r2));
+      const auto words = words_lower(t);
+      ASSERT_FALSE(words.empty());
+      EXPECT_LE(words.size(), static_cast<std::size_t>(opt.max_words));
+      EXPECT_GE(in_vocab_share(t, trained().vocab), 0.99);
+      distinct.insert(t);
+    }
+  }
+  EXPECT_GT(distinct.size(), 550u);
+}
+
+TEST(TextGenerator, LabelModelShapesTheText) {
+  const NgramGenerator g(trained().per_label, "demo", {});
+  auto mentions = [](const std::string& t, std::initializer_list<const char*> words) {
+    for (const char* w : words)
+      if (t.find(w) != std::string::npos) return 1;
+    return 0;
+  };
+  int dental_in_health = 0, dental_in_food = 0;
+  for (std::uint64_t k = 0; k < 300; ++k) {
+    CounterRng r(9, Stream::kGeneration, 0, k), r2(9, Stream::kGeneration, 1, k);
+    const std::string food = g.random_text(0, r), health = g.random_text(1, r2);
+    const auto medical = {"doctor", "dentist", "checkup", "clinic", "cleaning", "Dental", "nurse", "Medical"};
+    dental_in_health += mentions(health, medical);
+    dental_in_food += mentions(food, medical);
+  }
+  EXPECT_GT(dental_in_health, 100);
+  EXPECT_GT(dental_in_health, 3 * dental_in_food);
+}
+
+TEST(TextGenerator, VaryKeepsPartOfTheParent) {
+  NgramGeneratorOptions opt;
+  opt.blank_fraction = 0.3;
+  const NgramGenerator g(trained().per_label, "demo", opt);
+  int changed = 0;
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    CounterRng r(3, Stream::kGeneration, k);
+    const std::string parent = g.random_text(0, r);
+    CounterRng v1(4, Stream::kGeneration, k), v2(4, Stream::kGeneration, k);
+    const std::string child = g.vary(0, parent, v1);
+    EXPECT_EQ(child, g.vary(0, parent, v2));
+    const auto pt = tokenize(parent), ct = tokenize(child);
+    ASSERT_FALSE(words_lower(child).empty());
+    EXPECT_LE(words_lower(child).size(), static_cast<std::size_t>(opt.max_words));
+    // Common prefix plus common suffix cover a good part of the parent.
+    std::size_t pre = 0;
+    while (pre < pt.size() && pre < ct.size() && pt[pre] == ct[pre]) ++pre;
+    std::size_t suf = 0;
+    while (suf < pt.size() - pre && suf < ct.size() - pre && pt[pt.size() - 1 - suf] == ct[ct.size() - 1 - suf]) ++suf;
+    EXPECT_GE(static_cast<double>(pre + suf), 0.4 * static_cast<double>(pt.size())) << parent << " -> " << child;
+    changed += child != parent;
+  }
+  EXPECT_GT(changed, 80);
+  // An empty parent gets a fresh sample.
+  CounterRng r(1, Stream::kGeneration);
+  EXPECT_FALSE(words_lower(g.vary(0, "", r)).empty());
+  // Out-of-vocabulary parents are fine too.
+  CounterRng r2(2, Stream::kGeneration);
+  EXPECT_FALSE(words_lower(g.vary(1, "Qwxz plorf zzyzx blarg snorf the and.", r2)).empty());
+}
+
+TEST(TextGenerator, CapsLengthAndRejectsNoTrainingText) {
+  NgramGeneratorOptions opt;
+  opt.max_words = 8;
+  const NgramGenerator g(trained().per_label, "demo", opt);
+  for (std::uint64_t k = 0; k < 50; ++k) {
+    CounterRng r(7, Stream::kGeneration, k);
+    const std::string t = g.random_text(0, r);
+    EXPECT_LE(words_lower(t).size(), 8u) << t;
+    EXPECT_GE(words_lower(t).size(), 1u);
+    EXPECT_LE(words_lower(g.vary(0, trained().per_label[0][k], r)).size(), 8u);
+  }
+  EXPECT_THROW(NgramGenerator({{}, {"", "  !! "}}, "nothing", {}), InputError);
+  EXPECT_THROW(NgramGenerator({}, "nothing", {}), InputError);
+}
+
+}  // namespace
+}  // namespace secpe

@@ -1,0 +1,130 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "core/error.hpp"
+#include "text/secrets.hpp"
+#include "text/tokenizer.hpp"
+
+namespace secpe {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path write_temp(const std::string& name, const std::string& content) {
+  const fs::path p = fs::temp_directory_path() / ("secpe_text_secrets_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(p, std::ios::binary) << content;
+  return p;
+}
+
+std::vector<std::int32_t> row(const SecretMatrix& m, std::size_t i) {
+  auto s = m.secrets_of(i);
+  return {s.begin(), s.end()};
+}
+
+TEST(TextSecrets, DetectsWordsPhrasesEmailsAndPhones) {
+  SecretSet set;
+  set.secrets = {"zorbalicious", "marisol quintero", "jane.doe@example.com", "602-555-0147", "(480) 555-0101",
+                 "pizza"};
+  const std::vector<std::string> texts = {
+      "Totally ZORBALICIOUS, as they say.",               // 0
+      "Our server Marisol Quintero was great.",           // 1
+      "Marisol was great, Quintero too.",                 // 2: not the phrase
+      "Write to Jane.Doe@Example.com.",                   // 3
+      "Call 602-555-0147 or (480) 555-0101 for pizza!",   // 4
+      "Pizzas and zorbaliciousness are other words.",     // 5: no whole-word match
+      "Ask for Quintero's boss, marisol quintero's friend.",  // 6: possessive
+      "",                                                 // 7
+  };
+  const SecretMatrix m = detect_secrets(texts, set);
+  EXPECT_EQ(m.num_secrets, 6);
+  ASSERT_EQ(m.rows(), texts.size());
+  EXPECT_EQ(m.indptr.front(), 0);
+  EXPECT_EQ(row(m, 0), (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(row(m, 1), (std::vector<std::int32_t>{1}));
+  EXPECT_TRUE(row(m, 2).empty());
+  EXPECT_EQ(row(m, 3), (std::vector<std::int32_t>{2}));
+  EXPECT_EQ(row(m, 4), (std::vector<std::int32_t>{3, 4, 5}));
+  EXPECT_TRUE(row(m, 5).empty());
+  EXPECT_EQ(row(m, 6), (std::vector<std::int32_t>{1}));
+  EXPECT_TRUE(row(m, 7).empty());
+  EXPECT_FALSE(m.is_private(2));
+  EXPECT_TRUE(m.is_private(4));
+}
+
+TEST(TextSecrets, RepeatedSecretCountsOnceAndIdsAreSorted) {
+  SecretSet set;
+  set.secrets = {"b", "a"};
+  const SecretMatrix m = detect_secrets({"a b a b a", "nothing"}, set);
+  EXPECT_EQ(row(m, 0), (std::vector<std::int32_t>{0, 1}));
+  EXPECT_EQ(m.indptr, (std::vector<std::int64_t>{0, 2, 2}));
+}
+
+TEST(TextSecrets, RandomWordsComeFromTheQuantileAndSkipDigitsAndShortWords) {
+  // Word w_k appears (200 - k) times: the frequency order is w_0, w_1, ..., w_199.
+  std::vector<std::string> texts;
+  for (int k = 0; k < 200; ++k)
+    for (int r = 0; r < 200 - k; ++r) texts.push_back("word" + std::string(1, char('a' + k / 26)) + char('a' + k % 26));
+  for (int r = 0; r < 500; ++r) texts.push_back("12345 ab x");  // digits and short words never chosen
+  const SecretSet s = choose_random_word_secrets(texts, 10, 0.2);
+  EXPECT_EQ(s.mode, "random-word");
+  ASSERT_EQ(s.secrets.size(), 10u);
+  std::vector<int> ranks;
+  for (const auto& w : s.secrets) {
+    ASSERT_EQ(w.size(), 6u) << w;
+    ranks.push_back((w[4] - 'a') * 26 + (w[5] - 'a'));
+  }
+  for (int r : ranks) {
+    EXPECT_GE(r, 30);
+    EXPECT_LE(r, 50);
+  }
+  EXPECT_EQ(s.secrets, choose_random_word_secrets(texts, 10, 0.2).secrets);  // deterministic
+  // Every chosen word is then found in the records that hold it.
+  const SecretMatrix m = detect_secrets(texts, s);
+  std::size_t priv = 0;
+  for (std::size_t i = 0; i < texts.size(); ++i) priv += m.is_private(i);
+  std::size_t expected = 0;
+  for (int r : ranks) expected += 200 - r;
+  EXPECT_EQ(priv, expected);
+  EXPECT_THROW(choose_random_word_secrets(texts, 0, 0.2), InputError);
+  EXPECT_THROW(choose_random_word_secrets(texts, 5, 1.5), InputError);
+  EXPECT_THROW(choose_random_word_secrets({"1 2 3"}, 5, 0.2), InputError);
+}
+
+TEST(TextSecrets, ReadsListFiles) {
+  const auto p = write_temp("ok.txt", "\xEF\xBB\xBF# my secrets\nZorbalicious\r\n\n   Marisol   Quintero  \n555-0147\n");
+  const SecretSet s = read_secret_list(p);
+  EXPECT_EQ(s.secrets, (std::vector<std::string>{"zorbalicious", "marisol quintero", "555-0147"}));
+  EXPECT_EQ(s.mode, "list:" + p.string());
+  fs::remove(p);
+}
+
+TEST(TextSecrets, ListFileErrorsNameFileAndLine) {
+  EXPECT_THROW(read_secret_list("/nonexistent/secrets.txt"), InputError);
+  const auto dup = write_temp("dup.txt", "alpha\nbeta\nAlpha\n");
+  try {
+    read_secret_list(dup);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(dup.string() + ":3:"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("alpha"), std::string::npos);  // never the secret itself
+  }
+  const auto bad = write_temp("bad.txt", "ok\nbad\xC3\x28\n");
+  try {
+    read_secret_list(bad);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(bad.string() + ":2:"), std::string::npos) << e.what();
+  }
+  const auto empty = write_temp("empty.txt", "# nothing\n\n");
+  EXPECT_THROW(read_secret_list(empty), InputError);
+  const auto junk = write_temp("junk.txt", "ok\n  !!!  \n");
+  EXPECT_THROW(read_secret_list(junk), InputError);
+  for (const auto& p : {dup, bad, empty, junk}) fs::remove(p);
+}
+
+}  // namespace
+}  // namespace secpe

@@ -1,0 +1,50 @@
+#include <gtest/gtest.h>
+
+#include "text/tokenizer.hpp"
+
+namespace secpe {
+namespace {
+
+using V = std::vector<std::string>;
+
+TEST(TextTokenizer, SplitsWordsAndPunctuation) {
+  EXPECT_EQ(tokenize("Great food, ok!"), (V{"Great", "food", ",", "ok", "!"}));
+  EXPECT_EQ(tokenize("  "), V{});
+  EXPECT_EQ(tokenize("I don't know... it's well-done."),
+            (V{"I", "don't", "know", ".", ".", ".", "it's", "well-done", "."}));
+  EXPECT_EQ(tokenize("I loved it.They were nice"), (V{"I", "loved", "it", ".", "They", "were", "nice"}));
+}
+
+TEST(TextTokenizer, KeepsEmailsAndPhoneNumbers) {
+  EXPECT_EQ(tokenize("Mail a.b@c.com."), (V{"Mail", "a.b@c.com", "."}));
+  EXPECT_EQ(tokenize("Mail Jane.Doe@Example.com, please"), (V{"Mail", "Jane.Doe@Example.com", ",", "please"}));
+  EXPECT_EQ(tokenize("Call 555-123-4567!"), (V{"Call", "555-123-4567", "!"}));
+  EXPECT_EQ(tokenize("(555) 123-4567"), (V{"(", "555", ")", "123-4567"}));
+  EXPECT_EQ(tokenize("It cost $3.50"), (V{"It", "cost", "$", "3.50"}));
+}
+
+TEST(TextTokenizer, HandlesUtf8) {
+  EXPECT_EQ(tokenize("Café crème brûlée!"), (V{"Café", "crème", "brûlée", "!"}));
+  EXPECT_EQ(tokenize("I didn’t — really"), (V{"I", "didn’t", "—", "really"}));
+  EXPECT_EQ(tokenize("Straße\xC2\xA0ok"), (V{"Straße", "ok"}));  // no-break space separates
+  // Invalid UTF-8 bytes do not crash and stay inside words.
+  EXPECT_EQ(tokenize("ab\xFF" "cd e").size(), 2u);
+}
+
+TEST(TextTokenizer, WordsLowerDropsPunctuationAndLowerCasesAscii) {
+  EXPECT_EQ(words_lower("Great FOOD, ok! Café"), (V{"great", "food", "ok", "café"}));
+  EXPECT_EQ(words_lower("Email Bob.Smith@Example.COM now"), (V{"email", "bob.smith@example.com", "now"}));
+  EXPECT_EQ(words_lower("!!! ..."), V{});
+}
+
+TEST(TextTokenizer, DetokenizeJoinsReadably) {
+  EXPECT_EQ(detokenize({"Great", "food", ",", "ok", "!"}), "Great food, ok!");
+  EXPECT_EQ(detokenize({"I", "paid", "$", "5", "(", "cash", ")", "."}), "I paid $5 (cash).");
+  EXPECT_EQ(detokenize({"He", "said", "\"", "wow", "\"", "and", "left", "."}), "He said \"wow\" and left.");
+  EXPECT_EQ(detokenize({}), "");
+  const std::string s = "Call (555) 123-4567 or mail a.b@c.com, thanks!";
+  EXPECT_EQ(detokenize(tokenize(s)), s);
+}
+
+}  // namespace
+}  // namespace secpe
