@@ -10,7 +10,7 @@ PACKAGES=(
   libhdf5-dev libeigen3-dev libboost-program-options-dev
   libgtest-dev googletest
   libopenblas-dev coinor-libclp-dev libcurl4-openssl-dev
-  nlohmann-json3-dev
+  nlohmann-json3-dev python3
 )
 
 missing=()

@@ -72,7 +72,7 @@ int command_import(const std::vector<std::string>& args) {
     ("secrets", po::value<std::string>()->default_value("random-word"), "secret detection: random-word or list")
     ("secrets-file", po::value<std::string>(), "secrets list (one per line) for --secrets list")
     ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
-    ("secret-quantile", po::value<double>()->default_value(0.2), "random-word mode: frequency quantile the words are taken around")
+    ("secret-quantile", po::value<double>()->default_value(0.2, "0.2"), "random-word mode: frequency quantile the words are taken around")
     ("embedding-dim", po::value<int>()->default_value(256), "dimension of the hashing embedder");
   po::positional_options_description positional;
   positional.add("input", 1);

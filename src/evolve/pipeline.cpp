@@ -199,6 +199,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
 
     std::unique_ptr<SecretClustering> clustering;
     double sigma = augpe_sigma;
+    double kmeans_seconds = 0.0;
     if (config.method == Method::kSecPE) {
       sigma = plan.labels[label].sigma;
       t0 = Clock::now();
@@ -213,7 +214,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
       }
       label_report["clusters"] = clusters.centres.rows();
       label_report["kmeans_iterations"] = clusters.iterations;
-      label_report["kmeans_seconds"] = seconds_since(t0);
+      kmeans_seconds = seconds_since(t0);
       clustering = std::make_unique<SecretClustering>(comm, std::move(clusters.centres), std::move(clusters.sizes),
                                                       private_embeddings, std::move(ids), std::move(rho), *kernel,
                                                       config.metric, config.clip_radius);
@@ -279,6 +280,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
                                   {"vote_seconds", vote_seconds},
                                   {"select_seconds", seconds_since(t0)},
                                   {"iteration_seconds", seconds_since(iter_start)}};
+      if (t == 0 && config.method == Method::kSecPE) m["kmeans_seconds"] = kmeans_seconds;
       result.metrics.push_back(m);
       progress.step(++steps, "label " + std::to_string(label) + " iteration " + std::to_string(t + 1));
     }

@@ -55,7 +55,9 @@ SecretNoisePlan plan_secret_noise(const Communicator& comm, const SecretMatrix& 
     noise.batch_requested = batch;
     noise.has_private = weight_max[l] > 0.0;
     if (!noise.has_private) continue;
-    const BatchScaling s = scale_to_batch(from_fixed(weight_sum[l]), weight_max[l], batch);
+    // The fixed-point sum can round a hair below the maximum when one record carries all weight.
+    const double sum = std::max(from_fixed(weight_sum[l]), weight_max[l]);
+    const BatchScaling s = scale_to_batch(sum, weight_max[l], batch);
     scale[l] = s.scale;
     noise.batch_used = s.batch;
   }
