@@ -11,6 +11,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "io/corpus.hpp"
+#include "evolve/checkpoint.hpp"
 #include "io/dataset.hpp"
 
 namespace secpe::cli {
@@ -80,18 +81,38 @@ void inspect_output(const std::filesystem::path& dir) {
   }
 }
 
+void inspect_checkpoint(const std::filesystem::path& path) {
+  const Checkpoint c = load_checkpoint(path);
+  std::cout << "checkpoint   " << path.string() << "\n"
+            << "finished     " << c.labels.size() << " label(s)\n";
+  for (const auto& [key, value] : c.fingerprint.items()) std::cout << "  " << key << " = " << value.dump() << "\n";
+  std::cout << "\n  id  synthetic  iterations  label\n";
+  for (const auto& [label, outcome] : c.labels) {
+    std::printf("%4zu %10zu %11zu  %s\n", label, outcome.synthetic.size(), outcome.releases.size(),
+                outcome.report.value("name", "").c_str());
+  }
+}
+
+bool is_json_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  char first = 0;
+  in >> first;
+  return first == '{';
+}
+
 }  // namespace
 
 int command_inspect(const std::vector<std::string>& args) {
   po::options_description desc("secpe inspect options");
   add_common_options(desc);
-  desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5) or output folder");
+  desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5), checkpoint (checkpoint.json) or output folder");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
-  if (!parse_options("inspect", "secpe inspect FILE|DIR", desc, positional, args, vm)) return 0;
+  if (!parse_options("inspect", "secpe inspect DATA.h5|OUT/checkpoint.json|OUT", desc, positional, args, vm)) return 0;
   const std::filesystem::path path = vm["file"].as<std::string>();
   if (std::filesystem::is_directory(path)) inspect_output(path);
+  else if (std::filesystem::is_regular_file(path) && is_json_file(path)) inspect_checkpoint(path);
   else if (std::filesystem::is_regular_file(path)) inspect_dataset(path);
   else throw InputError("cannot read '" + path.string() + "'");
   return 0;

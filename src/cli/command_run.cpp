@@ -44,6 +44,7 @@ void describe_run_options(po::options_description& desc) {
     ("generator-corpus", po::value<std::string>(), "generator: learn from this public Aug-PE CSV instead of the dataset's public records")
     ("generator-texts", po::value<std::size_t>()->default_value(5000), "generator: public training texts per label at most")
     ("kernel", po::value<std::string>()->default_value("reference"), "nearest-centre kernel")
+    ("resume", po::bool_switch(), "skip the labels finished in OUT/checkpoint.json by an interrupted run with the same options")
     ("quiet", po::bool_switch(), "no progress output");
 }
 
@@ -77,6 +78,8 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (vm.count("generator-corpus")) c.generator_corpus = vm["generator-corpus"].as<std::string>();
   c.generator_texts = vm["generator-texts"].as<std::size_t>();
   c.kernel = vm["kernel"].as<std::string>();
+  c.out = vm["out"].as<std::string>();
+  c.resume = vm["resume"].as<bool>();
   if (!std::filesystem::is_regular_file(c.data)) throw InputError("--data: cannot read '" + c.data.string() + "'");
   return c;
 }
@@ -122,7 +125,7 @@ int command_run(const std::vector<std::string>& args) {
   }
   RunConfig config = run_config_from(vm);
   set_log_quiet(vm["quiet"].as<bool>());
-  const std::filesystem::path out = vm["out"].as<std::string>();
+  const std::filesystem::path out = config.out;
 
   MPI_Init(nullptr, nullptr);
   const Communicator comm(MPI_COMM_WORLD);
@@ -159,7 +162,7 @@ int command_run(const std::vector<std::string>& args) {
 #endif
       run_json["summary"] = result.summary;
       run_json["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      run_json["outputs"] = {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"};
+      run_json["outputs"] = {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json", "checkpoint.json"};
       write_outputs(out, result, run_json);
       log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string());
     }

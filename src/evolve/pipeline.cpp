@@ -9,9 +9,8 @@
 #include "cluster/secret_clustering.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "evolve/candidates.hpp"
-#include "evolve/selection.hpp"
-#include "evolve/votes.hpp"
+#include "evolve/checkpoint.hpp"
+#include "evolve/label_evolution.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
 #include "privacy/calibration.hpp"
@@ -110,6 +109,32 @@ MatrixF select_rows(const MatrixF& m, const std::vector<std::size_t>& rows) {
   return out;
 }
 
+// Everything that determines a label's outcome, for checking a checkpoint before resuming.
+nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) {
+  const auto created = info.provenance.find("created_utc");
+  return {{"data", std::filesystem::absolute(c.data).string()},
+          {"data_created_utc", created == info.provenance.end() ? "" : created->second},
+          {"records", info.num_records},
+          {"seed", c.seed},
+          {"method", method_name(c.method)},
+          {"iterations", c.iterations},
+          {"synthetic", c.synthetic},
+          {"variations", c.variations},
+          {"clusters", c.clusters},
+          {"private_batch", c.private_batch},
+          {"p", c.budget.p},
+          {"r", c.budget.r},
+          {"metric", metric_name(c.metric)},
+          {"clip_radius", c.clip_radius},
+          {"kmeans_iterations", c.kmeans_iterations},
+          {"kmeans_tolerance", c.kmeans_tolerance},
+          {"threshold", c.augpe_threshold},
+          {"max_words", c.generator.max_words},
+          {"blank_fraction", c.generator.blank_fraction},
+          {"generator_corpus", c.generator_corpus.string()},
+          {"generator_texts", c.generator_texts}};
+}
+
 }  // namespace
 
 std::string method_name(Method method) { return method == Method::kSecPE ? "secpe" : "augpe"; }
@@ -173,20 +198,40 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   result.label_columns = info.labels.columns;
   result.label_prefixes = info.labels.prefixes;
   result.label_values = info.labels.values;
-  nlohmann::ordered_json label_reports = nlohmann::ordered_json::array();
-  nlohmann::ordered_json releases = nlohmann::ordered_json::array();
+
+  // ---- checkpoint: labels finished by an earlier, interrupted run with the same settings ----
+  Checkpoint checkpoint{fingerprint(config, info), {}};
+  const auto ckpt_path = checkpoint_path(config.out);
+  if (config.resume) {
+    std::string text;
+    if (comm.is_root() && std::filesystem::is_regular_file(ckpt_path)) {
+      text = load_checkpoint(ckpt_path).fingerprint.dump();  // validates the file on rank 0
+    }
+    comm.broadcast(text);
+    if (!text.empty()) {
+      const Checkpoint saved = load_checkpoint(ckpt_path);
+      check_fingerprint(saved.fingerprint, checkpoint.fingerprint, ckpt_path);
+      checkpoint.labels = saved.labels;
+      log_info("resuming: " + std::to_string(saved.labels.size()) + " label(s) finished in " + ckpt_path.string());
+    } else {
+      log_info("--resume: no checkpoint in " + config.out.string() + "; starting afresh");
+    }
+  }
 
   std::size_t active = 0;
-  for (auto n : synthetic_per_label) active += n > 0 ? 1 : 0;
-  Progress progress("evolve", active * static_cast<std::size_t>(config.iterations));
-  std::size_t steps = 0;
+  for (std::size_t l = 0; l < num_labels; ++l) active += synthetic_per_label[l] > 0 && !checkpoint.labels.count(l) ? 1 : 0;
+  Progress progress("evolve", active);
+  std::size_t done = 0;
 
   for (std::size_t label = 0; label < num_labels; ++label) {
+    if (checkpoint.labels.count(label)) continue;
     const std::size_t n_syn = synthetic_per_label[label];
-    nlohmann::ordered_json label_report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", n_syn}};
+    LabelOutcome outcome;
+    outcome.report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", n_syn}};
+    outcome.releases = nlohmann::ordered_json::array();
     if (n_syn == 0) {
-      label_report["skipped"] = "no public records: nothing to learn from and no synthetic share";
-      label_reports.push_back(label_report);
+      outcome.report["skipped"] = "no public records: nothing to learn from and no synthetic share";
+      checkpoint.labels[label] = std::move(outcome);
       continue;
     }
     // This rank's public and private rows of the label.
@@ -212,81 +257,44 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
         ids.push_back(begin + i);
         rho.push_back(plan.rho[i]);
       }
-      label_report["clusters"] = clusters.centres.rows();
-      label_report["kmeans_iterations"] = clusters.iterations;
+      outcome.report["clusters"] = clusters.centres.rows();
+      outcome.report["kmeans_iterations"] = clusters.iterations;
       kmeans_seconds = seconds_since(t0);
       clustering = std::make_unique<SecretClustering>(comm, std::move(clusters.centres), std::move(clusters.sizes),
                                                       private_embeddings, std::move(ids), std::move(rho), *kernel,
                                                       config.metric, config.clip_radius);
-      label_report["sigma"] = sigma;
-      label_report["private_batch_requested"] = plan.labels[label].batch_requested;
-      label_report["private_batch_used"] = plan.labels[label].batch_used;
+      outcome.report["sigma"] = sigma;
+      outcome.report["private_batch_requested"] = plan.labels[label].batch_requested;
+      outcome.report["private_batch_used"] = plan.labels[label].batch_used;
       if (plan.labels[label].has_private && plan.labels[label].batch_used < plan.labels[label].batch_requested) {
-        label_report["private_batch_note"] = "lowered so that no sampling probability exceeds 1";
+        outcome.report["private_batch_note"] = "lowered so that no sampling probability exceeds 1";
       }
     } else {
-      label_report["sigma"] = sigma;
-      label_report["threshold"] = config.augpe_threshold;
+      outcome.report["sigma"] = sigma;
+      outcome.report["threshold"] = config.augpe_threshold;
     }
-    label_reports.push_back(label_report);
-
-    std::vector<std::string> parents;
-    const std::size_t initial = n_syn * static_cast<std::size_t>(config.variations);
-    for (int t = 0; t < config.iterations; ++t) {
-      const auto iter_start = Clock::now();
-      CandidatePool pool = make_candidate_pool(comm, generator, *embedder, config.seed, label, t, parents,
-                                               config.variations, initial);
-      t0 = Clock::now();
-      VoteResult votes;
-      nlohmann::ordered_json release = {{"label", label}, {"iteration", t}};
-      if (config.method == Method::kSecPE) {
-        const NoisyClusters noisy = clustering->release(config.seed, label, t, sigma);
-        votes = secpe_votes(comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, *kernel, config.metric);
-        release["released"] = {"noisy cluster sizes (" + std::to_string(noisy.sizes.size()) + ")",
-                               "noisy cluster centres (" + std::to_string(noisy.sizes.size()) + " x " +
-                                   std::to_string(info.embedding_dim) + ")"};
-        release["sigma"] = sigma;
-      } else {
-        votes = augpe_votes(comm, private_embeddings, pool.embeddings, *kernel, config.metric, sigma,
-                            config.augpe_threshold, config.seed, label, t);
-        release["released"] = {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"};
-        release["sigma"] = sigma;
-      }
-      releases.push_back(release);
-      const double vote_seconds = seconds_since(t0);
-      t0 = Clock::now();
-      const auto selected = rank_select(votes.votes, votes.tie_key, n_syn);
-      parents.clear();
-      std::size_t voted = 0, selected_voted = 0;
-      double vote_total = 0.0;
-      for (double v : votes.votes) {
-        voted += v > 0 ? 1 : 0;
-        vote_total += v;
-      }
-      for (auto i : selected) {
-        parents.push_back(pool.texts[i]);
-        selected_voted += votes.votes[i] > 0 ? 1 : 0;
-      }
-      nlohmann::ordered_json m = {{"label", label},
-                                  {"label_name", info.labels.display(label)},
-                                  {"iteration", t},
-                                  {"candidates", pool.texts.size()},
-                                  {"selected", selected.size()},
-                                  {"released_vote_total", vote_total},
-                                  {"candidates_with_votes", voted},
-                                  {"selected_with_votes", selected_voted},
-                                  {"generate_seconds", pool.generate_seconds},
-                                  {"embed_seconds", pool.embed_seconds},
-                                  {"vote_seconds", vote_seconds},
-                                  {"select_seconds", seconds_since(t0)},
-                                  {"iteration_seconds", seconds_since(iter_start)}};
-      if (t == 0 && config.method == Method::kSecPE) m["kmeans_seconds"] = kmeans_seconds;
-      result.metrics.push_back(m);
-      progress.step(++steps, "label " + std::to_string(label) + " iteration " + std::to_string(t + 1));
+    const LabelEvolution job{comm, generator, *embedder, *kernel, config.metric, config.seed, label,
+                             info.labels.display(label), n_syn, config.iterations, config.variations, sigma,
+                             clustering.get(), &private_embeddings, config.augpe_threshold};
+    evolve_label(job, outcome);
+    if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
+    checkpoint.labels[label] = std::move(outcome);
+    if (comm.is_root()) {
+      std::filesystem::create_directories(config.out);
+      save_checkpoint(ckpt_path, checkpoint);
     }
-    result.synthetic[label] = parents;
+    progress.step(++done, "label " + std::to_string(label) + " (" + info.labels.display(label) + ")");
   }
   progress.finish();
+
+  nlohmann::ordered_json label_reports = nlohmann::ordered_json::array();
+  nlohmann::ordered_json releases = nlohmann::ordered_json::array();
+  for (auto& [label, outcome] : checkpoint.labels) {
+    label_reports.push_back(outcome.report);
+    for (const auto& r : outcome.releases) releases.push_back(r);
+    for (auto& m : outcome.metrics) result.metrics.push_back(m);
+    result.synthetic[label] = outcome.synthetic;
+  }
 
   // ---- privacy report ----
   const double delta = config.delta > 0 ? config.delta
@@ -324,7 +332,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
                     {"embedding_dim", info.embedding_dim}, {"embedder", embedder->name()},
                     {"generator", generator.describe()}, {"kernel", kernel->name()},
                     {"setup_seconds", setup_seconds}, {"run_seconds", seconds_since(run_start)},
-                    {"bytes_sent_rank0", comm.bytes_sent()}};
+                    {"bytes_sent_rank0", comm.bytes_sent()},
+                    {"dataset_provenance", info.provenance}};
   return result;
 }
 

@@ -19,6 +19,8 @@ enum class Method { kSecPE, kAugPE };
 
 struct RunConfig {
   std::filesystem::path data;
+  std::filesystem::path out;        // rank 0 writes checkpoint.json here after each label
+  bool resume = false;              // skip labels finished in out/checkpoint.json
   std::uint64_t seed = 0;
   Method method = Method::kSecPE;
   int iterations = 5;               // T

@@ -66,4 +66,22 @@ cmp "$T/aug1/synthetic.csv" "$T/aug2/synthetic.csv" || fail "augpe synthetic.csv
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 "$SECPE" inspect "$T/out2" | grep -q 'synthetic    120 texts' || fail "inspect of an output folder"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'records      1200' || fail "inspect of a dataset"
+# Resume: keep the first 10 finished labels of the checkpoint, as if the job had been killed;
+# --resume finishes the rest and gives the same outputs as the uninterrupted run.
+mkdir -p "$T/resumed"
+python3 - "$T/out2/checkpoint.json" "$T/resumed/checkpoint.json" <<'PY' || fail "checkpoint truncation"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c['format'] == 'secpe-checkpoint'
+c['labels'] = c['labels'][:10]
+json.dump(c, open(sys.argv[2], 'w'))
+PY
+"$SECPE" inspect "$T/resumed/checkpoint.json" | grep -q 'finished     10 label' || fail "inspect of a checkpoint"
+mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" \
+  --iterations 3 --synthetic 120 --quiet --resume
+cmp "$T/out1/synthetic.csv" "$T/resumed/synthetic.csv" || fail "resumed synthetic.csv differs"
+cmp "$T/out1/privacy.json" "$T/resumed/privacy.json" || fail "resumed privacy.json differs"
+# The ledger: a resumed run may not add iterations to labels whose budget is spent.
+out=$("$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --iterations 4 --synthetic 120 --quiet --resume 2>&1) && fail "resume with more iterations succeeded"
+grep -q "release more than their budget allows" <<<"$out" || fail "resume with more iterations: $out"
 echo "quickstart_ranks: ok"

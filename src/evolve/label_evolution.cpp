@@ -1,0 +1,71 @@
+#include "evolve/label_evolution.hpp"
+
+#include <chrono>
+
+#include "core/log.hpp"
+#include "evolve/candidates.hpp"
+#include "evolve/selection.hpp"
+#include "evolve/votes.hpp"
+
+namespace secpe {
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+}  // namespace
+
+void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
+  std::vector<std::string> parents;
+  const std::size_t initial = job.synthetic * static_cast<std::size_t>(job.variations);
+  for (int t = 0; t < job.iterations; ++t) {
+    const auto iter_start = Clock::now();
+    const CandidatePool pool = make_candidate_pool(job.comm, job.generator, job.embedder, job.seed, job.label, t,
+                                                   parents, job.variations, initial);
+    auto t0 = Clock::now();
+    VoteResult votes;
+    nlohmann::ordered_json release = {{"label", job.label}, {"iteration", t}};
+    if (job.clustering) {
+      const NoisyClusters noisy = job.clustering->release(job.seed, job.label, t, job.sigma);
+      votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric);
+      release["released"] = {"noisy cluster sizes (" + std::to_string(noisy.sizes.size()) + ")",
+                             "noisy cluster centres (" + std::to_string(noisy.sizes.size()) + " x " +
+                                 std::to_string(noisy.centres.cols()) + ")"};
+    } else {
+      votes = augpe_votes(job.comm, *job.private_rows, pool.embeddings, job.kernel, job.metric, job.sigma,
+                          job.augpe_threshold, job.seed, job.label, t);
+      release["released"] = {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"};
+    }
+    release["sigma"] = job.sigma;
+    outcome.releases.push_back(release);
+    const double vote_seconds = seconds_since(t0);
+
+    t0 = Clock::now();
+    const auto selected = rank_select(votes.votes, votes.tie_key, job.synthetic);
+    parents.clear();
+    std::size_t voted = 0, selected_voted = 0;
+    double vote_total = 0.0;
+    for (double v : votes.votes) {
+      voted += v > 0 ? 1 : 0;
+      vote_total += v;
+    }
+    for (auto i : selected) {
+      parents.push_back(pool.texts[i]);
+      selected_voted += votes.votes[i] > 0 ? 1 : 0;
+    }
+    outcome.metrics.push_back({{"label", job.label},
+                               {"label_name", job.label_name},
+                               {"iteration", t},
+                               {"candidates", pool.texts.size()},
+                               {"selected", selected.size()},
+                               {"released_vote_total", vote_total},
+                               {"candidates_with_votes", voted},
+                               {"selected_with_votes", selected_voted},
+                               {"generate_seconds", pool.generate_seconds},
+                               {"embed_seconds", pool.embed_seconds},
+                               {"vote_seconds", vote_seconds},
+                               {"select_seconds", seconds_since(t0)},
+                               {"iteration_seconds", seconds_since(iter_start)}});
+  }
+  outcome.synthetic = std::move(parents);
+}
+
+}  // namespace secpe

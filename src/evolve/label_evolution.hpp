@@ -1,0 +1,49 @@
+#pragma once
+// Protected evolution of one label (paper Algorithm 3): T iterations of candidates -> released
+// votes -> rank selection -> variations. SecPE votes come from noisy public-cluster centres,
+// Aug-PE votes from every private record.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cluster/secret_clustering.hpp"
+#include "compute/nearest.hpp"
+#include "dist/communicator.hpp"
+#include "text/embedder.hpp"
+#include "text/generator.hpp"
+
+namespace secpe {
+
+// What one label contributes to the outputs; also what a checkpoint stores per finished label.
+struct LabelOutcome {
+  std::vector<std::string> synthetic;          // final selection, in rank order
+  nlohmann::ordered_json report;               // privacy.json "labels" entry
+  nlohmann::ordered_json releases;             // privacy.json "releases" entries (array)
+  std::vector<nlohmann::ordered_json> metrics; // metrics.jsonl lines
+};
+
+struct LabelEvolution {
+  const Communicator& comm;
+  const Generator& generator;
+  const Embedder& embedder;
+  const NearestCentreKernel& kernel;
+  Metric metric;
+  std::uint64_t seed;
+  std::size_t label;
+  std::string label_name;
+  std::size_t synthetic;   // N_syn of the label
+  int iterations;
+  int variations;
+  double sigma;
+  // SecPE: the label's secret clustering; Aug-PE: null, and private_rows vote directly.
+  const SecretClustering* clustering;
+  const MatrixF* private_rows;
+  double augpe_threshold;
+};
+
+// Runs the iterations, appending to `outcome` (whose report the caller has started).
+void evolve_label(const LabelEvolution& job, LabelOutcome& outcome);
+
+}  // namespace secpe
