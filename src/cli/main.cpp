@@ -17,7 +17,8 @@ constexpr const char* kUsage =
     "  corpus    write the built-in demo corpus (Aug-PE CSV) and its planted secrets\n"
     "  import    turn a corpus (augpe-csv or jsonl) into a secpe HDF5 dataset\n"
     "  run       run SecPE (or the Aug-PE baseline) under MPI: synthetic text + privacy report\n"
-    "  inspect   summarise a dataset or an output folder\n";
+    "  inspect   summarise a dataset, a checkpoint or an output folder\n"
+    "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n";
 
 // Under mpirun, only the first process prints errors that every process would print alike.
 bool first_process() {
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     if (command == "import") return secpe::cli::command_import(args);
     if (command == "run") return secpe::cli::command_run(args);
     if (command == "inspect") return secpe::cli::command_inspect(args);
+    if (command == "synth-embeddings") return secpe::cli::command_synth_embeddings(args);
     if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const secpe::InputError& e) {

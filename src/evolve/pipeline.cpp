@@ -11,6 +11,7 @@
 #include "core/log.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/label_evolution.hpp"
+#include "evolve/synthetic_split.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
 #include "privacy/calibration.hpp"
@@ -22,26 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// N_syn split over labels in proportion to their public record counts (public under secret
-// protection), by largest remainder; ties go to the lower label id.
-std::vector<std::size_t> split_synthetic(std::size_t total, const std::vector<std::int64_t>& public_counts) {
-  std::vector<std::size_t> share(public_counts.size(), 0);
-  std::int64_t sum = 0;
-  for (auto c : public_counts) sum += c;
-  if (sum == 0) return share;
-  std::vector<std::pair<double, std::size_t>> remainder;
-  std::size_t given = 0;
-  for (std::size_t l = 0; l < public_counts.size(); ++l) {
-    const double exact = double(total) * double(public_counts[l]) / double(sum);
-    share[l] = static_cast<std::size_t>(exact);
-    given += share[l];
-    remainder.emplace_back(exact - double(share[l]), l);
-  }
-  std::stable_sort(remainder.begin(), remainder.end(), [](auto& a, auto& b) { return a.first > b.first; });
-  for (std::size_t i = 0; given < total && i < remainder.size(); ++i, ++given) ++share[remainder[i].second];
-  return share;
-}
 
 // Public training texts per label for the built-in generator: up to `cap` public records of
 // each label, evenly spaced over the file. Every rank reads the same records, so every rank
@@ -103,11 +84,6 @@ std::unique_ptr<Embedder> embedder_for(const DatasetInfo& info, const std::files
   return std::make_unique<HashingEmbedder>(info.embedding_dim);
 }
 
-MatrixF select_rows(const MatrixF& m, const std::vector<std::size_t>& rows) {
-  MatrixF out(static_cast<Eigen::Index>(rows.size()), m.cols());
-  for (std::size_t i = 0; i < rows.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = m.row(static_cast<Eigen::Index>(rows[i]));
-  return out;
-}
 
 // Everything that determines a label's outcome, for checking a checkpoint before resuming.
 nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) {

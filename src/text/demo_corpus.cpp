@@ -227,6 +227,16 @@ Tone body_tone(int stars, CounterRng& rng) {
 
 }  // namespace
 
+std::vector<LabelShare> yelp_label_shares() {
+  const Banks& b = banks();
+  double total = 0.0;
+  for (const auto& c : b.categories) total += c.weight;
+  std::vector<LabelShare> shares;
+  for (const auto& c : b.categories)
+    for (std::size_t s = 0; s < 5; ++s) shares.push_back({{std::string(c.label), kStars[s]}, c.weight / total * kStarWeights[s]});
+  return shares;
+}
+
 DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
   if (!(options.secret_rate >= 0.0 && options.secret_rate <= 1.0))
     throw InputError("demo corpus: secret_rate must be in [0, 1]");

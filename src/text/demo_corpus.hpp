@@ -24,4 +24,13 @@ struct DemoCorpus {
 
 DemoCorpus make_demo_corpus(const DemoCorpusOptions& options);
 
+// The demo's label distribution (category share x star share, both from Yelp's dev split):
+// 50 labels as {category, stars} with their probabilities, in category then star order.
+// Shared with `secpe synth-embeddings --labels yelp` so both skew alike.
+struct LabelShare {
+  std::vector<std::string> values;
+  double probability;
+};
+std::vector<LabelShare> yelp_label_shares();
+
 }  // namespace secpe
