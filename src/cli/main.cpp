@@ -18,7 +18,8 @@ constexpr const char* kUsage =
     "  import    turn a corpus (augpe-csv or jsonl) into a secpe HDF5 dataset\n"
     "  run       run SecPE (or the Aug-PE baseline) under MPI: synthetic text + privacy report\n"
     "  inspect   summarise a dataset, a checkpoint or an output folder\n"
-    "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n";
+    "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
+    "  bench     benchmarks, written as JSON (secpe bench --help)\n";
 
 // Under mpirun, only the first process prints errors that every process would print alike.
 bool first_process() {
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
     if (command == "run") return secpe::cli::command_run(args);
     if (command == "inspect") return secpe::cli::command_inspect(args);
     if (command == "synth-embeddings") return secpe::cli::command_synth_embeddings(args);
+    if (command == "bench") return secpe::cli::command_bench(args);
     if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const secpe::InputError& e) {

@@ -1,0 +1,67 @@
+#include "bench/bench_report.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "core/atomic_file.hpp"
+
+namespace secpe {
+namespace {
+
+std::string first_line_with(const char* file, const std::string& key) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) {
+      const auto colon = line.find(':');
+      auto v = colon == std::string::npos ? line : line.substr(colon + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+nlohmann::ordered_json machine_info() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  nlohmann::ordered_json env = nlohmann::ordered_json::object();
+  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SECPE_THREADS"}) {
+    if (const char* v = std::getenv(name)) env[name] = v;
+  }
+  return {{"host", host},
+          {"cpu", first_line_with("/proc/cpuinfo", "model name")},
+          {"hardware_threads", std::thread::hardware_concurrency()},
+          {"memory", first_line_with("/proc/meminfo", "MemTotal")},
+          {"environment", env}};
+}
+
+double peak_rss_mib() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vector<std::string>& command, int threads, int ranks) {
+  std::string joined = "secpe bench " + benchmark;
+  for (const auto& a : command) joined += " " + a;
+  return {{"benchmark", benchmark}, {"command", joined}, {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
+}
+
+void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out) {
+  const std::string text = report.dump(2);
+  if (!out.empty()) {
+    if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
+    write_file_atomically(out, [&](std::ostream& o) { o << text << "\n"; });
+  }
+  std::cout << text << std::endl;
+}
+
+}  // namespace secpe

@@ -1,0 +1,21 @@
+#pragma once
+// The one benchmark harness (nccl-tests style): every `secpe bench <name>` writes one JSON object
+// with the same frame: benchmark, command, machine, threads, ranks, figures, notes.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace secpe {
+
+// CPU model, cores, memory, host name, and the BLAS-related environment (OPENBLAS_CORETYPE...).
+nlohmann::ordered_json machine_info();
+// Peak resident set size of this process, in MiB.
+double peak_rss_mib();
+// The frame; `command` is the argument vector joined by spaces.
+nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vector<std::string>& command, int threads, int ranks);
+// Writes the report atomically (temporary name, then rename) and prints it to stdout.
+void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out);
+
+}  // namespace secpe

@@ -1,0 +1,180 @@
+#include "bench/histogram_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "bench/bench_report.hpp"
+#include "cluster/kmeans.hpp"
+#include "cluster/secret_clustering.hpp"
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/rng.hpp"
+#include "evolve/synthetic_split.hpp"
+#include "evolve/votes.hpp"
+#include "io/dataset.hpp"
+
+namespace secpe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Wall time of `f` across all ranks (barrier before and after).
+template <typename F>
+double timed(const Communicator& comm, F&& f) {
+  comm.barrier();
+  const auto t0 = Clock::now();
+  f();
+  comm.barrier();
+  return comm.allreduce_max(seconds_since(t0));
+}
+
+MatrixF random_candidates(std::uint64_t seed, std::size_t label, std::size_t n, Eigen::Index d) {
+  MatrixF m(static_cast<Eigen::Index>(n), d);
+  for (std::size_t i = 0; i < n; ++i) {
+    CounterRng rng(seed, Stream::kGeneration, label, 0, i);
+    for (Eigen::Index j = 0; j < d; ++j) m(static_cast<Eigen::Index>(i), j) = static_cast<float>(rng.normal());
+    m.row(static_cast<Eigen::Index>(i)).normalize();
+  }
+  return m;
+}
+
+}  // namespace
+
+nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& o) {
+  if (o.method != "secpe" && o.method != "augpe" && o.method != "both") throw InputError("--method must be secpe, augpe or both");
+  if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("--augpe-fraction must be in (0, 1]");
+  if (o.iterations < 1) throw InputError("--iterations must be at least 1");
+  const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
+  const auto kernel = make_kernel(o.kernel);
+
+  auto t0 = Clock::now();
+  DatasetReader reader(o.data);
+  const auto& info = reader.info();
+  if (info.embedding_dim == 0) throw InputError(o.data.string() + ": the dataset has no embeddings");
+  const auto [begin, end] = comm.shard(info.num_records);
+  const auto labels = reader.label_ids(begin, end);
+  const auto secrets = reader.secrets(begin, end);
+  const MatrixF embeddings = reader.embeddings(begin, end);
+  const double load_seconds = comm.allreduce_max(seconds_since(t0));
+  const std::size_t n_labels = info.labels.size();
+  const Eigen::Index d = info.embedding_dim;
+
+  std::vector<std::int64_t> public_counts(n_labels, 0), private_counts(n_labels, 0);
+  std::vector<std::vector<std::size_t>> pub_rows(n_labels), pri_rows(n_labels);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto l = static_cast<std::size_t>(labels[i]);
+    (secrets.is_private(i) ? pri_rows[l] : pub_rows[l]).push_back(i);
+  }
+  for (std::size_t l = 0; l < n_labels; ++l) {
+    public_counts[l] = static_cast<std::int64_t>(pub_rows[l].size());
+    private_counts[l] = static_cast<std::int64_t>(pri_rows[l].size());
+  }
+  comm.allreduce_sum(public_counts);
+  comm.allreduce_sum(private_counts);
+  const auto syn = split_synthetic(o.synthetic, public_counts);
+
+  std::vector<MatrixF> candidates(n_labels);
+  std::size_t total_candidates = 0;
+  for (std::size_t l = 0; l < n_labels; ++l) {
+    candidates[l] = random_candidates(o.seed, l, syn[l] * static_cast<std::size_t>(o.variations + 1), d);
+    total_candidates += static_cast<std::size_t>(candidates[l].rows());
+  }
+
+  nlohmann::ordered_json figures;
+  figures["records"] = info.num_records;
+  figures["labels"] = n_labels;
+  figures["dim"] = d;
+  figures["candidates_total"] = total_candidates;
+  figures["load_seconds"] = load_seconds;
+  std::int64_t private_total = 0;
+  for (auto c : private_counts) private_total += c;
+  figures["private_records"] = private_total;
+
+  if (run_secpe) {
+    // One-time setup: k-means per label, then the cached private-to-centre assignment.
+    std::vector<std::unique_ptr<SecretClustering>> clustering(n_labels);
+    double kmeans_seconds = 0.0, assign_seconds = 0.0;
+    std::int64_t centres = 0;
+    double vote_work = 0.0;  // sum over labels of K_l x N_l
+    Progress progress("secpe setup", n_labels);
+    for (std::size_t l = 0; l < n_labels; ++l) {
+      if (syn[l] == 0) continue;
+      KMeansResult km;
+      kmeans_seconds += timed(comm, [&] {
+        KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
+        km = distributed_kmeans(comm, select_rows(embeddings, pub_rows[l]), *kernel, ko);
+      });
+      centres += km.centres.rows();
+      vote_work += double(km.centres.rows()) * double(candidates[l].rows());
+      const double rho = private_counts[l] > 0 ? std::min(1.0, o.private_batch / double(private_counts[l])) : 0.0;
+      std::vector<std::uint64_t> ids;
+      for (auto i : pri_rows[l]) ids.push_back(begin + i);
+      assign_seconds += timed(comm, [&] {
+        clustering[l] = std::make_unique<SecretClustering>(comm, std::move(km.centres), std::move(km.sizes),
+                                                           select_rows(embeddings, pri_rows[l]), ids,
+                                                           std::vector<double>(ids.size(), rho), *kernel, Metric::kCosine, 1.0);
+      });
+      progress.step(l + 1);
+    }
+    progress.finish();
+    std::vector<double> per_iteration;
+    const std::uint64_t bytes_before = comm.bytes_sent();
+    for (int t = 0; t < o.iterations; ++t) {
+      per_iteration.push_back(timed(comm, [&] {
+        for (std::size_t l = 0; l < n_labels; ++l) {
+          if (!clustering[l]) continue;
+          const auto [cb, ce] = comm.shard(static_cast<std::uint64_t>(candidates[l].rows()));
+          const NoisyClusters noisy = clustering[l]->release(o.seed, l, t, o.sigma);
+          secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine);
+        }
+      }));
+    }
+    std::sort(per_iteration.begin(), per_iteration.end());
+    // Two K_l x N_l searches per label (each centre's nearest candidate; each candidate's nearest centre).
+    const double flops = 2.0 * 2.0 * vote_work * double(d);
+    figures["secpe"] = {{"clusters_total", centres},
+                        {"kmeans_seconds", kmeans_seconds},
+                        {"assignment_cache_seconds", assign_seconds},
+                        {"iteration_seconds", per_iteration},
+                        {"iteration_seconds_median", per_iteration[per_iteration.size() / 2]},
+                        {"bytes_sent_per_iteration_rank", double(comm.bytes_sent() - bytes_before) / o.iterations},
+                        {"vote_gflop", flops / 1e9}};
+  }
+
+  if (run_augpe) {
+    // Every private record votes; measured on a share of them and scaled by the exact cost model
+    // (time proportional to sum over labels of M_l x N_l).
+    double measured = 0.0, work_measured = 0.0, work_full = 0.0;
+    const std::uint64_t bytes_before = comm.bytes_sent();
+    for (std::size_t l = 0; l < n_labels; ++l) {
+      if (syn[l] == 0) continue;
+      std::vector<std::size_t> rows = pri_rows[l];
+      rows.resize(static_cast<std::size_t>(std::ceil(double(rows.size()) * o.augpe_fraction)));
+      const std::int64_t voters = comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
+      const MatrixF voting = select_rows(embeddings, rows);
+      measured += timed(comm, [&] {
+        augpe_votes(comm, voting, candidates[l], *kernel, Metric::kCosine, o.sigma, 0.0, o.seed, l, 0);
+      });
+      work_measured += double(voters) * double(candidates[l].rows());
+      work_full += double(private_counts[l]) * double(candidates[l].rows());
+    }
+    const double estimate = work_measured > 0 ? measured * work_full / work_measured : 0.0;
+    figures["augpe"] = {{"fraction_measured", o.augpe_fraction},
+                        {"measured_seconds", measured},
+                        {"iteration_seconds_estimate", estimate},
+                        {"cost_model", "time proportional to sum_l M_l * N_l (private records x candidates per label)"},
+                        {"vote_gflop", 2.0 * work_full * double(d) / 1e9},
+                        {"achieved_gflops", measured > 0 ? 2.0 * work_measured * double(d) / measured / 1e9 : 0.0},
+                        {"bytes_sent_rank", double(comm.bytes_sent() - bytes_before)}};
+  }
+  if (run_secpe && run_augpe) {
+    const double s = figures["secpe"]["iteration_seconds_median"].get<double>();
+    figures["augpe_over_secpe"] = s > 0 ? figures["augpe"]["iteration_seconds_estimate"].get<double>() / s : 0.0;
+  }
+  figures["peak_rss_mib_max_rank"] = comm.allreduce_max(peak_rss_mib());
+  return figures;
+}
+
+}  // namespace secpe

@@ -1,0 +1,32 @@
+#pragma once
+// Per-iteration vote-histogram cost of SecPE (noisy public-cluster centres vote, O(K x N_cand))
+// against Aug-PE (every private record votes, O(M x N_cand)), on an embedding dataset such as
+// `secpe synth-embeddings` writes. Candidates are random unit vectors (generation and embedding
+// are not part of the histogram).
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "dist/communicator.hpp"
+
+namespace secpe {
+
+struct HistogramBenchOptions {
+  std::filesystem::path data;
+  std::size_t synthetic = 5000;   // N_syn over all labels
+  int variations = 6;             // L: N_cand = N_syn (L + 1)
+  int clusters = 600;             // K per label
+  int iterations = 3;             // timed iterations
+  int kmeans_iterations = 10;
+  double private_batch = 1000.0;
+  double sigma = 10.0;            // noise scale (its value does not change the cost)
+  std::string method = "both";    // secpe | augpe | both
+  double augpe_fraction = 1.0;    // share of private records that vote in the Aug-PE measurement
+  std::string kernel = "reference";
+  std::uint64_t seed = 1;
+};
+
+nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& options);
+
+}  // namespace secpe
