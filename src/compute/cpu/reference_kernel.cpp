@@ -1,62 +1,67 @@
-#include <cmath>
+#include <algorithm>
 #include <limits>
+#include <numeric>
+#include <stdexcept>
 
+#include "compute/cpu/exact_score.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
-namespace {
 
-double dot(const float* a, const float* b, Eigen::Index d) {
-  double s = 0.0;
-  for (Eigen::Index j = 0; j < d; ++j) s += double(a[j]) * double(b[j]);
-  return s;
-}
+namespace exact {
 
-double squared_l2(const float* a, const float* b, Eigen::Index d) {
-  double s = 0.0;
-  for (Eigen::Index j = 0; j < d; ++j) {
-    const double diff = double(a[j]) - double(b[j]);
-    s += diff * diff;
-  }
-  return s;
-}
-
-}  // namespace
-
-void ReferenceKernel::search(const MatrixF& x, const MatrixF& centres, Metric metric,
-                             std::span<std::int32_t> nearest, std::span<double> score) const {
+Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
+                 std::size_t score_size) {
   const Eigen::Index d = x.cols();
-  if (x.rows() == 0) return;
   if (centres.rows() == 0) throw InputError("nearest-centre search: no centres");
   if (centres.cols() != d) {
     throw InputError("nearest-centre search: dimension mismatch (rows have " + std::to_string(d) +
                      ", centres have " + std::to_string(centres.cols()) + ")");
   }
-  std::vector<double> centre_norms(static_cast<std::size_t>(centres.rows()), 1.0);
-  if (metric == Metric::kCosine) {
-    for (Eigen::Index k = 0; k < centres.rows(); ++k) {
-      centre_norms[k] = std::sqrt(dot(centres.row(k).data(), centres.row(k).data(), d));
-      if (centre_norms[k] == 0.0) throw InputError("cosine metric: centre " + std::to_string(k) + " is a zero vector");
-    }
+  if (k < 1 || k > static_cast<std::size_t>(centres.rows())) {
+    throw InputError("nearest-centre search: cannot return " + std::to_string(k) + " nearest of " +
+                     std::to_string(centres.rows()) + " centres");
   }
+  const std::size_t need = static_cast<std::size_t>(x.rows()) * k;
+  if (nearest_size < need || score_size < need) {
+    throw std::invalid_argument("nearest-centre search: output spans hold fewer than rows * k entries");
+  }
+  Prepared p;
+  p.centre_norms.resize(static_cast<std::size_t>(centres.rows()));
+  for (Eigen::Index c = 0; c < centres.rows(); ++c) {
+    const double n = norm(centres.row(c).data(), d);
+    if (!std::isfinite(n)) throw InputError("centre " + std::to_string(c) + " has a NaN or infinite value");
+    if (metric == Metric::kCosine && n == 0.0) {
+      throw InputError("cosine metric: centre " + std::to_string(c) + " is a zero vector");
+    }
+    p.centre_norms[c] = n;
+  }
+  p.row_norms.resize(static_cast<std::size_t>(x.rows()));
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const float* xi = x.row(i).data();
-    const double row_norm = std::sqrt(dot(xi, xi, d));
-    if (!std::isfinite(row_norm)) throw InputError("row " + std::to_string(i) + " has a NaN or infinite value");
-    if (metric == Metric::kCosine && row_norm == 0.0) {
+    const double n = norm(x.row(i).data(), d);
+    if (!std::isfinite(n)) throw InputError("row " + std::to_string(i) + " has a NaN or infinite value");
+    if (metric == Metric::kCosine && n == 0.0) {
       throw InputError("cosine metric: row " + std::to_string(i) + " is a zero vector");
     }
+    p.row_norms[i] = n;
+  }
+  return p;
+}
+
+}  // namespace exact
+
+void ReferenceKernel::search(const MatrixF& x, const MatrixF& centres, Metric metric,
+                             std::span<std::int32_t> nearest, std::span<double> score) const {
+  if (x.rows() == 0) return;
+  const exact::Prepared p = exact::prepare(x, centres, metric, 1, nearest.size(), score.size());
+  const Eigen::Index d = x.cols();
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const float* xi = x.row(i).data();
     double best = std::numeric_limits<double>::infinity();
     std::int32_t best_k = 0;
     for (Eigen::Index k = 0; k < centres.rows(); ++k) {
-      const float* ck = centres.row(k).data();
-      double s = 0.0;
-      switch (metric) {
-        case Metric::kL2: s = squared_l2(xi, ck, d); break;
-        case Metric::kInnerProduct: s = -dot(xi, ck, d); break;
-        case Metric::kCosine: s = -dot(xi, ck, d) / (row_norm * centre_norms[k]); break;
-      }
+      const double s = exact::pair_score(metric, xi, centres.row(k).data(), d, p.row_norms[i], p.centre_norms[k]);
       if (s < best) {  // strict: ties keep the lowest index
         best = s;
         best_k = static_cast<std::int32_t>(k);
@@ -65,6 +70,36 @@ void ReferenceKernel::search(const MatrixF& x, const MatrixF& centres, Metric me
     nearest[i] = best_k;
     score[i] = best;
   }
+}
+
+void ReferenceKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
+                               std::span<std::int32_t> nearest, std::span<double> score) const {
+  if (x.rows() == 0) return;
+  const auto kk = static_cast<std::size_t>(std::max(k, 0));
+  const exact::Prepared p = exact::prepare(x, centres, metric, kk, nearest.size(), score.size());
+  const Eigen::Index d = x.cols();
+  const auto n = static_cast<std::size_t>(centres.rows());
+  std::vector<double> s(n);
+  std::vector<std::int32_t> order(n);
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const float* xi = x.row(i).data();
+    for (std::size_t c = 0; c < n; ++c) {
+      s[c] = exact::pair_score(metric, xi, centres.row(static_cast<Eigen::Index>(c)).data(), d, p.row_norms[i],
+                               p.centre_norms[c]);
+    }
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kk), order.end(),
+                      [&](std::int32_t a, std::int32_t b) { return exact::better(s[a], a, s[b], b); });
+    for (std::size_t j = 0; j < kk; ++j) {
+      nearest[i * kk + j] = order[j];
+      score[i * kk + j] = s[order[j]];
+    }
+  }
+}
+
+void NearestCentreKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
+                                   std::span<std::int32_t> nearest, std::span<double> score) const {
+  ReferenceKernel().search_k(x, centres, metric, k, nearest, score);
 }
 
 Metric parse_metric(const std::string& name) {
@@ -85,7 +120,8 @@ std::string metric_name(Metric metric) {
 
 std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name) {
   if (name == "reference") return std::make_unique<ReferenceKernel>();
-  throw InputError("unknown compute kernel '" + name + "' (expected reference)");
+  if (name == "blas") return std::make_unique<BlasKernel>();
+  throw InputError("unknown compute kernel '" + name + "' (expected reference or blas)");
 }
 
 }  // namespace secpe

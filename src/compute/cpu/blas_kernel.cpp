@@ -1,0 +1,394 @@
+// The BLAS kernel: float GEMM to find candidates, the reference's double formula to score them.
+//
+// For a block of rows of X and a block of centres, G = X_b C_b^T comes from cblas_sgemm. From G and
+// the norms each pair gets an approximate score A and a rigorous bound E on |A - R|, R being the
+// score the reference kernel computes (exact::pair_score). So R lies in [lo, hi] = [A - E, A + E].
+// Per row we keep the k smallest upper bounds seen so far (their largest is the threshold t: at
+// least k centres have R <= t) and every centre with lo <= t (the candidates). A centre with
+// lo > t has R > t, so at least k centres beat it strictly: it can be neither in the top k nor
+// tied with it. At the end the candidates are rescored exactly and the k best (ties to the lower
+// index) are the reference's answer, bit for bit.
+//
+// The bound. A float dot product of length d, summed in any order (with or without FMA), is off
+// by at most gamma_d * sum_j |x_j c_j| <= gamma_d |x| |c|, gamma_d = d u / (1 - d u), u = 2^-24,
+// plus what underflow (or a flush-to-zero mode) loses: at most d 2^-126 (1 + |x|_inf + |c|_inf)
+// per product sum, which we bound by d 2^-120 (1 + |x| + |c|). The norm terms and the reference
+// itself are computed in double, off by at most (gamma_d(2^-53) + 4 2^-53) times their magnitude.
+// Everything is then doubled for safety. If |x| |c| could overflow a float, sgemm results would
+// be meaningless, so such inputs take the exact path for every pair (slow but correct), as do
+// searches with at most k + 1 centres.
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compute/cpu/exact_score.hpp"
+#include "compute/nearest.hpp"
+#include "core/error.hpp"
+
+namespace secpe {
+
+int default_kernel_threads() {
+  if (const char* env = std::getenv("SECPE_THREADS"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (*end != '\0' || v < 1 || v > 4096) {
+      throw InputError("SECPE_THREADS must be a positive integer (got '" + std::string(env) + "')");
+    }
+    return static_cast<int>(v);
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+BlasKernel::BlasKernel(BlasKernelOptions options)
+    : threads_(options.threads > 0 ? options.threads : default_kernel_threads()),
+      row_block_(std::max(1, options.row_block)),
+      centre_block_(std::max(1, options.centre_block)) {}
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Candidate {
+  double lo;
+  std::int32_t index;
+};
+
+// Per-row state across the centre blocks.
+struct RowState {
+  std::vector<double> upper;  // max-heap of the k smallest upper bounds seen (k > 1 only)
+  std::vector<Candidate> cands;
+  double threshold = kInf;  // upper.front() once k bounds are in, else +inf
+  std::size_t prune_at = 0;
+
+  void reset(std::size_t k) {
+    upper.clear();
+    upper.reserve(k);
+    cands.clear();
+    threshold = kInf;
+    prune_at = 64 + 4 * k;
+  }
+  void offer_upper(double hi, std::size_t k) {
+    if (upper.size() < k) {
+      upper.push_back(hi);
+      std::push_heap(upper.begin(), upper.end());
+      if (upper.size() == k) threshold = upper.front();
+    } else {
+      std::pop_heap(upper.begin(), upper.end());
+      upper.back() = hi;
+      std::push_heap(upper.begin(), upper.end());
+      threshold = upper.front();
+    }
+  }
+  void prune() {
+    const double t = threshold;
+    std::erase_if(cands, [t](const Candidate& c) { return !(c.lo <= t); });
+  }
+};
+
+// The constants of the error bound for one search.
+struct Bound {
+  double rel = 0.0;  // times |x| |c|
+  double sq = 0.0;   // times (|x|^2 + |c|^2)   (L2 only)
+  double abs = 0.0;  // times (1 + |x| + |c|)   (cosine: divided by |x| |c| as well)
+};
+
+Bound make_bound(Metric metric, Eigen::Index d) {
+  const double dd = static_cast<double>(d);
+  const double u = 0x1p-24, ud = 0x1p-53;
+  const double gf = dd * u / (1.0 - dd * u);
+  const double gd = dd * ud / (1.0 - dd * ud) + 4.0 * ud;
+  const double under = dd * 0x1p-120;
+  const double safety = 2.0;
+  Bound b;
+  switch (metric) {
+    case Metric::kL2:  // A = |x|^2 + |c|^2 - 2g
+      b.rel = safety * (2.0 * gf + 4.0 * gd);
+      b.sq = safety * 2.0 * gd;
+      b.abs = safety * 2.0 * under;
+      break;
+    case Metric::kInnerProduct:  // A = -g
+      b.rel = safety * (gf + gd);
+      b.abs = safety * under;
+      break;
+    case Metric::kCosine:  // A = -g / (|x| |c|); rel is then absolute
+      b.rel = safety * (gf + gd);
+      b.abs = safety * under;
+      break;
+  }
+  return b;
+}
+
+struct Search {
+  const MatrixF& x;
+  const MatrixF& centres;
+  Metric metric;
+  std::size_t k;
+  const exact::Prepared& p;
+  std::vector<double> centre_sq;         // |c|^2
+  std::vector<double> centre_inv_norms;  // 1 / |c| (cosine)
+  std::vector<double> block_max_norm;    // per centre block: max |c|
+  std::vector<double> block_max_inv_norm;  // per centre block: max 1 / |c| (cosine)
+  Bound bound;
+  bool exact_only;  // float overflow possible: score every pair exactly
+  std::span<std::int32_t> nearest;
+  std::span<double> score;
+};
+
+// Thread-local scratch.
+struct Workspace {
+  std::vector<float> g;
+  std::vector<double> a;
+  std::vector<RowState> rows;
+  std::vector<std::int32_t> ids;
+  std::vector<std::pair<double, std::int32_t>> scored;
+};
+
+// The exact answer for row i from its candidate list (all centres when exact_only).
+void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
+  const Eigen::Index d = s.x.cols();
+  const float* xi = s.x.row(i).data();
+  const double rn = s.p.row_norms[static_cast<std::size_t>(i)];
+  ws.scored.clear();
+  ws.ids.clear();
+  if (s.exact_only) {
+    for (Eigen::Index c = 0; c < s.centres.rows(); ++c) ws.ids.push_back(static_cast<std::int32_t>(c));
+  } else {
+    st.prune();
+    for (const Candidate& c : st.cands) ws.ids.push_back(c.index);
+  }
+  std::size_t q = 0;
+  for (; q + 4 <= ws.ids.size(); q += 4) {  // four at a time, each bit-identical to pair_score
+    const float* c[4];
+    double cn[4], out[4];
+    for (int t = 0; t < 4; ++t) {
+      c[t] = s.centres.row(ws.ids[q + t]).data();
+      cn[t] = s.p.centre_norms[static_cast<std::size_t>(ws.ids[q + t])];
+    }
+    exact::pair_scores4(s.metric, xi, c, d, rn, cn, out);
+    for (int t = 0; t < 4; ++t) ws.scored.emplace_back(out[t], ws.ids[q + t]);
+  }
+  for (; q < ws.ids.size(); ++q) {
+    const std::int32_t c = ws.ids[q];
+    ws.scored.emplace_back(exact::pair_score(s.metric, xi, s.centres.row(c).data(), d, rn, s.p.centre_norms[c]), c);
+  }
+  auto less = [](const std::pair<double, std::int32_t>& a, const std::pair<double, std::int32_t>& b) {
+    return exact::better(a.first, a.second, b.first, b.second);
+  };
+  const std::size_t k = s.k;  // ws.scored.size() >= k: the k bounds of the heap are candidates
+  std::partial_sort(ws.scored.begin(), ws.scored.begin() + static_cast<std::ptrdiff_t>(k), ws.scored.end(), less);
+  const auto out = static_cast<std::size_t>(i) * k;
+  for (std::size_t j = 0; j < k; ++j) {
+    s.nearest[out + j] = ws.scored[j].second;
+    s.score[out + j] = ws.scored[j].first;
+  }
+}
+
+// The approximate scores a[j] of row i against centres c0 .. c0+nb-1, from G's row.
+template <Metric M>
+void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eigen::Index c0, Eigen::Index nb,
+                double* __restrict a) {
+  const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
+  if constexpr (M == Metric::kL2) {
+    const double sqx = rx * rx;
+    const double* __restrict sqc = s.centre_sq.data() + c0;
+    for (Eigen::Index j = 0; j < nb; ++j) a[j] = (sqx + sqc[j]) - 2.0 * static_cast<double>(g[j]);
+  } else if constexpr (M == Metric::kInnerProduct) {
+    for (Eigen::Index j = 0; j < nb; ++j) a[j] = -static_cast<double>(g[j]);
+  } else {
+    const double inv_rx = 1.0 / rx;
+    const double* __restrict inv_rc = s.centre_inv_norms.data() + c0;
+    for (Eigen::Index j = 0; j < nb; ++j) a[j] = -static_cast<double>(g[j]) * (inv_rx * inv_rc[j]);
+  }
+}
+
+// One bound E for row i against a whole centre block, from the block's largest centre norm:
+// |a[j] - R(i, c)| <= E for every centre c of the block (the terms grow with |c|).
+double block_bound(const Search& s, Eigen::Index i, std::size_t block) {
+  const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
+  const double rc = s.block_max_norm[block];
+  const Bound& b = s.bound;
+  switch (s.metric) {
+    case Metric::kL2: return b.rel * rx * rc + b.sq * (rx * rx + rc * rc) + b.abs * (1.0 + rx + rc);
+    case Metric::kInnerProduct: return b.rel * rx * rc + b.abs * (1.0 + rx + rc);
+    case Metric::kCosine: return b.rel + b.abs * (1.0 + rx + rc) * (1.0 / rx) * s.block_max_inv_norm[block];
+  }
+  return kInf;
+}
+
+// Folds one block's approximate scores into the row's state: R lies in [a - e, a + e].
+double min_of(const double* a, Eigen::Index n) {  // four chains: min is latency-bound otherwise
+  double m0 = kInf, m1 = kInf, m2 = kInf, m3 = kInf;
+  Eigen::Index j = 0;
+  for (; j + 4 <= n; j += 4) {
+    m0 = a[j] < m0 ? a[j] : m0;
+    m1 = a[j + 1] < m1 ? a[j + 1] : m1;
+    m2 = a[j + 2] < m2 ? a[j + 2] : m2;
+    m3 = a[j + 3] < m3 ? a[j + 3] : m3;
+  }
+  for (; j < n; ++j) m0 = a[j] < m0 ? a[j] : m0;
+  return std::min(std::min(m0, m1), std::min(m2, m3));
+}
+
+void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb, const double* a, double e) {
+  const std::size_t k = s.k;
+  const double amin = min_of(a, nb);
+  if (k == 1) {
+    st.threshold = std::min(st.threshold, amin + e);
+  } else if (amin + e < st.threshold) {
+    for (Eigen::Index j = 0; j < nb; ++j) {
+      if (a[j] + e < st.threshold) st.offer_upper(a[j] + e, k);
+    }
+  }
+  const double limit = st.threshold + e;  // a - e <= threshold
+  if (amin > limit) return;               // the usual case once a row's best is known
+  for (Eigen::Index j = 0; j < nb; ++j) {
+    if (a[j] <= limit) st.cands.push_back({a[j] - e, static_cast<std::int32_t>(c0 + j)});
+  }
+  if (st.cands.size() > st.prune_at) {
+    st.prune();
+    st.prune_at = std::max(st.prune_at, 2 * st.cands.size());
+  }
+}
+
+void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
+  const Eigen::Index d = s.x.cols();
+  const Eigen::Index n = s.centres.rows();
+  if (ws.rows.size() < static_cast<std::size_t>(mb)) ws.rows.resize(static_cast<std::size_t>(mb));
+  for (Eigen::Index r = 0; r < mb; ++r) ws.rows[r].reset(s.k);
+  if (!s.exact_only) {
+    const Eigen::Index nbmax = std::min(centre_block, n);
+    ws.g.resize(static_cast<std::size_t>(mb * nbmax));
+    ws.a.resize(static_cast<std::size_t>(nbmax));
+    for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
+      const Eigen::Index nb = std::min(centre_block, n - c0);
+      if (d == 0) {
+        std::fill(ws.g.begin(), ws.g.end(), 0.0f);
+      } else {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(mb), static_cast<int>(nb),
+                    static_cast<int>(d), 1.0f, s.x.row(r0).data(), static_cast<int>(d), s.centres.row(c0).data(),
+                    static_cast<int>(d), 0.0f, ws.g.data(), static_cast<int>(nb));
+      }
+      const auto block = static_cast<std::size_t>(c0 / centre_block);
+      for (Eigen::Index r = 0; r < mb; ++r) {
+        const float* g = ws.g.data() + r * nb;
+        switch (s.metric) {
+          case Metric::kL2: approx_row<Metric::kL2>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+          case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+          case Metric::kCosine: approx_row<Metric::kCosine>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+        }
+        fold_block(s, ws.rows[r], c0, nb, ws.a.data(), block_bound(s, r0 + r, block));
+      }
+    }
+  }
+  for (Eigen::Index r = 0; r < mb; ++r) finish_row(s, r0 + r, ws.rows[r], ws);
+}
+
+// OpenBLAS runs one thread per call while our workers run (each worker calls sgemm itself);
+// the caller's setting comes back afterwards.
+class OpenBlasSingleThreaded {
+ public:
+  OpenBlasSingleThreaded() : saved_(openblas_get_num_threads()) {
+    if (saved_ != 1) openblas_set_num_threads(1);
+  }
+  ~OpenBlasSingleThreaded() {
+    if (saved_ != 1) openblas_set_num_threads(saved_);
+  }
+  OpenBlasSingleThreaded(const OpenBlasSingleThreaded&) = delete;
+  OpenBlasSingleThreaded& operator=(const OpenBlasSingleThreaded&) = delete;
+
+ private:
+  int saved_;
+};
+
+std::mutex& openblas_mutex() {  // one BLAS search at a time changes OpenBLAS's thread setting
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+void BlasKernel::search(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
+                        std::span<double> score) const {
+  search_k(x, centres, metric, 1, nearest, score);
+}
+
+void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
+                          std::span<std::int32_t> nearest, std::span<double> score) const {
+  const Eigen::Index m = x.rows();
+  if (m == 0) return;
+  const auto kk = static_cast<std::size_t>(std::max(k, 0));
+  const exact::Prepared p = exact::prepare(x, centres, metric, kk, nearest.size(), score.size());
+  const Eigen::Index n = centres.rows();
+  if (n > std::numeric_limits<std::int32_t>::max() || x.cols() > std::numeric_limits<int>::max() / 2) {
+    throw InputError("nearest-centre search: too many centres or dimensions for the blas kernel");
+  }
+
+  const Eigen::Index centre_block = std::min<Eigen::Index>(centre_block_, n);
+  Search s{x, centres, metric, kk, p, {}, {}, {}, {}, make_bound(metric, x.cols()), false, nearest, score};
+  const auto nc = static_cast<std::size_t>(n);
+  s.centre_sq.resize(nc);
+  s.centre_inv_norms.resize(nc);
+  for (std::size_t c = 0; c < nc; ++c) {
+    s.centre_sq[c] = p.centre_norms[c] * p.centre_norms[c];
+    s.centre_inv_norms[c] = metric == Metric::kCosine ? 1.0 / p.centre_norms[c] : 0.0;
+  }
+  for (std::size_t c0 = 0; c0 < nc; c0 += static_cast<std::size_t>(centre_block)) {
+    const std::size_t c1 = std::min(nc, c0 + static_cast<std::size_t>(centre_block));
+    s.block_max_norm.push_back(*std::max_element(p.centre_norms.begin() + c0, p.centre_norms.begin() + c1));
+    s.block_max_inv_norm.push_back(
+        *std::max_element(s.centre_inv_norms.begin() + c0, s.centre_inv_norms.begin() + c1));
+  }
+  const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
+  const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
+  // Exact for every pair when a float could overflow (|partial sums| <= (1 + gamma) |x| |c| must
+  // stay below FLT_MAX), or when there are so few centres that most would be rescored anyway.
+  s.exact_only = !(max_rx * max_rc < 1e37) || static_cast<std::size_t>(n) <= kk + 1;
+
+  // Blocks of rows: at least one per thread when X is small, at most row_block rows each.
+  Eigen::Index blocks = (m + row_block_ - 1) / row_block_;
+  if (blocks < threads_) blocks = std::min<Eigen::Index>(threads_, m);
+  const Eigen::Index mb = (m + blocks - 1) / blocks;
+  blocks = (m + mb - 1) / mb;
+  const int workers = static_cast<int>(std::min<Eigen::Index>(threads_, blocks));
+
+  std::lock_guard<std::mutex> lock(openblas_mutex());
+  OpenBlasSingleThreaded single;
+  std::atomic<Eigen::Index> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    try {
+      Workspace ws;
+      for (Eigen::Index b = next.fetch_add(1); b < blocks; b = next.fetch_add(1)) {
+        const Eigen::Index r0 = b * mb;
+        process_rows(s, r0, std::min(mb, m - r0), centre_block, ws);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> g(error_mutex);
+      if (!error) error = std::current_exception();
+      next.store(blocks);
+    }
+  };
+  if (workers <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(workers - 1));
+    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace secpe

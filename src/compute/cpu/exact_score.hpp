@@ -1,0 +1,98 @@
+#pragma once
+// The exact per-pair score every CPU kernel agrees on, bit for bit: each dot product (or squared
+// distance) is accumulated in double, one term at a time, in index order. A kernel may find its
+// candidates any way it likes (the BLAS kernel uses a float GEMM), but the score it reports, and
+// the comparison that picks the winner, always come from these functions.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "compute/nearest.hpp"
+
+namespace secpe::exact {
+
+inline double dot(const float* a, const float* b, Eigen::Index d) {
+  double s = 0.0;
+  for (Eigen::Index j = 0; j < d; ++j) s += double(a[j]) * double(b[j]);
+  return s;
+}
+
+inline double squared_l2(const float* a, const float* b, Eigen::Index d) {
+  double s = 0.0;
+  for (Eigen::Index j = 0; j < d; ++j) {
+    const double diff = double(a[j]) - double(b[j]);
+    s += diff * diff;
+  }
+  return s;
+}
+
+// The Euclidean norm, as the kernels use it for cosine (and as the finiteness test of a row).
+inline double norm(const float* a, Eigen::Index d) { return std::sqrt(dot(a, a, d)); }
+
+// score(x, c): squared L2 distance, negated inner product, or negated cosine with the norms given
+// (row_norm, centre_norm are norm(x), norm(c); only kCosine reads them).
+inline double pair_score(Metric metric, const float* x, const float* c, Eigen::Index d, double row_norm,
+                         double centre_norm) {
+  switch (metric) {
+    case Metric::kL2: return squared_l2(x, c, d);
+    case Metric::kInnerProduct: return -dot(x, c, d);
+    case Metric::kCosine: return -dot(x, c, d) / (row_norm * centre_norm);
+  }
+  return 0.0;
+}
+
+// pair_score for four centres at once: four independent chains, each summed exactly as
+// pair_score sums it (same terms, same order), so each result is bit-identical to pair_score's;
+// interleaving only hides the latency of the additions.
+inline void pair_scores4(Metric metric, const float* x, const float* const c[4], Eigen::Index d, double row_norm,
+                         const double centre_norm[4], double out[4]) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  if (metric == Metric::kL2) {
+    for (Eigen::Index j = 0; j < d; ++j) {
+      const double xj = double(x[j]);
+      const double d0 = xj - double(c[0][j]), d1 = xj - double(c[1][j]);
+      const double d2 = xj - double(c[2][j]), d3 = xj - double(c[3][j]);
+      s0 += d0 * d0;
+      s1 += d1 * d1;
+      s2 += d2 * d2;
+      s3 += d3 * d3;
+    }
+    out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
+    return;
+  }
+  for (Eigen::Index j = 0; j < d; ++j) {
+    const double xj = double(x[j]);
+    s0 += xj * double(c[0][j]);
+    s1 += xj * double(c[1][j]);
+    s2 += xj * double(c[2][j]);
+    s3 += xj * double(c[3][j]);
+  }
+  const double s[4] = {s0, s1, s2, s3};
+  for (int q = 0; q < 4; ++q) {
+    out[q] = metric == Metric::kCosine ? -s[q] / (row_norm * centre_norm[q]) : -s[q];
+  }
+}
+
+// The order of results: lower score first, ties to the lower centre index.
+inline bool better(double score_a, std::int32_t index_a, double score_b, std::int32_t index_b) {
+  return score_a < score_b || (score_a == score_b && index_a < index_b);
+}
+
+// Validated inputs of a search: the norms of every row and centre (exact, as above).
+struct Prepared {
+  std::vector<double> row_norms;     // norm(x_i)
+  std::vector<double> centre_norms;  // norm(c_k)
+};
+
+// Checks a search's inputs, in one fixed order so every kernel throws the same error for the same
+// input: no centres; dimension mismatch; then each centre (NaN/Inf, then a zero centre under
+// cosine); then each row (NaN/Inf, then a zero row under cosine). InputErrors name the row or
+// centre by index. k is the number of results per row (1 for search): 1 <= k <= centres.rows().
+// Output spans shorter than rows * k are a programming error (std::invalid_argument).
+// Call only with x.rows() > 0 (an empty X is no search and no error).
+Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
+                 std::size_t score_size);
+
+}  // namespace secpe::exact

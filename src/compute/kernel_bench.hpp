@@ -1,0 +1,43 @@
+#pragma once
+// Kernel throughput measurement, for `secpe bench kernel`: the BLAS kernel's nearest-centre
+// search against plain cblas_sgemm on the same shape (M queries x N centres x d dimensions,
+// 2 M N d flops for both), on synthetic data (uniform in [-1, 1), fixed seed).
+#include <cstdint>
+#include <string>
+
+#include "compute/nearest.hpp"
+
+namespace secpe {
+
+struct KernelBenchConfig {
+  Eigen::Index rows = 20000;     // M: queries
+  Eigen::Index centres = 35000;  // N
+  Eigen::Index dim = 768;        // d
+  int threads = 1;               // the kernel's threads; OpenBLAS's threads for the sgemm baseline
+  int k = 1;                     // results per row (search for 1, search_k otherwise)
+  Metric metric = Metric::kL2;
+  int repeats = 1;               // the best (wall) of this many timings is reported
+  int verify_rows = 16;          // this many leading rows are checked against the reference (0: none)
+  std::uint64_t seed = 1;
+  BlasKernelOptions blocking{};  // row_block / centre_block (threads is taken from `threads`)
+};
+
+struct KernelBenchResult {
+  double gflop = 0.0;            // 2 M N d / 1e9
+  double kernel_seconds = 0.0;   // BlasKernel search (best of repeats)
+  double kernel_gflops = 0.0;
+  double sgemm_seconds = 0.0;    // cblas_sgemm X C^T, in row chunks of at most 2^26 outputs
+  double sgemm_gflops = 0.0;
+  double ratio = 0.0;            // kernel_gflops / sgemm_gflops
+  // Process CPU seconds (all threads) of the timed runs: on a shared machine, where wall times
+  // are inflated by other processes, gflop / cpu_seconds is the steadier per-core figure.
+  double kernel_cpu_seconds = 0.0;
+  double sgemm_cpu_seconds = 0.0;
+  bool verified = true;          // verify_rows agree with the reference bit for bit
+  std::string openblas_core;     // openblas_get_corename(), e.g. "Haswell"
+  std::string openblas_config;   // openblas_get_config()
+};
+
+KernelBenchResult bench_kernel(const KernelBenchConfig& config);
+
+}  // namespace secpe
