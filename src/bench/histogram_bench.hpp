@@ -23,7 +23,7 @@ struct HistogramBenchOptions {
   double sigma = 10.0;            // noise scale (its value does not change the cost)
   std::string method = "both";    // secpe | augpe | both
   double augpe_fraction = 1.0;    // share of private records that vote in the Aug-PE measurement
-  std::string kernel = "reference";
+  std::string kernel = "blas";
   std::uint64_t seed = 1;
 };
 

@@ -1,10 +1,15 @@
 // secpe bench <name>: benchmarks with one frame (bench/bench_report.hpp) and JSON output.
 #include <mpi.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "bench/bench_report.hpp"
 #include "bench/histogram_bench.hpp"
+#include "compute/kernel_bench.hpp"
+#ifdef SECPE_HAVE_FAISS
+#include "bench/faiss/faiss_bench.hpp"
+#endif
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/error.hpp"
@@ -16,14 +21,84 @@ namespace {
 constexpr const char* kBenchUsage =
     "usage: secpe bench <name> [options]   (secpe bench <name> --help)\n\n"
     "benchmarks:\n"
+    "  kernel      nearest-centre kernel GFLOP/s against OpenBLAS sgemm on the same shape\n"
+    "  faiss       exact search and k-means against FAISS (IndexFlatIP, faiss::Clustering), same data and threads\n"
     "  histogram   per-iteration vote histogram, SecPE against Aug-PE, on an embedding dataset (MPI)\n";
 
 // Options every benchmark takes.
 void add_bench_options(po::options_description& desc) {
   desc.add_options()("out", po::value<std::string>()->default_value(""), "also write the JSON report to this file")(
-      "kernel", po::value<std::string>()->default_value("reference"), "nearest-centre kernel")(
+      "kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas or reference")(
+      "threads", po::value<int>()->default_value(1), "compute threads per process (SECPE_THREADS for the histogram benchmark)")(
       "iterations", po::value<int>()->default_value(3), "timed repetitions")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed");
+}
+
+int bench_kernel_command(const std::vector<std::string>& args) {
+  po::options_description desc("secpe bench kernel options");
+  add_common_options(desc);
+  add_bench_options(desc);
+  KernelBenchConfig c;
+  std::string metric;
+  desc.add_options()
+    ("rows", po::value<Eigen::Index>(&c.rows)->default_value(c.rows), "M: query rows")
+    ("centres", po::value<Eigen::Index>(&c.centres)->default_value(c.centres), "N: centres (candidates)")
+    ("dim", po::value<Eigen::Index>(&c.dim)->default_value(c.dim), "d")
+    ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
+    ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
+    ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel");
+  po::variables_map vm;
+  if (!parse_options("bench", "secpe bench kernel [--rows M --centres N --dim D --threads T]", desc, {}, args, vm)) return 0;
+  c.threads = vm["threads"].as<int>();
+  c.repeats = vm["iterations"].as<int>();
+  c.seed = vm["seed"].as<std::uint64_t>();
+  c.metric = parse_metric(metric);
+  if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1 || c.repeats < 1) throw InputError("--rows, --centres, --dim, --threads and --iterations must be at least 1");
+  const KernelBenchResult r = bench_kernel(c);
+  auto report = bench_frame("kernel", args, c.threads, 1);
+  report["kernel"] = "blas";
+  report["figures"] = {{"rows", c.rows}, {"centres", c.centres}, {"dim", c.dim}, {"k", c.k}, {"metric", metric},
+                       {"gflop", r.gflop}, {"kernel_seconds", r.kernel_seconds}, {"kernel_gflops", r.kernel_gflops},
+                       {"sgemm_seconds", r.sgemm_seconds}, {"sgemm_gflops", r.sgemm_gflops},
+                       {"kernel_over_sgemm", r.ratio}, {"kernel_cpu_seconds", r.kernel_cpu_seconds},
+                       {"sgemm_cpu_seconds", r.sgemm_cpu_seconds}, {"verified_against_reference", r.verified},
+                       {"openblas_core", r.openblas_core}, {"openblas_config", r.openblas_config}};
+  report["metrics"] = "gflop = 2 M N d / 1e9 for both; sgemm computes X C^T only (no argmin); seconds are the best wall time of --iterations";
+  emit_bench_report(report, vm["out"].as<std::string>());
+  return r.verified ? 0 : 1;
+}
+
+int bench_faiss_command(const std::vector<std::string>& args) {
+#ifdef SECPE_HAVE_FAISS
+  po::options_description desc("secpe bench faiss options");
+  add_common_options(desc);
+  add_bench_options(desc);
+  FaissBenchOptions o;
+  desc.add_options()
+    ("queries", po::value<std::size_t>(&o.queries)->default_value(o.queries), "query rows of the exact search")
+    ("candidates", po::value<std::size_t>(&o.candidates)->default_value(o.candidates), "indexed rows of the exact search")
+    ("dim", po::value<int>(&o.dim)->default_value(o.dim), "d")
+    ("kmeans-points", po::value<std::size_t>(&o.kmeans_points)->default_value(o.kmeans_points), "k-means points")
+    ("kmeans-clusters", po::value<int>(&o.kmeans_clusters)->default_value(o.kmeans_clusters), "k-means clusters")
+    ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations");
+  po::variables_map vm;
+  if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
+  o.threads = vm["threads"].as<int>();
+  o.kernel = vm["kernel"].as<std::string>();
+  o.seed = vm["seed"].as<std::uint64_t>();
+  if (o.threads < 1) throw InputError("--threads must be at least 1");
+  ::setenv("SECPE_THREADS", std::to_string(o.threads).c_str(), 1);
+  MPI_Init(nullptr, nullptr);  // our k-means runs over MPI_COMM_SELF
+  auto report = bench_frame("faiss", args, o.threads, 1);
+  report["kernel"] = o.kernel;
+  report["figures"] = bench_faiss(o);
+  MPI_Finalize();
+  emit_bench_report(report, vm["out"].as<std::string>());
+  return 0;
+#else
+  (void)args;
+  throw InputError("this build has no FAISS (install libfaiss-dev and rebuild)");
+#endif
 }
 
 int bench_histogram_command(const std::vector<std::string>& args) {
@@ -48,6 +123,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   o.iterations = vm["iterations"].as<int>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (!std::filesystem::is_regular_file(o.data)) throw InputError("--data: cannot read '" + o.data.string() + "'");
+  ::setenv("SECPE_THREADS", std::to_string(vm["threads"].as<int>()).c_str(), 1);
 
   MPI_Init(nullptr, nullptr);
   int code = 0;
@@ -55,7 +131,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     const Communicator comm;
     set_log_rank(comm.rank());
     try {
-      auto report = bench_frame("histogram", args, 1, comm.size());
+      auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
       report["kernel"] = o.kernel;
       report["figures"] = bench_histogram(comm, o);
       if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
@@ -78,6 +154,8 @@ int command_bench(const std::vector<std::string>& args) {
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "histogram") return bench_histogram_command(rest);
+  if (args[0] == "kernel") return bench_kernel_command(rest);
+  if (args[0] == "faiss") return bench_faiss_command(rest);
   throw InputError("unknown benchmark '" + args[0] + "'\n" + kBenchUsage);
 }
 

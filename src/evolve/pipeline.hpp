@@ -38,7 +38,7 @@ struct RunConfig {
   NgramGeneratorOptions generator;
   std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
   std::size_t generator_texts = 5000;      // public training texts per label, at most
-  std::string kernel = "reference";
+  std::string kernel = "blas";
 };
 
 struct RunResult {

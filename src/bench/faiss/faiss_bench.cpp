@@ -1,0 +1,87 @@
+#include "bench/faiss/faiss_bench.hpp"
+
+#include <faiss/Clustering.h>
+#include <faiss/IndexFlat.h>
+#include <omp.h>
+
+#include <chrono>
+
+#include "cluster/kmeans.hpp"
+#include "compute/nearest.hpp"
+#include "core/rng.hpp"
+#include "dist/communicator.hpp"
+
+namespace secpe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+MatrixF random_unit_rows(std::uint64_t seed, std::uint64_t stream, std::size_t n, int d) {
+  MatrixF m(static_cast<Eigen::Index>(n), d);
+  for (std::size_t i = 0; i < n; ++i) {
+    CounterRng rng(seed, Stream::kCorpus, stream, i);
+    for (int j = 0; j < d; ++j) m(static_cast<Eigen::Index>(i), j) = static_cast<float>(rng.normal());
+    m.row(static_cast<Eigen::Index>(i)).normalize();
+  }
+  return m;
+}
+
+}  // namespace
+
+nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
+  omp_set_num_threads(o.threads);
+  const auto kernel = make_kernel(o.kernel);
+  const MatrixF queries = random_unit_rows(o.seed, 1, o.queries, o.dim);
+  const MatrixF base = random_unit_rows(o.seed, 2, o.candidates, o.dim);
+  const double search_gflop = 2.0 * double(o.queries) * double(o.candidates) * o.dim / 1e9;
+
+  // Exact 1-NN by inner product (= cosine on unit vectors).
+  faiss::IndexFlatIP index(o.dim);
+  index.add(static_cast<faiss::Index::idx_t>(o.candidates), base.data());
+  std::vector<float> distances(o.queries);
+  std::vector<faiss::Index::idx_t> labels(o.queries);
+  auto t0 = Clock::now();
+  index.search(static_cast<faiss::Index::idx_t>(o.queries), queries.data(), 1, distances.data(), labels.data());
+  const double faiss_search = seconds_since(t0);
+
+  std::vector<std::int32_t> nearest(o.queries);
+  std::vector<double> score(o.queries);
+  t0 = Clock::now();
+  kernel->search(queries, base, Metric::kInnerProduct, nearest, score);
+  const double our_search = seconds_since(t0);
+  std::size_t agree = 0;
+  for (std::size_t i = 0; i < o.queries; ++i) agree += labels[i] == nearest[i] ? 1 : 0;
+
+  // k-means: the same points, k and iteration count; both time the Lloyd iterations.
+  const MatrixF points = random_unit_rows(o.seed, 3, o.kmeans_points, o.dim);
+  faiss::ClusteringParameters cp;
+  cp.niter = o.kmeans_iterations;
+  cp.seed = static_cast<int>(o.seed);
+  cp.max_points_per_centroid = 1 << 30;  // no subsampling: same work as ours
+  cp.spherical = true;
+  faiss::Clustering clustering(o.dim, o.kmeans_clusters, cp);
+  faiss::IndexFlatIP kindex(o.dim);
+  t0 = Clock::now();
+  clustering.train(static_cast<faiss::Index::idx_t>(o.kmeans_points), points.data(), kindex);
+  const double faiss_kmeans = seconds_since(t0);
+
+  const Communicator self(MPI_COMM_SELF);
+  KMeansOptions ko{o.kmeans_clusters, o.kmeans_iterations, 0.0, Metric::kCosine, o.seed, 0};
+  t0 = Clock::now();
+  const KMeansResult ours = distributed_kmeans(self, points, *kernel, ko);
+  const double our_kmeans = seconds_since(t0);
+
+  return {{"search", {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", o.dim}, {"gflop", search_gflop},
+                      {"faiss_index", "IndexFlatIP"}, {"faiss_seconds", faiss_search}, {"secpe_seconds", our_search},
+                      {"secpe_kernel", kernel->name()}, {"faiss_gflops", search_gflop / faiss_search},
+                      {"secpe_gflops", search_gflop / our_search}, {"speedup_vs_faiss", faiss_search / our_search},
+                      {"same_nearest_fraction", double(agree) / double(o.queries)}}},
+          {"kmeans", {{"points", o.kmeans_points}, {"clusters", o.kmeans_clusters}, {"iterations", o.kmeans_iterations},
+                      {"faiss_seconds", faiss_kmeans}, {"faiss_seconds_per_iteration", faiss_kmeans / o.kmeans_iterations},
+                      {"secpe_seconds", our_kmeans}, {"secpe_iterations_run", ours.iterations},
+                      {"secpe_seconds_per_iteration", our_kmeans / std::max(1, ours.iterations + 1)},
+                      {"note", "secpe includes k-means++ seeding and a final assignment pass; faiss seeds randomly"}}}};
+}
+
+}  // namespace secpe

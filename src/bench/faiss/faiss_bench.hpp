@@ -1,0 +1,26 @@
+#pragma once
+// Our kernels against FAISS (Debian's libfaiss-dev) on the same data and thread count:
+// exact 1-NN search (IndexFlatIP / IndexFlatL2) and k-means (faiss::Clustering).
+// Built only when FAISS is found (SECPE_HAVE_FAISS).
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace secpe {
+
+struct FaissBenchOptions {
+  std::size_t queries = 20000;     // private records voting
+  std::size_t candidates = 35000;  // N_syn (L + 1) at Yelp scale
+  int dim = 768;
+  std::size_t kmeans_points = 100000;
+  int kmeans_clusters = 600;
+  int kmeans_iterations = 5;
+  int threads = 1;
+  std::string kernel = "blas";
+  std::uint64_t seed = 1;
+};
+
+nlohmann::ordered_json bench_faiss(const FaissBenchOptions& options);
+
+}  // namespace secpe
