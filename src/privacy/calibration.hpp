@@ -15,7 +15,8 @@ struct SecretHolders {
 // LP weights for one record from its secrets: w_i = min(1, min_{j in i} eta_j / n_j).
 // This is the exact LP optimum when every private record holds one secret (the LP then
 // decomposes per secret) and a feasible point otherwise. A record without secrets gets 1 (no
-// constraint); eta_j = +infinity (no protection) is allowed. InputError for an out-of-range secret
+// constraint); eta_j = +infinity (no protection) is allowed. privacy/sampling_lp.hpp solves the LP
+// exactly in every case. InputError for an out-of-range secret
 // index, eta_j <= 0 or NaN, holders_j <= 0 for a secret the record holds, or eta/holders sizes
 // that differ.
 double uniform_share_weight(const std::vector<std::int32_t>& secrets_of_record,

@@ -1,0 +1,370 @@
+#include "privacy/sampling_lp.hpp"
+
+#include <ClpSimplex.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+// How the LP is made small, and why that is exact.
+//
+// 1. Grouping. Two records with the same secret set appear in exactly the same constraints with
+//    the same coefficient (1), so they are interchangeable. Take any optimal w and replace the
+//    weights of a group g (n_g records sharing one set) by their average: every constraint sum
+//    and the objective are unchanged (each sums the whole group), and the bounds [0, 1] still
+//    hold (convexity). So some optimal solution is constant on every group, and the LP
+//      maximise sum_g n_g w_g  s.t.  sum_{g holds j} n_g w_g <= eta_j,  0 <= w_g <= 1
+//    with one variable per distinct set has the same optimum. Clp gets it in the scaled variables
+//    x_g = n_g w_g in [0, n_g], which leaves a 0/1 constraint matrix and a unit objective.
+//    Yelp-scale labels (millions of records, a few hundred secrets, 1-3 secrets per record) have
+//    far fewer distinct sets than records.
+// 2. Constraints that cannot bind. With w <= 1, secret j's load is at most its holder count N_j,
+//    so a secret with N_j <= eta_j (or eta_j = +infinity) never constrains anything and is dropped
+//    from the sets before grouping (price y_j = 0). This merges more groups.
+// 3. Closed forms. No constraint left: w = 1. Every record holds at most one remaining secret:
+//    the LP splits into one problem per secret, max N_j w s.t. N_j w <= eta_j, w <= 1, so
+//    w = eta_j / N_j (< 1 here) with price y_j = 1 (binding), and w = 1 for records left with no
+//    secret.
+//
+// Feasibility without trusting tolerances. Clp satisfies constraints only to its primal tolerance
+// (1e-7) and the closed form eta_j / N_j can round up by half an ulp, so after any path the
+// weights are clamped to [0, 1] and every secret's load sum_g n_g w_g is recomputed in long double
+// with compensated summation (error about one long-double rounding whatever the number of terms);
+// a load above eta_j (1 - 4 LDBL_EPSILON), the margin that covers that error, so that the sum holds
+// in exact arithmetic, gives the secret a factor f_j = (eta_j (1 - 4 LDBL_EPSILON) / load_j)
+// (1 - 2 DBL_EPSILON) and every group is multiplied by the smallest factor among its secrets
+// (so an exactly tight closed form such as 2 x 0.5 <= 1 also comes out scaled by 1 - 4e-16).
+// Scaling down only lowers loads, so one pass fixes all violations; the pass repeats (at most a
+// few times) until none is left, otherwise it throws. In practice most tight constraints come out of the solver over eta_j by an
+// ulp or so (repaired_secrets counts them, max_violation gives the largest relative excess), and
+// the objective loses about that much.
+//
+// Optimality certificate. For any y >= 0, weak duality of the LP gives
+//   optimum <= sum_j eta_j y_j + sum_i max(0, 1 - sum_{j in i} y_j)
+// (the dual min eta.y + 1.z s.t. A^T y + z >= 1, y, z >= 0 with the best z for that y). The
+// prices come from Clp's row duals (or the closed forms), so objective <= optimum <= dual_bound,
+// and tests check that the gap is at round-off level.
+
+namespace secpe {
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw InputError("solve_sampling_lp: " + what); }
+
+struct SetKey {
+  const std::int32_t* data;
+  std::size_t size;
+  bool operator==(const SetKey& o) const { return size == o.size && std::equal(data, data + size, o.data); }
+};
+struct SetKeyHash {
+  std::size_t operator()(const SetKey& k) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ k.size;
+    for (std::size_t t = 0; t < k.size; ++t) {
+      h ^= static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.data[t])) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h *= 0xbf58476d1ce4e5b9ULL;
+      h ^= h >> 31;
+    }
+    return static_cast<std::size_t>(h);
+  }
+};
+
+// Sets as CSR: set t is data[offsets[t] .. offsets[t + 1]).
+struct SetList {
+  std::vector<std::int64_t> offsets{0};
+  std::vector<std::int32_t> data;
+  std::size_t size() const { return offsets.size() - 1; }
+  std::span<const std::int32_t> operator[](std::size_t t) const {
+    return {data.data() + offsets[t], static_cast<std::size_t>(offsets[t + 1] - offsets[t])};
+  }
+};
+
+// Compensated (Neumaier) summation: sum + carry is the sum of the terms to about one rounding,
+// independent of their number.
+void neumaier_add(long double& sum, long double& carry, long double term) {
+  const long double t = sum + term;
+  if (std::fabs(sum) >= std::fabs(term)) {
+    carry += (sum - t) + term;
+  } else {
+    carry += (term - t) + sum;
+  }
+  sum = t;
+}
+
+}  // namespace
+
+const char* to_string(SamplingLpPath path) {
+  switch (path) {
+    case SamplingLpPath::kEmpty: return "empty";
+    case SamplingLpPath::kAllOnes: return "all-ones";
+    case SamplingLpPath::kPerSecret: return "per-secret";
+    case SamplingLpPath::kClp: return "clp";
+  }
+  return "?";
+}
+
+SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const std::size_t> rows,
+                                   std::span<const double> eta, const SamplingLpOptions& options) {
+  const std::int32_t m = secrets.num_secrets;
+  if (m < 0) fail("negative number of secrets");
+  if (eta.size() != static_cast<std::size_t>(m)) {
+    fail("eta has " + std::to_string(eta.size()) + " entries but there are " + std::to_string(m) + " secrets");
+  }
+  for (std::size_t j = 0; j < eta.size(); ++j) {
+    const double e = eta[j];
+    if (!(e > 0.0)) {  // NaN, <= 0 and -inf; +inf (no constraint) is allowed
+      std::ostringstream msg;
+      msg.precision(17);
+      msg << "eta[secret " << j << "] must be > 0 or +infinity, got " << e;
+      fail(msg.str());
+    }
+  }
+  const std::size_t num_rows = secrets.rows();
+  const auto finite = [&](std::int32_t j) { return std::isfinite(eta[static_cast<std::size_t>(j)]); };
+
+  // Each row's set of finite-eta secrets, sorted and without repeats; holder counts per secret.
+  SetList row_sets;
+  row_sets.offsets.reserve(rows.size() + 1);
+  std::vector<std::int64_t> holders(static_cast<std::size_t>(m), 0);
+  std::vector<std::int32_t> scratch;
+  for (const std::size_t r : rows) {
+    if (r >= num_rows) fail("row " + std::to_string(r) + " out of range [0, " + std::to_string(num_rows) + ")");
+    const auto s = secrets.secrets_of(r);
+    if (s.empty()) fail("row " + std::to_string(r) + " holds no secret: a public record is not part of the LP");
+    scratch.assign(s.begin(), s.end());
+    for (const std::int32_t j : scratch) {
+      if (j < 0 || j >= m) {
+        fail("row " + std::to_string(r) + ": secret index " + std::to_string(j) + " out of range [0, " +
+             std::to_string(m) + ")");
+      }
+    }
+    if (!std::is_sorted(scratch.begin(), scratch.end()) ||
+        std::adjacent_find(scratch.begin(), scratch.end()) != scratch.end()) {
+      std::sort(scratch.begin(), scratch.end());
+      scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    }
+    for (const std::int32_t j : scratch) {
+      if (!finite(j)) continue;
+      ++holders[static_cast<std::size_t>(j)];
+      row_sets.data.push_back(j);
+    }
+    row_sets.offsets.push_back(static_cast<std::int64_t>(row_sets.data.size()));
+  }
+
+  // Secrets kept as constraints (reduction 2 when shortcuts are on).
+  std::vector<char> active(static_cast<std::size_t>(m), 0);
+  for (std::int32_t j = 0; j < m; ++j) {
+    const auto ju = static_cast<std::size_t>(j);
+    active[ju] = finite(j) && holders[ju] > 0 &&
+                 (!options.use_shortcuts || static_cast<double>(holders[ju]) > eta[ju]);
+  }
+  if (options.use_shortcuts) {
+    std::size_t out = 0;
+    std::int64_t begin = 0;
+    for (std::size_t t = 0; t < row_sets.size(); ++t) {
+      const std::int64_t end = row_sets.offsets[t + 1];
+      for (std::int64_t p = begin; p < end; ++p) {
+        const std::int32_t j = row_sets.data[static_cast<std::size_t>(p)];
+        if (active[static_cast<std::size_t>(j)]) row_sets.data[out++] = j;
+      }
+      begin = end;
+      row_sets.offsets[t + 1] = static_cast<std::int64_t>(out);
+    }
+    row_sets.data.resize(out);
+  }
+
+  // Reduction 1: group rows by set, groups numbered in order of first appearance.
+  std::vector<std::int32_t> group_of_row(rows.size());
+  std::vector<std::size_t> group_first_row;  // a representative row (index into `rows`)
+  std::vector<std::int64_t> group_size;
+  if (options.group_rows) {
+    std::unordered_map<SetKey, std::int32_t, SetKeyHash> index;
+    index.reserve(std::min<std::size_t>(rows.size(), 1u << 20));
+    for (std::size_t t = 0; t < rows.size(); ++t) {
+      const auto s = row_sets[t];
+      const auto [it, inserted] = index.try_emplace(SetKey{s.data(), s.size()}, static_cast<std::int32_t>(group_size.size()));
+      if (inserted) {
+        group_first_row.push_back(t);
+        group_size.push_back(0);
+      }
+      group_of_row[t] = it->second;
+      ++group_size[static_cast<std::size_t>(it->second)];
+    }
+  } else {
+    group_first_row.resize(rows.size());
+    std::iota(group_first_row.begin(), group_first_row.end(), std::size_t{0});
+    std::iota(group_of_row.begin(), group_of_row.end(), 0);
+    group_size.assign(rows.size(), 1);
+  }
+  const std::size_t num_groups = group_size.size();
+  const auto group_set = [&](std::size_t g) { return row_sets[group_first_row[g]]; };
+
+  SamplingLpResult result;
+  result.groups = num_groups;
+  result.secret_prices.assign(static_cast<std::size_t>(m), 0.0);
+  std::vector<double> w(num_groups, 1.0);
+  auto& y = result.secret_prices;
+
+  std::size_t largest_set = 0;
+  bool any_active = false;
+  for (std::size_t g = 0; g < num_groups; ++g) largest_set = std::max(largest_set, group_set(g).size());
+  for (const char a : active) any_active = any_active || a;
+
+  if (rows.empty()) {
+    result.path = SamplingLpPath::kEmpty;
+  } else if (options.use_shortcuts && !any_active) {
+    result.path = SamplingLpPath::kAllOnes;
+  } else if (options.use_shortcuts && largest_set <= 1) {
+    result.path = SamplingLpPath::kPerSecret;
+    for (std::size_t g = 0; g < num_groups; ++g) {
+      const auto s = group_set(g);
+      if (s.empty()) continue;
+      const auto j = static_cast<std::size_t>(s[0]);
+      w[g] = std::min(1.0, eta[j] / static_cast<double>(holders[j]));
+      y[j] = 1.0;  // active means N_j > eta_j: the constraint binds
+    }
+  } else {
+    result.path = SamplingLpPath::kClp;
+    // Rows: active secrets. Columns: groups with a non-empty set (the others keep w = 1).
+    std::vector<int> row_of_secret(static_cast<std::size_t>(m), -1);
+    std::vector<std::int32_t> secret_of_row;
+    for (std::int32_t j = 0; j < m; ++j) {
+      if (active[static_cast<std::size_t>(j)]) {
+        row_of_secret[static_cast<std::size_t>(j)] = static_cast<int>(secret_of_row.size());
+        secret_of_row.push_back(j);
+      }
+    }
+    std::vector<std::size_t> column_group;
+    std::vector<CoinBigIndex> start{0};
+    std::vector<int> index;
+    for (std::size_t g = 0; g < num_groups; ++g) {
+      const auto s = group_set(g);
+      if (s.empty()) continue;
+      if (index.size() + s.size() > static_cast<std::size_t>(std::numeric_limits<CoinBigIndex>::max()) ||
+          column_group.size() >= static_cast<std::size_t>(INT_MAX)) {
+        throw std::runtime_error("solve_sampling_lp: the grouped LP is too large for Clp's index type");
+      }
+      for (const std::int32_t j : s) index.push_back(row_of_secret[static_cast<std::size_t>(j)]);
+      start.push_back(static_cast<CoinBigIndex>(index.size()));
+      column_group.push_back(g);
+    }
+    const int ncols = static_cast<int>(column_group.size());
+    const int nrows = static_cast<int>(secret_of_row.size());
+    std::vector<double> value(index.size(), 1.0);
+    std::vector<double> col_lo(column_group.size(), 0.0), col_hi(column_group.size()), obj(column_group.size(), -1.0);
+    for (std::size_t c = 0; c < column_group.size(); ++c) col_hi[c] = static_cast<double>(group_size[column_group[c]]);
+    std::vector<double> row_lo(secret_of_row.size(), -COIN_DBL_MAX), row_hi(secret_of_row.size());
+    for (std::size_t r = 0; r < secret_of_row.size(); ++r) row_hi[r] = eta[static_cast<std::size_t>(secret_of_row[r])];
+
+    ClpSimplex model;
+    model.setLogLevel(0);
+    model.loadProblem(ncols, nrows, start.data(), index.data(), value.data(), col_lo.data(), col_hi.data(),
+                      obj.data(), row_lo.data(), row_hi.data());
+    model.setOptimizationDirection(1.0);  // minimise -sum x_g
+    // Primal simplex: x = 0 is a feasible start, and on Yelp-like instances (400 x 240k) it takes
+    // ~0.7 s where barrier + crossover takes ~3 s and dual simplex did not finish in 6 minutes.
+    const auto t0 = std::chrono::steady_clock::now();
+    switch (options.algorithm) {
+      case ClpAlgorithm::kPrimal: model.primal(); break;
+      case ClpAlgorithm::kDual: model.dual(); break;
+      case ClpAlgorithm::kBarrier: model.barrier(true); break;
+    }
+    result.solver_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!model.isProvenOptimal()) {
+      std::ostringstream msg;
+      msg << "solve_sampling_lp: Clp did not find an optimal solution (status " << model.status()
+          << ", secondary status " << model.secondaryStatus() << ") for an LP with " << nrows << " secrets and "
+          << ncols << " secret sets; the LP is always feasible and bounded, so this is a solver failure";
+      throw std::runtime_error(msg.str());
+    }
+    result.lp_rows = static_cast<std::size_t>(nrows);
+    result.lp_columns = static_cast<std::size_t>(ncols);
+    result.solver_iterations = model.numberIterations();
+    const double* x = model.primalColumnSolution();
+    for (std::size_t c = 0; c < column_group.size(); ++c) {
+      // A degenerate basic variable can come back as 1e-12 instead of 0: snapping loads below
+      // 1e-9 records to 0 lowers every constraint and spares the repair below.
+      const std::size_t g = column_group[c];
+      w[g] = x[c] <= 1e-9 ? 0.0 : x[c] / static_cast<double>(group_size[g]);
+    }
+    // For a minimisation with <= rows, Clp's row duals are <= 0; the LP's prices are their negation.
+    const double* dual = model.dualRowSolution();
+    for (std::size_t r = 0; r < secret_of_row.size(); ++r) {
+      y[static_cast<std::size_t>(secret_of_row[r])] = std::max(0.0, -dual[r]);
+    }
+  }
+
+  // Feasibility without trusting tolerances (see the comment at the top).
+  for (double& v : w) v = std::clamp(std::isnan(v) ? 0.0 : v, 0.0, 1.0);
+  std::vector<char> repaired(static_cast<std::size_t>(m), 0);
+  constexpr long double kMargin = 1.0L - 4.0L * LDBL_EPSILON;  // covers the rounding of the load sums
+  for (int pass = 0;; ++pass) {
+    std::vector<long double> load(static_cast<std::size_t>(m), 0.0L), carry(static_cast<std::size_t>(m), 0.0L);
+    for (std::size_t g = 0; g < num_groups; ++g) {
+      const long double term = static_cast<long double>(group_size[g]) * w[g];
+      for (const std::int32_t j : group_set(g)) {
+        const auto ju = static_cast<std::size_t>(j);
+        neumaier_add(load[ju], carry[ju], term);
+      }
+    }
+    std::vector<double> factor(static_cast<std::size_t>(m), 1.0);
+    bool violated = false;
+    for (std::size_t j = 0; j < static_cast<std::size_t>(m); ++j) {
+      if (!std::isfinite(eta[j])) continue;
+      const long double total = load[j] + carry[j];
+      if (total <= static_cast<long double>(eta[j]) * kMargin) continue;
+      violated = true;
+      repaired[j] = 1;
+      if (pass == 0) {
+        result.max_violation = std::max(result.max_violation, static_cast<double>((total - eta[j]) / eta[j]));
+      }
+      // 2 DBL_EPSILON covers the roundings of the factor and of w * f.
+      factor[j] = static_cast<double>(static_cast<long double>(eta[j]) * kMargin / total) * (1.0 - 2.0 * DBL_EPSILON);
+    }
+    if (!violated) break;
+    if (pass == 8) throw std::runtime_error("solve_sampling_lp: could not restore feasibility of the LP weights");
+    for (std::size_t g = 0; g < num_groups; ++g) {
+      double f = 1.0;
+      for (const std::int32_t j : group_set(g)) f = std::min(f, factor[static_cast<std::size_t>(j)]);
+      w[g] *= f;
+    }
+  }
+  result.repaired_secrets = static_cast<std::size_t>(std::count(repaired.begin(), repaired.end(), 1));
+
+  // Objective and the weak-duality bound.
+  long double objective = 0.0L;
+  long double bound = 0.0L;
+  for (std::size_t j = 0; j < static_cast<std::size_t>(m); ++j) {
+    if (y[j] > 0.0) bound += static_cast<long double>(eta[j]) * y[j];  // y_j = 0 whenever eta_j = inf
+  }
+  for (std::size_t g = 0; g < num_groups; ++g) {
+    const auto n = static_cast<long double>(group_size[g]);
+    objective += n * w[g];
+    long double price = 0.0L;
+    for (const std::int32_t j : group_set(g)) price += y[static_cast<std::size_t>(j)];
+    if (price < 1.0L) bound += n * (1.0L - price);
+  }
+  result.objective = static_cast<double>(objective);
+  result.dual_bound = static_cast<double>(bound);
+
+  result.weights.resize(rows.size());
+  for (std::size_t t = 0; t < rows.size(); ++t) result.weights[t] = w[static_cast<std::size_t>(group_of_row[t])];
+  return result;
+}
+
+SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const double> eta,
+                                   const SamplingLpOptions& options) {
+  std::vector<std::size_t> rows(secrets.rows());
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  return solve_sampling_lp(secrets, rows, eta, options);
+}
+
+}  // namespace secpe
