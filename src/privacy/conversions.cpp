@@ -1,5 +1,6 @@
 #include "privacy/conversions.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -120,6 +121,18 @@ double mu_from_eps_delta(double eps, double delta) {
     if (delta_unchecked(mid, eps) <= delta) lo = mid; else hi = mid;
   }
   return lo;  // delta(lo) <= delta: the conservative end of the bracket
+}
+
+double r_from_eps_delta(double p, double eps, double delta) {
+  check_prior("r_from_eps_delta", p);
+  check_eps("r_from_eps_delta", eps);
+  if (!(delta >= 0.0 && delta < 1.0)) reject("r_from_eps_delta", "delta", "in [0, 1)", delta);
+  // e^eps p + delta, without overflow: once e^eps p exceeds 1 the bound is 1 anyway.
+  const double log_first = eps + std::log(p);
+  const double first = log_first >= 0.0 ? 1.0 : std::exp(log_first) + delta;
+  // 1 - e^{-eps} (1 - delta - p) = (1 - e^{-eps}) + e^{-eps} (delta + p), without cancellation.
+  const double second = -std::expm1(-eps) + std::exp(-eps) * (delta + p);
+  return std::min(1.0, std::min(first, second));
 }
 
 }  // namespace secpe

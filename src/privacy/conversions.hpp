@@ -18,4 +18,13 @@ double eps_from_mu(double mu, double delta);
 // The largest mu with delta_from_mu(mu, eps) <= delta.
 double mu_from_eps_delta(double eps, double delta);
 
+// The r that an (eps, delta)-DP mechanism achieves for prior p: its tight blow-up function
+//   B(p) = min(1, e^eps p + delta, 1 - e^{-eps} (1 - delta - p)).
+// Any (eps, delta)-DP pair satisfies P(E) <= e^eps Q(E) + delta and, applied to the complement,
+// 1 - P(E) >= e^{-eps} (1 - delta - Q(E)); both are attained by the canonical 4-outcome pair
+// (Kairouz et al.), so this is the exact worst case (the paper's Lemma C.2 direction:
+// (eps, delta)-DP implies (p, r)-protection with this r). Here delta may be 0 (pure eps-DP):
+// InputError unless p in (0, 1), eps finite and >= 0, delta in [0, 1).
+double r_from_eps_delta(double p, double eps, double delta);
+
 }  // namespace secpe
