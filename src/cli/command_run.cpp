@@ -33,6 +33,9 @@ void describe_run_options(po::options_description& desc) {
     ("p", po::value<double>()->default_value(1e-4, "1e-4"), "adversary prior p of every secret")
     ("r-over-p", po::value<double>()->default_value(10.0, "10.0"), "allowed reconstruction risk as a multiple of p")
     ("r", po::value<double>(), "allowed reconstruction risk r (overrides --r-over-p)")
+    ("budgets", po::value<std::string>(), "CSV 'secret,p,r' of per-secret budgets (secret name or #index); others keep --p/--r")
+    ("calibration", po::value<std::string>(), "secpe: exact (default; certified by the exact accountant) or paper (the published formula); augpe: gdp")
+    ("epsilon", po::value<double>()->default_value(0.0, "0"), "augpe: take mu from (epsilon, --delta) instead of (p, r) when > 0")
     ("delta", po::value<double>()->default_value(0.0, "0.0"), "delta of the reported (eps, delta) equivalent (0: 1/(N ln N))")
     ("metric", po::value<std::string>()->default_value("cosine"), "similarity: cosine, l2 or ip")
     ("clip-radius", po::value<double>()->default_value(1.0, "1.0"), "clipping radius R of private embeddings")
@@ -61,10 +64,16 @@ RunConfig run_config_from(const po::variables_map& vm) {
   c.variations = vm["variations"].as<int>();
   c.clusters = vm["clusters"].as<int>();
   c.private_batch = vm["private-batch"].as<double>();
-  c.budget.p = vm["p"].as<double>();
-  c.budget.r = vm.count("r") ? vm["r"].as<double>() : c.budget.p * vm["r-over-p"].as<double>();
-  if (!(c.budget.p > 0 && c.budget.p < 1)) throw InputError("--p must be in (0, 1)");
-  if (!(c.budget.r > c.budget.p && c.budget.r < 1)) throw InputError("--r (or p * --r-over-p) must be in (p, 1)");
+  c.p = vm["p"].as<double>();
+  c.r = vm.count("r") ? vm["r"].as<double>() : c.p * vm["r-over-p"].as<double>();
+  if (!(c.p > 0 && c.p < 1)) throw InputError("--p must be in (0, 1)");
+  if (!(c.r > c.p && c.r < 1)) throw InputError("--r (or p * --r-over-p) must be in (p, 1)");
+  if (vm.count("budgets")) c.budgets_file = vm["budgets"].as<std::string>();
+  const std::string calibration = vm.count("calibration") ? vm["calibration"].as<std::string>() : (method == "augpe" ? "gdp" : "exact");
+  if (c.method == Method::kAugPE && calibration != "gdp") throw InputError("--method augpe uses --calibration gdp (Aug-PE's record-level accounting)");
+  if (c.method == Method::kSecPE) c.calibration = parse_calibration(calibration);
+  c.epsilon = vm["epsilon"].as<double>();
+  if (!(c.epsilon >= 0)) throw InputError("--epsilon must be 0 or more");
   c.delta = vm["delta"].as<double>();
   if (!(c.delta >= 0 && c.delta < 1)) throw InputError("--delta must be in [0, 1)");
   c.metric = parse_metric(vm["metric"].as<std::string>());

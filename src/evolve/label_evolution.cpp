@@ -22,20 +22,19 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                                    parents, job.variations, initial);
     auto t0 = Clock::now();
     VoteResult votes;
-    nlohmann::ordered_json release = {{"label", job.label}, {"iteration", t}};
     if (job.clustering) {
+      const auto k = std::to_string(job.clustering->clusters());
+      job.ledger.charge(job.label, t, {{"released", {"noisy cluster sizes (" + k + ")",
+                                                      "noisy cluster centres (" + k + " x " + std::to_string(pool.embeddings.cols()) + ")"}},
+                                       {"sigma", job.sigma}});
       const NoisyClusters noisy = job.clustering->release(job.seed, job.label, t, job.sigma);
       votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric);
-      release["released"] = {"noisy cluster sizes (" + std::to_string(noisy.sizes.size()) + ")",
-                             "noisy cluster centres (" + std::to_string(noisy.sizes.size()) + " x " +
-                                 std::to_string(noisy.centres.cols()) + ")"};
     } else {
+      job.ledger.charge(job.label, t, {{"released", {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"}},
+                                       {"sigma", job.sigma}});
       votes = augpe_votes(job.comm, *job.private_rows, pool.embeddings, job.kernel, job.metric, job.sigma,
                           job.augpe_threshold, job.seed, job.label, t);
-      release["released"] = {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"};
     }
-    release["sigma"] = job.sigma;
-    outcome.releases.push_back(release);
     const double vote_seconds = seconds_since(t0);
 
     t0 = Clock::now();
@@ -66,6 +65,7 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                {"iteration_seconds", seconds_since(iter_start)}});
   }
   outcome.synthetic = std::move(parents);
+  outcome.releases = job.ledger.entries(job.label);
 }
 
 }  // namespace secpe

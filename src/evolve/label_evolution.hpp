@@ -11,6 +11,7 @@
 #include "cluster/secret_clustering.hpp"
 #include "compute/nearest.hpp"
 #include "dist/communicator.hpp"
+#include "privacy/ledger.hpp"
 #include "text/embedder.hpp"
 #include "text/generator.hpp"
 
@@ -20,7 +21,7 @@ namespace secpe {
 struct LabelOutcome {
   std::vector<std::string> synthetic;          // final selection, in rank order
   nlohmann::ordered_json report;               // privacy.json "labels" entry
-  nlohmann::ordered_json releases;             // privacy.json "releases" entries (array)
+  nlohmann::ordered_json releases;             // the label's ledger entries (array)
   std::vector<nlohmann::ordered_json> metrics; // metrics.jsonl lines
 };
 
@@ -41,6 +42,7 @@ struct LabelEvolution {
   const SecretClustering* clustering;
   const MatrixF* private_rows;
   double augpe_threshold;
+  PrivacyLedger& ledger;  // charged before every release
 };
 
 // Runs the iterations, appending to `outcome` (whose report the caller has started).

@@ -16,6 +16,8 @@
 #include "io/dataset.hpp"
 #include "privacy/calibration.hpp"
 #include "privacy/conversions.hpp"
+#include "privacy/ledger.hpp"
+#include "privacy/report.hpp"
 #include "text/embedder.hpp"
 
 namespace secpe {
@@ -98,8 +100,12 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"variations", c.variations},
           {"clusters", c.clusters},
           {"private_batch", c.private_batch},
-          {"p", c.budget.p},
-          {"r", c.budget.r},
+          {"p", c.p},
+          {"r", c.r},
+          {"budgets_file", c.budgets_file.string()},
+          {"calibration", calibration_name(c.calibration)},
+          {"epsilon", c.epsilon},
+          {"delta", c.delta},
           {"metric", metric_name(c.metric)},
           {"clip_radius", c.clip_radius},
           {"kmeans_iterations", c.kmeans_iterations},
@@ -160,14 +166,31 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const double setup_seconds = seconds_since(t0);
 
   // ---- noise calibration ----
-  const double eta = mu_from_pr(config.budget.p, config.budget.r);
+  const double delta = config.delta > 0 ? config.delta
+                                        : 1.0 / (double(info.num_records) * std::log(double(std::max<std::uint64_t>(info.num_records, 3))));
+  SecretBudgets budgets = uniform_budgets(static_cast<std::size_t>(info.num_secrets), config.p, config.r);
+  if (!config.budgets_file.empty()) budgets = read_budgets_file(config.budgets_file, reader.secret_names(), budgets);
   SecretNoisePlan plan;
-  double augpe_sigma = 0.0;
+  double gdp_mu = 0.0, augpe_sigma = 0.0;
+  std::string gdp_source;
+  t0 = Clock::now();
   if (config.method == Method::kSecPE) {
-    plan = plan_secret_noise(comm, secrets, labels, num_labels, config.budget, config.iterations, config.private_batch);
+    log_info("calibrating noise (" + calibration_name(config.calibration) + ")");
+    plan = plan_secret_noise(comm, secrets, labels, num_labels, budgets, config.iterations, config.private_batch,
+                             config.calibration);
   } else {
-    augpe_sigma = gdp_sigma(eta, config.iterations);
+    // Aug-PE protects records, not secrets: the strictest secret budget sets mu (or eps, delta).
+    gdp_mu = mu_from_pr(config.p, config.r);
+    gdp_source = "(p, r) = (" + std::to_string(config.p) + ", " + std::to_string(config.r) + ")";
+    for (std::size_t j = 0; j < budgets.p.size(); ++j) gdp_mu = std::min(gdp_mu, mu_from_pr(budgets.p[j], budgets.r[j]));
+    if (config.epsilon > 0) {
+      gdp_mu = mu_from_eps_delta(config.epsilon, delta);
+      gdp_source = "(eps, delta) = (" + std::to_string(config.epsilon) + ", " + std::to_string(delta) + ")";
+    }
+    augpe_sigma = gdp_sigma(gdp_mu, config.iterations);
   }
+  const double calibration_seconds = seconds_since(t0);
+  PrivacyLedger ledger(num_labels, config.iterations);
 
   RunResult result;
   result.synthetic.resize(num_labels);
@@ -188,6 +211,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
       const Checkpoint saved = load_checkpoint(ckpt_path);
       check_fingerprint(saved.fingerprint, checkpoint.fingerprint, ckpt_path);
       checkpoint.labels = saved.labels;
+      for (const auto& [label, outcome] : saved.labels) ledger.restore(label, outcome.releases);
       log_info("resuming: " + std::to_string(saved.labels.size()) + " label(s) finished in " + ckpt_path.string());
     } else {
       log_info("--resume: no checkpoint in " + config.out.string() + "; starting afresh");
@@ -240,6 +264,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
                                                       private_embeddings, std::move(ids), std::move(rho), *kernel,
                                                       config.metric, config.clip_radius);
       outcome.report["sigma"] = sigma;
+      outcome.report["sigma_paper"] = plan.labels[label].sigma_paper;
+      outcome.report["sampling_lp"] = plan.labels[label].lp_path;
       outcome.report["private_batch_requested"] = plan.labels[label].batch_requested;
       outcome.report["private_batch_used"] = plan.labels[label].batch_used;
       if (plan.labels[label].has_private && plan.labels[label].batch_used < plan.labels[label].batch_requested) {
@@ -251,7 +277,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
     }
     const LabelEvolution job{comm, generator, *embedder, *kernel, config.metric, config.seed, label,
                              info.labels.display(label), n_syn, config.iterations, config.variations, sigma,
-                             clustering.get(), &private_embeddings, config.augpe_threshold};
+                             clustering.get(), &private_embeddings, config.augpe_threshold, ledger};
     evolve_label(job, outcome);
     if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
     checkpoint.labels[label] = std::move(outcome);
@@ -264,50 +290,37 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   progress.finish();
 
   nlohmann::ordered_json label_reports = nlohmann::ordered_json::array();
-  nlohmann::ordered_json releases = nlohmann::ordered_json::array();
   for (auto& [label, outcome] : checkpoint.labels) {
     label_reports.push_back(outcome.report);
-    for (const auto& r : outcome.releases) releases.push_back(r);
     for (auto& m : outcome.metrics) result.metrics.push_back(m);
     result.synthetic[label] = outcome.synthetic;
   }
 
   // ---- privacy report ----
-  const double delta = config.delta > 0 ? config.delta
-                                        : 1.0 / (double(info.num_records) * std::log(double(std::max<std::uint64_t>(info.num_records, 3))));
-  nlohmann::ordered_json privacy;
-  privacy["method"] = method_name(config.method);
-  privacy["guarantee"] = "(p, r)-secret protection: every reconstruction attack on secret j succeeds with probability at most r_j given prior p_j";
-  privacy["calibration"] = config.method == Method::kSecPE
-                               ? "paper: sigma_l = max_j sqrt(T) * Delta_j / eta_j (single-Gaussian approximation of a Gaussian mixture, as published; not a proven upper bound)"
-                               : "gdp: sigma = sqrt(T) / mu, sensitivity 1 per record (Aug-PE)";
-  privacy["budget"] = {{"p", config.budget.p}, {"r", config.budget.r}, {"r_over_p", config.budget.r / config.budget.p}, {"mu", eta}};
-  privacy["iterations"] = config.iterations;
-  privacy["equivalent_dp"] = {{"mu_gdp", eta}, {"delta", delta}, {"epsilon", eps_from_mu(eta, delta)}};
-  privacy["seed_recorded_in"] = "run.json";
-  privacy["labels"] = label_reports;
-  if (config.method == Method::kSecPE) {
-    privacy["cross_label_composition"] = "a secret held in L_j labels gets the per-label target eta_j / sqrt(L_j), so mu over all labels stays within eta_j";
-    nlohmann::ordered_json per_secret = nlohmann::ordered_json::array();
-    for (std::size_t j = 0; j < plan.eta.size(); ++j) {
-      const double achieved = plan.achieved_mu[j];
-      per_secret.push_back({{"secret", j}, {"p", config.budget.p}, {"r", config.budget.r}, {"mu", plan.eta[j]},
-                            {"mu_achieved_approx", achieved},
-                            {"r_achieved_approx", achieved > 0 ? r_from_mu(config.budget.p, achieved) : config.budget.p}});
-    }
-    privacy["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs";
-    privacy["secrets"] = per_secret;
-  }
-  privacy["releases"] = releases;
-  privacy["not_released"] = "private texts, private embeddings, unnoised counts and sums; the generator learned from public texts only (" + generator.describe() + ")";
-  result.privacy = privacy;
+  PrivacyReportInputs report;
+  report.method = method_name(config.method);
+  report.iterations = config.iterations;
+  report.p = config.p;
+  report.r = config.r;
+  report.budgets_file = config.budgets_file.string();
+  report.budgets = &budgets;
+  report.delta = delta;
+  if (config.method == Method::kSecPE) report.plan = &plan;
+  report.gdp_mu = gdp_mu;
+  report.gdp_sigma = augpe_sigma;
+  report.gdp_source = gdp_source;
+  report.labels = label_reports;
+  report.releases = ledger.all_entries();
+  report.generator = generator.describe();
+  result.privacy = privacy_report(report);
 
   for (std::size_t l = 0; l < num_labels; ++l)
     for (std::size_t i = 0; i < result.synthetic[l].size(); ++i) result.synthetic_labels.push_back(static_cast<std::int32_t>(l));
   result.summary = {{"records", info.num_records}, {"labels", num_labels}, {"secrets", info.num_secrets},
                     {"embedding_dim", info.embedding_dim}, {"embedder", embedder->name()},
                     {"generator", generator.describe()}, {"kernel", kernel->name()},
-                    {"setup_seconds", setup_seconds}, {"run_seconds", seconds_since(run_start)},
+                    {"setup_seconds", setup_seconds},
+                    {"calibration_seconds", calibration_seconds}, {"run_seconds", seconds_since(run_start)},
                     {"bytes_sent_rank0", comm.bytes_sent()},
                     {"dataset_provenance", info.provenance}};
   return result;

@@ -28,8 +28,12 @@ struct RunConfig {
   int variations = 3;               // L
   int clusters = 20;                // K per label
   double private_batch = 1000.0;    // B per label
-  PrivacyBudget budget;
-  double delta = 0.0;               // for the (eps, delta) equivalent; 0 means 1/(N ln N)
+  double p = 1e-4;                  // uniform budget: prior p and risk r of every secret
+  double r = 1e-3;
+  std::filesystem::path budgets_file;  // per-secret (p, r) overrides
+  CalibrationMode calibration = CalibrationMode::kExact;  // SecPE; Aug-PE is always gdp
+  double epsilon = 0.0;             // Aug-PE: mu from (epsilon, delta) instead of (p, r) when > 0
+  double delta = 0.0;               // for (eps, delta); 0 means 1/(N ln N)
   Metric metric = Metric::kCosine;
   double clip_radius = 1.0;         // R
   int kmeans_iterations = 20;

@@ -85,6 +85,8 @@ class DatasetReader {
   MatrixF embeddings(std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::string> texts(std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::string> texts(const std::vector<std::uint64_t>& record_ids) const;  // sorted ids
+  // The secrets themselves (input data: for matching per-secret budgets, never for outputs).
+  std::vector<std::string> secret_names() const;
 
  private:
   struct Impl;

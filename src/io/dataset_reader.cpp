@@ -138,6 +138,11 @@ std::vector<std::int32_t> DatasetReader::label_ids(std::uint64_t begin, std::uin
   return h5::read_range<std::int32_t>(impl_->label_ids.get(), H5T_NATIVE_INT32, begin, end - begin, impl_->file);
 }
 
+std::vector<std::string> DatasetReader::secret_names() const {
+  auto names = h5::open_dataset(impl_->file_id.get(), "secrets/names", impl_->file);
+  return h5::read_strings(names.get(), impl_->file);
+}
+
 SecretMatrix DatasetReader::secrets(std::uint64_t begin, std::uint64_t end) const {
   impl_->check_range(begin, end);
   SecretMatrix m;

@@ -1,0 +1,90 @@
+#include "privacy/budgets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/error.hpp"
+
+namespace secpe {
+namespace {
+
+std::string lower_trimmed(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+  s = b == std::string::npos ? "" : s.substr(b, e - b + 1);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+double parse_number(const std::string& field, const std::string& file, long long line, const char* name) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(field, &used);
+    if (lower_trimmed(field.substr(used)).empty()) return v;
+  } catch (...) {
+  }
+  throw input_error_at(file, line, std::string("field '") + name + "' is not a number");
+}
+
+}  // namespace
+
+void check_budget(double p, double r, const std::string& what) {
+  if (!(p > 0 && p < 1)) throw InputError(what + ": p must be in (0, 1)");
+  if (!(r > p && r < 1)) throw InputError(what + ": r must be in (p, 1)");
+}
+
+SecretBudgets uniform_budgets(std::size_t secrets, double p, double r) {
+  check_budget(p, r, "--p/--r");
+  return {std::vector<double>(secrets, p), std::vector<double>(secrets, r)};
+}
+
+SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::vector<std::string>& secret_names,
+                                SecretBudgets budgets) {
+  const std::string file = path.string();
+  std::ifstream in(path);
+  if (!in) throw InputError("--budgets: cannot read '" + file + "'");
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t j = 0; j < secret_names.size(); ++j) index.emplace(lower_trimmed(secret_names[j]), j);
+  std::vector<bool> seen(secret_names.size(), false);
+  std::string text;
+  long long line = 0;
+  bool header = true;
+  while (std::getline(in, text)) {
+    ++line;
+    const bool comment = text[0] == '#' && (text.size() == 1 || !std::isdigit(static_cast<unsigned char>(text[1])));
+    if (lower_trimmed(text).empty() || comment) continue;
+    std::vector<std::string> fields;
+    std::stringstream ss(text);
+    for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+    if (header) {
+      if (fields.size() != 3 || lower_trimmed(fields[0]) != "secret" || lower_trimmed(fields[1]) != "p" || lower_trimmed(fields[2]) != "r") {
+        throw input_error_at(file, line, "expected the header 'secret,p,r'");
+      }
+      header = false;
+      continue;
+    }
+    if (fields.size() != 3) throw input_error_at(file, line, "expected 3 fields: secret,p,r");
+    const std::string key = lower_trimmed(fields[0]);
+    std::size_t j = 0;
+    if (key.size() > 1 && key[0] == '#') {
+      j = static_cast<std::size_t>(parse_number(key.substr(1), file, line, "secret"));
+      if (j >= secret_names.size()) throw input_error_at(file, line, "secret index out of range (the dataset has " + std::to_string(secret_names.size()) + " secrets)");
+    } else {
+      const auto it = index.find(key);
+      if (it == index.end()) throw input_error_at(file, line, "the secret is not in the dataset's secret list");
+      j = it->second;
+    }
+    if (seen[j]) throw input_error_at(file, line, "secret #" + std::to_string(j) + " is listed twice");
+    seen[j] = true;
+    const double p = parse_number(fields[1], file, line, "p"), r = parse_number(fields[2], file, line, "r");
+    check_budget(p, r, file + ":" + std::to_string(line));
+    budgets.p[j] = p;
+    budgets.r[j] = r;
+  }
+  if (header) throw input_error_at(file, line, "empty budgets file (expected the header 'secret,p,r')");
+  return budgets;
+}
+
+}  // namespace secpe

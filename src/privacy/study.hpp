@@ -1,0 +1,47 @@
+#pragma once
+// `secpe privacy`: calibration of one population of private records in every mode, and what a
+// given sigma actually achieves, so a user can ask "the paper's sigma promises r/p = 2; what
+// does it really give?". Also the appendix B.1 simulation setup.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/dataset.hpp"
+#include "privacy/budgets.hpp"
+
+namespace secpe {
+
+struct PrivacyStudyOptions {
+  int iterations = 10;          // T
+  double batch = 1000.0;        // expected private records sampled per iteration (lowered if needed)
+  double sigma = 0.0;           // sigma to evaluate; 0: the paper's sigma
+  std::uint64_t records = 0;    // all records (public too): Aug-PE's voters, for the noise ratio
+  bool per_secret_exact = true; // calibrate every secret exactly (false: only what sigma = max needs)
+};
+
+struct SecretStudy {
+  double sigma_exact = 0.0;     // 0 when not computed (per_secret_exact = false and screened out)
+  double sigma_paper = 0.0;
+  double sigma_gdp = 0.0;
+  double r_at_sigma = 0.0;      // exact B_j(p_j) at the evaluated sigma
+};
+
+struct PrivacyStudy {
+  std::string lp_path;
+  double batch_used = 0.0;
+  double sigma_exact = 0.0, sigma_paper = 0.0, sigma_gdp = 0.0, sigma_evaluated = 0.0;
+  // Noise per unit of signal, GDP over SecPE: (sigma_gdp / records) / (sigma / batch_used).
+  // Larger is better for secret protection.
+  double noise_ratio_exact = 0.0, noise_ratio_paper = 0.0;
+  std::vector<SecretStudy> secrets;
+};
+
+// `private_rows`: the private records' secret sets (every row holds at least one secret).
+PrivacyStudy study_privacy(const SecretMatrix& private_rows, const SecretBudgets& budgets,
+                           const PrivacyStudyOptions& options);
+
+// Appendix B.1: `records` records, each holding each of `secrets` secrets independently with
+// probability `inclusion`; returns the rows that hold at least one (the private records).
+SecretMatrix simulate_secret_matrix(std::uint64_t records, int secrets, double inclusion, std::uint64_t seed);
+
+}  // namespace secpe
