@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
