@@ -96,6 +96,8 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     // One-time setup: k-means per label, then the cached private-to-centre assignment.
     std::vector<std::unique_ptr<SecretClustering>> clustering(n_labels);
     double kmeans_seconds = 0.0, assign_seconds = 0.0;
+    double kmeans_seed_seconds = 0.0, kmeans_lloyd_seconds = 0.0;  // this rank's, summed over labels
+    int kmeans_iterations_run = 0;
     std::int64_t centres = 0;
     double vote_work = 0.0;  // sum over labels of K_l x N_l
     Progress progress("secpe setup", n_labels);
@@ -106,6 +108,9 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
         KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
         km = distributed_kmeans(comm, select_rows(embeddings, pub_rows[l]), *kernel, ko);
       });
+      kmeans_seed_seconds += km.seed_seconds;
+      kmeans_lloyd_seconds += km.lloyd_seconds;
+      kmeans_iterations_run += km.iterations;
       centres += km.centres.rows();
       vote_work += double(km.centres.rows()) * double(candidates[l].rows());
       const double rho = private_counts[l] > 0 ? std::min(1.0, o.private_batch / double(private_counts[l])) : 0.0;
@@ -136,6 +141,10 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     const double flops = 2.0 * 2.0 * vote_work * double(d);
     figures["secpe"] = {{"clusters_total", centres},
                         {"kmeans_seconds", kmeans_seconds},
+                        {"kmeans_init", kmeans_init_name(KMeansOptions{}.init)},
+                        {"kmeans_seed_seconds", comm.allreduce_max(kmeans_seed_seconds)},
+                        {"kmeans_lloyd_seconds", comm.allreduce_max(kmeans_lloyd_seconds)},
+                        {"kmeans_iterations_total", kmeans_iterations_run},
                         {"assignment_cache_seconds", assign_seconds},
                         {"iteration_seconds", per_iteration},
                         {"iteration_seconds_median", per_iteration[per_iteration.size() / 2]},

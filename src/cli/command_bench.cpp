@@ -80,7 +80,9 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("dim", po::value<int>(&o.dim)->default_value(o.dim), "d")
     ("kmeans-points", po::value<std::size_t>(&o.kmeans_points)->default_value(o.kmeans_points), "k-means points")
     ("kmeans-clusters", po::value<int>(&o.kmeans_clusters)->default_value(o.kmeans_clusters), "k-means clusters")
-    ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations");
+    ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations")
+    ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "our seeding: parallel (k-means||), plusplus or random")
+    ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
   o.threads = vm["threads"].as<int>();

@@ -1,24 +1,129 @@
 #include "cluster/kmeans.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
+#include <unordered_set>
 
+#include "compute/cpu/fast_float.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 
 namespace secpe {
+
+KMeansInit parse_kmeans_init(const std::string& name) {
+  if (name == "parallel" || name == "kmeans||") return KMeansInit::kParallel;
+  if (name == "plusplus" || name == "kmeans++") return KMeansInit::kPlusPlus;
+  if (name == "random") return KMeansInit::kRandom;
+  throw InputError("unknown k-means initialisation '" + name + "' (expected parallel, plusplus or random)");
+}
+
+std::string kmeans_init_name(KMeansInit init) {
+  switch (init) {
+    case KMeansInit::kParallel: return "parallel";
+    case KMeansInit::kPlusPlus: return "plusplus";
+    case KMeansInit::kRandom: return "random";
+  }
+  return "?";
+}
+
 namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Seeding weights (D^2) are reduced as fixed point with 2^-20 resolution: enough to order
 // candidates, and two million unit-sphere rows still sum far below 2^63.
 constexpr double kWeightScale = 1048576.0;
+
+// Random streams of the seeding, all under Stream::kKMeansInit and options.stream: (0, 0) the
+// first centre and the k-means++ draws over rows; (r, global row id) for r = 1..R the k-means||
+// sampling rounds; (0, 1) the reduction of the k-means|| candidates; (0, 2) the random init.
+constexpr std::uint64_t kReductionStream = 1;
+constexpr std::uint64_t kRandomStream = 2;
 
 // Distance used for seeding and repairs: squared L2, or 1 - cos for the cosine metric (half the
 // squared L2 distance between unit vectors), from the kernel's score.
 double seeding_distance(double score, Metric metric) {
   return metric == Metric::kCosine ? std::max(0.0, 1.0 + score) : std::max(0.0, score);
 }
+
+std::int64_t weight_of(double distance) { return static_cast<std::int64_t>(std::llround(distance * kWeightScale)); }
+
+// How many threads are worth starting for n items of `cost` units (about a flop) each.
+int chunk_count(int threads, std::size_t n, double cost) {
+  const double min_work = 1 << 17;
+  const double useful = std::floor(double(n) * cost / min_work);
+  return static_cast<int>(std::max(1.0, std::min({double(threads), useful, double(n)})));
+}
+
+// f(chunk, begin, end) over `chunks` contiguous pieces of [0, n), one thread each. f must not throw.
+template <typename F>
+void run_chunks(int chunks, std::size_t n, F&& f) {
+  const auto c = static_cast<std::size_t>(std::max(1, chunks));
+  const std::size_t per = (n + c - 1) / c;
+  if (c == 1 || per == 0) {
+    f(0, std::size_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(c - 1);
+  try {
+    for (std::size_t q = 1; q < c; ++q) {
+      const std::size_t b = std::min(n, q * per), e = std::min(n, b + per);
+      pool.emplace_back([&f, q, b, e] { f(static_cast<int>(q), b, e); });
+    }
+  } catch (...) {  // no thread to be had: wait for those started, then report
+    for (auto& t : pool) t.join();
+    throw;
+  }
+  f(0, std::size_t{0}, std::min(n, per));
+  for (auto& t : pool) t.join();
+}
+
+// The seeding distance computed with compute/cpu/fast_float.hpp (not the kernel's exact score):
+// squared L2, or 1 - cos as half the squared distance of the normalised vectors (exactly 0 for a
+// duplicate of the centre). Depends only on the two vectors, so every rank gets the same value.
+class FastSeeding {
+ public:
+  FastSeeding(const MatrixF& x, Metric metric, int threads) : x_(x), metric_(metric), threads_(threads) {
+    if (metric_ != Metric::kCosine) return;
+    inv_norms_.resize(static_cast<std::size_t>(x.rows()));
+    run_chunks(chunk_count(threads, inv_norms_.size(), 2.0 * double(x.cols())), inv_norms_.size(),
+               [&](int, std::size_t b, std::size_t e) {
+                 for (std::size_t i = b; i < e; ++i) inv_norms_[i] = inv_norm(x_.row(static_cast<Eigen::Index>(i)).data(), x_.cols());
+               });
+  }
+  static float inv_norm(const float* c, Eigen::Index d) { return 1.0f / std::sqrt(fast::dot(c, c, d)); }
+  float row_inv_norm(Eigen::Index i) const {
+    return metric_ == Metric::kCosine ? inv_norms_[static_cast<std::size_t>(i)] : 0.0f;
+  }
+
+  // min_dist[i] = min(min_dist[i], distance(row i, c)) for every row; c_inv_norm = inv_norm(c)
+  // under cosine (unused otherwise).
+  void update(std::vector<double>& min_dist, const float* c, float c_inv_norm) const {
+    const Eigen::Index d = x_.cols();
+    run_chunks(chunk_count(threads_, min_dist.size(), 3.0 * double(d)), min_dist.size(),
+               [&](int, std::size_t b, std::size_t e) {
+                 for (std::size_t i = b; i < e; ++i) {
+                   const float* xi = x_.row(static_cast<Eigen::Index>(i)).data();
+                   const double v = metric_ == Metric::kCosine
+                                        ? 0.5 * double(fast::scaled_squared_l2(xi, inv_norms_[i], c, c_inv_norm, d))
+                                        : double(fast::squared_l2(xi, c, d));
+                   if (v < min_dist[i]) min_dist[i] = v;
+                 }
+               });
+  }
+
+ private:
+  const MatrixF& x_;
+  Metric metric_;
+  int threads_;
+  std::vector<float> inv_norms_;
+};
 
 // Draws one global row with probability proportional to `weights` (fixed point, this rank's rows)
 // and returns it on every rank. Returns false when every weight is zero.
@@ -48,6 +153,181 @@ bool draw_weighted_row(const Communicator& comm, const MatrixF& rows, const std:
   return true;
 }
 
+// A local index drawn with probability proportional to `weights`; -1 when they are all zero.
+std::int64_t draw_index(const std::vector<std::int64_t>& weights, CounterRng& rng) {
+  std::int64_t total = 0;
+  for (auto w : weights) total += w;
+  if (total <= 0) return -1;
+  const auto u = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(total)));
+  std::int64_t acc = 0;
+  for (std::size_t j = 0; j < weights.size(); ++j) {
+    acc += weights[j];
+    if (u < acc) return static_cast<std::int64_t>(j);
+  }
+  return -1;  // unreachable
+}
+
+// k-means++ draws over the rows (probability proportional to min_dist, the D^2 of each row to the
+// centres so far) until `centres` holds all its rows or every weight is zero. Returns how many
+// centres there are.
+Eigen::Index extend_plus_plus(const Communicator& comm, const MatrixF& rows, const FastSeeding& fast,
+                              std::vector<double>& min_dist, CounterRng& rng, MatrixF& centres, Eigen::Index seeded) {
+  const Eigen::Index k = centres.rows(), d = centres.cols();
+  std::vector<std::int64_t> weights(min_dist.size());
+  for (; seeded < k; ++seeded) {
+    for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = weight_of(min_dist[i]);
+    if (!draw_weighted_row(comm, rows, weights, rng, d, centres.row(seeded))) break;  // all rows already centres
+    if (seeded + 1 < k) {
+      const float* c = centres.row(seeded).data();
+      fast.update(min_dist, c, FastSeeding::inv_norm(c, d));
+    }
+  }
+  return seeded;
+}
+
+struct Shape {
+  Eigen::Index n;       // this rank's rows
+  Eigen::Index d;       // dimension (global)
+  Eigen::Index k;       // centres wanted (at most the global row count)
+  std::int64_t offset;  // global id of this rank's first row
+  std::int64_t total;   // global row count
+  int threads;
+};
+
+// k-means++: a uniform first centre, then D^2-weighted draws; D^2 to the first centre from the
+// kernel's exact score, updates with the fast float distance.
+MatrixF seed_plus_plus(const Communicator& comm, const MatrixF& rows, const NearestCentreKernel& kernel,
+                       const KMeansOptions& o, const Shape& s) {
+  const auto nz = static_cast<std::size_t>(s.n);
+  CounterRng rng(o.seed, Stream::kKMeansInit, o.stream);
+  MatrixF centres(s.k, s.d);
+  draw_weighted_row(comm, rows, std::vector<std::int64_t>(nz, 1), rng, s.d, centres.row(0));
+  std::vector<std::int32_t> nearest(nz);
+  std::vector<double> score(nz), min_dist(nz);
+  kernel.search(rows, centres.topRows(1), o.metric, nearest, score);
+  for (std::size_t i = 0; i < nz; ++i) min_dist[i] = seeding_distance(score[i], o.metric);
+  const FastSeeding fast(rows, o.metric, s.threads);
+  const Eigen::Index seeded = extend_plus_plus(comm, rows, fast, min_dist, rng, centres, 1);
+  centres.conservativeResize(seeded, s.d);
+  return centres;
+}
+
+// k distinct rows, uniformly (Floyd's algorithm on the global ids, the same draws on every rank),
+// in ascending global order.
+MatrixF seed_random(const Communicator& comm, const MatrixF& rows, const KMeansOptions& o, const Shape& s) {
+  CounterRng rng(o.seed, Stream::kKMeansInit, o.stream, 0, kRandomStream);
+  const auto total = static_cast<std::uint64_t>(s.total);
+  std::unordered_set<std::uint64_t> picked;
+  for (std::uint64_t j = total - static_cast<std::uint64_t>(s.k); j < total; ++j) {
+    const std::uint64_t t = rng.below(j + 1);
+    if (!picked.insert(t).second) picked.insert(j);
+  }
+  std::vector<std::uint64_t> ids(picked.begin(), picked.end());
+  std::sort(ids.begin(), ids.end());
+  std::vector<float> mine;
+  for (auto id : ids) {
+    const auto g = static_cast<std::int64_t>(id);
+    if (g >= s.offset && g < s.offset + s.n) {
+      const float* r = rows.row(static_cast<Eigen::Index>(g - s.offset)).data();
+      mine.insert(mine.end(), r, r + s.d);
+    }
+  }
+  const std::vector<float> all = comm.allgather(mine);
+  return Eigen::Map<const MatrixF>(all.data(), s.k, s.d);
+}
+
+// k-means|| (Bahmani et al. 2012). Candidates are kept in global row order within a round and in
+// round order overall; each row tracks its nearest candidate by the kernel's exact score (strict
+// improvement only, so ties go to the earlier, lower-numbered candidate).
+MatrixF seed_parallel(const Communicator& comm, const MatrixF& rows, const NearestCentreKernel& kernel,
+                      const KMeansOptions& o, const Shape& s, KMeansResult& result) {
+  const auto nz = static_cast<std::size_t>(s.n);
+  const Eigen::Index d = s.d;
+  CounterRng rng(o.seed, Stream::kKMeansInit, o.stream);
+  MatrixF first(1, d);
+  draw_weighted_row(comm, rows, std::vector<std::int64_t>(nz, 1), rng, d, first.row(0));
+  std::vector<float> cand(first.data(), first.data() + d);
+  std::vector<std::int32_t> owner(nz, 0), nearest(nz);
+  std::vector<double> best(nz), score(nz);
+  kernel.search(rows, first, o.metric, nearest, best);
+  std::vector<std::int64_t> weights(nz);
+  for (std::size_t i = 0; i < nz; ++i) weights[i] = weight_of(seeding_distance(best[i], o.metric));
+
+  const double l = std::max(1.0, o.oversampling * double(s.k));
+  for (int round = 1; round <= o.init_rounds; ++round) {
+    std::int64_t local_psi = 0;
+    for (auto w : weights) local_psi += w;
+    const std::int64_t psi = comm.allreduce_sum(local_psi);
+    if (psi <= 0) break;  // every row is a candidate already
+    std::vector<float> picked;
+    for (std::size_t i = 0; i < nz; ++i) {
+      if (weights[i] <= 0) continue;
+      const double p = std::min(1.0, l * double(weights[i]) / double(psi));
+      const auto id = static_cast<std::uint64_t>(s.offset) + i;
+      if (keyed_uniform(o.seed, Stream::kKMeansInit, o.stream, static_cast<std::uint64_t>(round), id) < p) {
+        const float* r = rows.row(static_cast<Eigen::Index>(i)).data();
+        picked.insert(picked.end(), r, r + d);
+      }
+    }
+    const std::vector<float> gathered = comm.allgather(picked);
+    const auto m = static_cast<Eigen::Index>(gathered.size() / static_cast<std::size_t>(d));
+    if (m == 0) continue;
+    const MatrixF block = Eigen::Map<const MatrixF>(gathered.data(), m, d);
+    const auto base = static_cast<std::int32_t>(cand.size() / static_cast<std::size_t>(d));
+    kernel.search(rows, block, o.metric, nearest, score);
+    for (std::size_t i = 0; i < nz; ++i) {
+      if (score[i] < best[i]) {
+        best[i] = score[i];
+        owner[i] = base + nearest[i];
+        weights[i] = weight_of(seeding_distance(best[i], o.metric));
+      }
+    }
+    cand.insert(cand.end(), gathered.begin(), gathered.end());
+  }
+  const auto m = static_cast<Eigen::Index>(cand.size() / static_cast<std::size_t>(d));
+  result.init_candidates = m;
+  const MatrixF candidates = Eigen::Map<const MatrixF>(cand.data(), m, d);
+  std::vector<double> min_dist(nz);
+  const FastSeeding fast(rows, o.metric, s.threads);
+  CounterRng reduction_rng(o.seed, Stream::kKMeansInit, o.stream, 0, kReductionStream);
+  MatrixF centres(s.k, d);
+  if (m <= s.k) {  // too few candidates: all of them, then k-means++ over the rows for the rest
+    centres.topRows(m) = candidates;
+    for (std::size_t i = 0; i < nz; ++i) min_dist[i] = seeding_distance(best[i], o.metric);
+    const Eigen::Index seeded = extend_plus_plus(comm, rows, fast, min_dist, reduction_rng, centres, m);
+    centres.conservativeResize(seeded, d);
+    return centres;
+  }
+
+  // Weight of each candidate: the rows nearest to it (exact integer counts).
+  std::vector<std::int64_t> cw(static_cast<std::size_t>(m), 0);
+  for (auto c : owner) ++cw[static_cast<std::size_t>(c)];
+  comm.allreduce_sum(cw);
+
+  // Weighted k-means++ over the candidates, identical on every rank (same data, same draws).
+  const FastSeeding cfast(candidates, o.metric, s.threads);
+  std::vector<double> cdist(static_cast<std::size_t>(m), std::numeric_limits<double>::infinity());
+  std::vector<std::int64_t> cweights(static_cast<std::size_t>(m));
+  Eigen::Index chosen = 0;
+  std::int64_t pick = draw_index(cw, reduction_rng);
+  while (pick >= 0) {
+    const auto p = static_cast<Eigen::Index>(pick);
+    centres.row(chosen++) = candidates.row(p);
+    if (chosen == s.k) break;
+    cfast.update(cdist, candidates.row(p).data(), cfast.row_inv_norm(p));
+    cdist[static_cast<std::size_t>(p)] = 0.0;
+    for (std::size_t j = 0; j < cweights.size(); ++j) cweights[j] = cw[j] * weight_of(cdist[j]);
+    pick = draw_index(cweights, reduction_rng);
+  }
+  if (chosen < s.k) {  // the candidates ran out of distinct points: k-means++ over the rows
+    kernel.search(rows, centres.topRows(chosen), o.metric, nearest, score);
+    for (std::size_t i = 0; i < nz; ++i) min_dist[i] = seeding_distance(score[i], o.metric);
+    chosen = extend_plus_plus(comm, rows, fast, min_dist, reduction_rng, centres, chosen);
+    centres.conservativeResize(chosen, d);
+  }
+  return centres;
+}
+
 void normalise_rows(MatrixF& m) {
   for (Eigen::Index k = 0; k < m.rows(); ++k) {
     const double n = m.row(k).cast<double>().norm();
@@ -61,6 +341,8 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
                                 const KMeansOptions& options) {
   if (options.metric == Metric::kInnerProduct) throw InputError("k-means supports the l2 and cosine metrics");
   if (options.k < 1) throw InputError("k-means: k must be at least 1");
+  if (options.init_rounds < 0) throw InputError("k-means: init_rounds must not be negative");
+  if (!(options.oversampling > 0)) throw InputError("k-means: oversampling must be positive");
   const std::int64_t total_rows = comm.allreduce_sum(static_cast<std::int64_t>(rows.rows()));
   const auto d = static_cast<Eigen::Index>(comm.allreduce_max(static_cast<double>(rows.cols())));
   KMeansResult result;
@@ -69,38 +351,57 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
   const Eigen::Index n = rows.rows();
   const auto nz = static_cast<std::size_t>(n);
   const std::int64_t offset = comm.exclusive_scan_sum(n);
+  const int threads = options.threads > 0 ? options.threads : default_kernel_threads();
+  const Shape shape{n, d, k, offset, total_rows, threads};
 
-  // ---- k-means++ seeding ----
-  CounterRng rng(options.seed, Stream::kKMeansInit, options.stream);
-  MatrixF centres(k, d);
-  std::vector<std::int64_t> weights(nz, 1);
-  draw_weighted_row(comm, rows, weights, rng, d, centres.row(0));
-  std::vector<double> min_dist(nz, std::numeric_limits<double>::infinity());
-  std::vector<std::int32_t> nearest(nz);
-  std::vector<double> score(nz);
-  Eigen::Index seeded = 1;
-  for (; seeded < k; ++seeded) {
-    kernel.search(rows, centres.middleRows(seeded - 1, 1), options.metric, nearest, score);
-    for (std::size_t i = 0; i < nz; ++i) {
-      min_dist[i] = std::min(min_dist[i], seeding_distance(score[i], options.metric));
-      weights[i] = static_cast<std::int64_t>(std::llround(min_dist[i] * kWeightScale));
-    }
-    if (!draw_weighted_row(comm, rows, weights, rng, d, centres.row(seeded))) break;  // all rows already centres
+  // ---- seeding ----
+  auto t0 = Clock::now();
+  MatrixF centres;
+  switch (options.init) {
+    case KMeansInit::kParallel: centres = seed_parallel(comm, rows, kernel, options, shape, result); break;
+    case KMeansInit::kPlusPlus: centres = seed_plus_plus(comm, rows, kernel, options, shape); break;
+    case KMeansInit::kRandom: centres = seed_random(comm, rows, options, shape); break;
   }
-  centres.conservativeResize(seeded, d);
-  const Eigen::Index kk = seeded;
+  const Eigen::Index kk = centres.rows();
+  result.seed_seconds = seconds_since(t0);
+  t0 = Clock::now();
 
   // ---- Lloyd iterations ----
+  // Rows with a coordinate of 2^19 or more would overflow the vectorised fixed-point conversion
+  // (|x 2^32| < 2^51); they take std::llrint, which rounds the same way.
+  const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
+  std::vector<std::uint8_t> big(nz);
+  for (std::size_t i = 0; i < nz; ++i) big[i] = fast::max_abs_bits(rows.row(static_cast<Eigen::Index>(i)).data(), d) >= big_bits;
+  std::vector<std::int32_t> nearest(nz);
+  std::vector<double> score(nz);
+  const auto stride = static_cast<std::size_t>(kk * d + kk);  // per chunk: sums, then counts
+  std::vector<std::int64_t> partial;
   std::vector<std::int64_t> sums(static_cast<std::size_t>(kk * d)), counts(static_cast<std::size_t>(kk));
   auto accumulate = [&] {
     kernel.search(rows, centres, options.metric, nearest, score);
-    std::fill(sums.begin(), sums.end(), 0);
-    std::fill(counts.begin(), counts.end(), 0);
-    for (std::size_t i = 0; i < nz; ++i) {
-      const auto c = static_cast<std::size_t>(nearest[i]);
-      ++counts[c];
-      const float* x = rows.row(static_cast<Eigen::Index>(i)).data();
-      for (Eigen::Index j = 0; j < d; ++j) sums[c * d + j] += to_fixed(x[j]);
+    const int chunks = chunk_count(threads, nz, 2.0 * double(d));
+    partial.assign(stride * static_cast<std::size_t>(chunks), 0);
+    run_chunks(chunks, nz, [&](int q, std::size_t b, std::size_t e) {
+      std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
+      std::int64_t* cnt = s + kk * d;
+      for (std::size_t i = b; i < e; ++i) {
+        const auto c = static_cast<std::size_t>(nearest[i]);
+        ++cnt[c];
+        const float* x = rows.row(static_cast<Eigen::Index>(i)).data();
+        std::int64_t* sc = s + c * static_cast<std::size_t>(d);
+        if (!big[i]) {
+          fast::add_rounded(sc, x, d, kFixedPointScale);
+        } else {
+          for (Eigen::Index j = 0; j < d; ++j) sc[j] += std::llrint(static_cast<double>(x[j]) * kFixedPointScale);
+        }
+      }
+    });
+    std::copy_n(partial.begin(), sums.size(), sums.begin());
+    std::copy_n(partial.begin() + static_cast<std::ptrdiff_t>(sums.size()), counts.size(), counts.begin());
+    for (int q = 1; q < chunks; ++q) {
+      const std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
+      for (std::size_t j = 0; j < sums.size(); ++j) sums[j] += s[j];
+      for (std::size_t c = 0; c < counts.size(); ++c) counts[c] += s[sums.size() + c];
     }
     comm.allreduce_sum(sums);
     comm.allreduce_sum(counts);
@@ -142,6 +443,7 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
     if (shift <= options.tolerance) break;
   }
   accumulate();  // sizes and assignment for the final centres
+  result.lloyd_seconds = seconds_since(t0);
   result.centres = std::move(centres);
   result.sizes = counts;
   result.assignment = nearest;

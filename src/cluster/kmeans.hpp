@@ -4,6 +4,7 @@
 // Sums are fixed point and counts integers, so the result is identical for any rank count.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "compute/nearest.hpp"
@@ -12,6 +13,21 @@
 
 namespace secpe {
 
+// How the initial centres are chosen.
+enum class KMeansInit {
+  // k-means|| (Bahmani et al., "Scalable K-Means++", VLDB 2012): a uniform first centre, then
+  // `init_rounds` rounds that each sample every row independently with probability
+  // min(1, l D^2 / psi), l = oversampling * k (a GEMM-shaped search per round instead of k
+  // sequential passes); the candidates, weighted by the rows nearest to them, are reduced to k by
+  // weighted k-means++ (run identically on every rank).
+  kParallel,
+  kPlusPlus,  // k-means++ (Arthur and Vassilvitskii): k sequential D^2-weighted draws
+  kRandom,    // k distinct rows chosen uniformly (what FAISS does)
+};
+
+KMeansInit parse_kmeans_init(const std::string& name);  // "parallel" | "plusplus" | "random"
+std::string kmeans_init_name(KMeansInit init);
+
 struct KMeansOptions {
   int k = 20;
   int max_iterations = 20;
@@ -19,6 +35,12 @@ struct KMeansOptions {
   Metric metric = Metric::kCosine;  // cosine: spherical k-means, centres re-normalised
   std::uint64_t seed = 0;
   std::uint64_t stream = 0;     // e.g. the label id: separates the seeding streams of labels
+  KMeansInit init = KMeansInit::kParallel;
+  int init_rounds = 5;          // k-means||: sampling rounds R
+  double oversampling = 2.0;    // k-means||: expected candidates per round l = oversampling * k
+  // Threads of the seeding distances and of the Lloyd sums (the kernel has its own setting).
+  // 0: SECPE_THREADS if set, else the hardware's. Results do not depend on it.
+  int threads = 0;
 };
 
 struct KMeansResult {
@@ -27,11 +49,17 @@ struct KMeansResult {
   std::vector<std::int32_t> assignment;  // for this rank's rows
   int iterations = 0;
   int empty_repairs = 0;
+  std::int64_t init_candidates = 0;   // k-means||: candidates sampled before the reduction to k
+  // Wall time on this rank (timings are the only outputs that differ between runs).
+  double seed_seconds = 0.0;   // choosing the initial centres
+  double lloyd_seconds = 0.0;  // the Lloyd iterations and the final assignment pass
 };
 
-// k-means++ seeding then Lloyd iterations. `rows` are this rank's rows; the global row order is
-// rank order (ranks own contiguous record ranges), which seeding relies on to be rank-count
-// independent. `kernel` computes assignments.
+// Seeding (options.init) then Lloyd iterations. `rows` are this rank's rows; the global row order
+// is rank order (ranks own contiguous record ranges), which seeding relies on to be rank-count
+// independent: every random draw is keyed by global row ids, every reduction is exact, and the
+// seeding distances are computed by rank-independent routines (the kernel's exact scores, or
+// compute/cpu/fast_float.hpp). `kernel` computes assignments.
 KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows,
                                 const NearestCentreKernel& kernel, const KMeansOptions& options);
 

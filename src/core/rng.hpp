@@ -12,7 +12,7 @@ namespace secpe {
 enum class Stream : std::uint32_t {
   kCorpus = 1,          // demo corpus generator
   kSecretChoice = 2,    // random-word secret selection
-  kKMeansInit = 3,      // k-means++ seeding
+  kKMeansInit = 3,      // k-means seeding (k-means||, k-means++, random)
   kSampling = 4,        // per-record private sampling (keyed by record id)
   kNoise = 5,           // calibrated Gaussian noise (rank 0 only)
   kGeneration = 6,      // built-in generator: initial samples and variations

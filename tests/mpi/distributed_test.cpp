@@ -2,10 +2,12 @@
 // each test runs the algorithm over MPI_COMM_WORLD (sharded) and over MPI_COMM_SELF (all rows).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
+#include "core/error.hpp"
 #include "core/rng.hpp"
 #include "dist/communicator.hpp"
 #include "evolve/votes.hpp"
@@ -59,36 +61,143 @@ TEST(Communicator, MinLocBreaksTiesByLowestIndex) {
   EXPECT_EQ(v[1].index, 0);
 }
 
-TEST(DistributedKMeans, IdenticalToSingleRankAndRecoversClusters) {
+void expect_identical(const KMeansResult& sharded, const KMeansResult& single) {
+  EXPECT_EQ(sharded.sizes, single.sizes);
+  EXPECT_EQ(sharded.iterations, single.iterations);
+  EXPECT_EQ(sharded.empty_repairs, single.empty_repairs);
+  EXPECT_EQ(sharded.init_candidates, single.init_candidates);
+  ASSERT_EQ(sharded.centres.rows(), single.centres.rows());
+  ASSERT_EQ(sharded.centres.cols(), single.centres.cols());
+  EXPECT_TRUE((sharded.centres.array() == single.centres.array()).all()) << "centres differ from the single-rank run";
+}
+
+std::vector<std::int64_t> sorted(std::vector<std::int64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+class DistributedKMeansInit : public testing::TestWithParam<KMeansInit> {};
+
+TEST_P(DistributedKMeansInit, IdenticalToSingleRankAndRecoversClusters) {
   const Communicator world, self(MPI_COMM_SELF);
   const MatrixF all = clustered_points(601, 8, 4);
   ReferenceKernel kernel;
   KMeansOptions options;
   options.k = 4;
   options.seed = 3;
+  options.init = GetParam();
   const auto sharded = distributed_kmeans(world, shard_of(world, all), kernel, options);
   const auto single = distributed_kmeans(self, all, kernel, options);
   ASSERT_EQ(sharded.centres.rows(), 4);
-  EXPECT_EQ(sharded.sizes, single.sizes);
-  EXPECT_EQ(sharded.iterations, single.iterations);
-  EXPECT_TRUE((sharded.centres.array() == single.centres.array()).all()) << "centres differ from the single-rank run";
-  // Well separated: every true cluster (150 or 151 points) is found.
-  std::vector<std::int64_t> sizes = sharded.sizes;
-  std::sort(sizes.begin(), sizes.end());
-  EXPECT_EQ(sizes, (std::vector<std::int64_t>{150, 150, 150, 151}));
+  expect_identical(sharded, single);
+  if (GetParam() == KMeansInit::kParallel) {
+    EXPECT_GT(sharded.init_candidates, 4);  // the reduction ran
+  }
+  // Well separated: every true cluster (150 or 151 points) is found. Random seeding may put two
+  // centres in one cluster, so it only has to match the single-rank run.
+  if (GetParam() != KMeansInit::kRandom) {
+    EXPECT_EQ(sorted(sharded.sizes), (std::vector<std::int64_t>{150, 150, 150, 151}));
+  }
 }
 
-TEST(DistributedKMeans, FewerRowsThanClustersAndEmptyShards) {
+TEST_P(DistributedKMeansInit, L2WithBlasKernelAndManyClustersIdenticalToSingleRank) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF all = clustered_points(1500, 40, 30);
+  BlasKernel kernel(BlasKernelOptions{.threads = 2});
+  KMeansOptions options;
+  options.k = 30;
+  options.seed = 5;
+  options.stream = 7;
+  options.metric = Metric::kL2;
+  options.max_iterations = 6;
+  options.init = GetParam();
+  options.threads = 2;
+  const auto sharded = distributed_kmeans(world, shard_of(world, all), kernel, options);
+  const auto single = distributed_kmeans(self, all, kernel, options);
+  ASSERT_EQ(sharded.centres.rows(), 30);
+  expect_identical(sharded, single);
+  // The thread count of the seeding and the sums changes nothing either.
+  options.threads = 1;
+  expect_identical(distributed_kmeans(world, shard_of(world, all), kernel, options), single);
+  std::int64_t total = 0;
+  for (auto s : sharded.sizes) total += s;
+  EXPECT_EQ(total, 1500);
+}
+
+TEST_P(DistributedKMeansInit, FewerRowsThanClustersAndEmptyShards) {
   const Communicator world, self(MPI_COMM_SELF);
   const MatrixF all = clustered_points(3, 5, 3);
   ReferenceKernel kernel;
   KMeansOptions options;
   options.k = 10;
+  options.init = GetParam();
   const auto sharded = distributed_kmeans(world, shard_of(world, all), kernel, options);
   EXPECT_EQ(sharded.centres.rows(), 3);
   std::int64_t total = 0;
   for (auto s : sharded.sizes) total += s;
   EXPECT_EQ(total, 3);
+  expect_identical(sharded, distributed_kmeans(self, all, kernel, options));
+}
+
+TEST_P(DistributedKMeansInit, NoRowsAnywhere) {
+  const Communicator world;
+  ReferenceKernel kernel;
+  KMeansOptions options;
+  options.init = GetParam();
+  const auto r = distributed_kmeans(world, MatrixF(0, 4), kernel, options);
+  EXPECT_EQ(r.centres.rows(), 0);
+  EXPECT_TRUE(r.sizes.empty());
+}
+
+// Only six distinct points among 120 rows: seeding runs out of distinct rows and stops at six.
+TEST_P(DistributedKMeansInit, DuplicateRowsGiveFewerCentres) {
+  if (GetParam() == KMeansInit::kRandom) GTEST_SKIP() << "random seeding picks rows, duplicates included";
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF distinct = clustered_points(6, 8, 6);
+  MatrixF all(120, 8);
+  for (Eigen::Index i = 0; i < all.rows(); ++i) all.row(i) = distinct.row((i * 7) % 6);
+  ReferenceKernel kernel;
+  for (Metric metric : {Metric::kCosine, Metric::kL2}) {
+    KMeansOptions options;
+    options.k = 10;
+    options.metric = metric;
+    options.init = GetParam();
+    const auto sharded = distributed_kmeans(world, shard_of(world, all), kernel, options);
+    EXPECT_EQ(sharded.centres.rows(), 6);
+    EXPECT_EQ(sorted(sharded.sizes), (std::vector<std::int64_t>(6, 20)));
+    expect_identical(sharded, distributed_kmeans(self, all, kernel, options));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Inits, DistributedKMeansInit,
+                         testing::Values(KMeansInit::kParallel, KMeansInit::kPlusPlus, KMeansInit::kRandom),
+                         [](const testing::TestParamInfo<KMeansInit>& info) { return kmeans_init_name(info.param); });
+
+// k-means|| with too few candidates for k (one round, little oversampling; or no rounds at all)
+// tops up with k-means++ over the rows.
+TEST(DistributedKMeans, ParallelTopsUpWhenCandidatesAreFewerThanK) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF all = clustered_points(601, 8, 4);
+  ReferenceKernel kernel;
+  for (int rounds : {0, 1}) {
+    KMeansOptions options;
+    options.k = 12;
+    options.seed = 9;
+    options.init_rounds = rounds;
+    options.oversampling = 0.25;
+    const auto sharded = distributed_kmeans(world, shard_of(world, all), kernel, options);
+    EXPECT_LT(sharded.init_candidates, 12);
+    EXPECT_EQ(sharded.centres.rows(), 12);
+    expect_identical(sharded, distributed_kmeans(self, all, kernel, options));
+  }
+}
+
+TEST(DistributedKMeans, InitNames) {
+  for (KMeansInit init : {KMeansInit::kParallel, KMeansInit::kPlusPlus, KMeansInit::kRandom}) {
+    EXPECT_EQ(parse_kmeans_init(kmeans_init_name(init)), init);
+  }
+  EXPECT_THROW(parse_kmeans_init("forgy"), InputError);
+  EXPECT_EQ(KMeansOptions{}.init, KMeansInit::kParallel);
 }
 
 TEST(SecretClustering, NoisyReleaseIdenticalToSingleRank) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/kmeans.hpp"
+
 namespace secpe {
 
 struct FaissBenchOptions {
@@ -16,6 +18,8 @@ struct FaissBenchOptions {
   std::size_t kmeans_points = 100000;
   int kmeans_clusters = 600;
   int kmeans_iterations = 5;
+  std::string kmeans_init = "parallel";  // our seeding: parallel (k-means||), plusplus or random
+  int kmeans_init_rounds = KMeansOptions{}.init_rounds;  // k-means|| rounds R
   int threads = 1;
   std::string kernel = "blas";
   std::uint64_t seed = 1;
