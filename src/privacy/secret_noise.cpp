@@ -66,7 +66,9 @@ std::vector<MixtureRelease> releases_of(std::size_t j, const std::vector<std::ve
   std::vector<MixtureRelease> out;
   for (std::size_t l = 0; l < labels.size(); ++l) {
     if (pmf[l][j].empty() || labels[l].sigma_paper <= 0) continue;
-    out.push_back({pmf[l][j], kCountsAndCentresScale / (lambda * labels[l].sigma_paper), iterations});
+    // Same arithmetic as the accountant's own scaling (step at lambda = 1, then / lambda), so the
+    // reported bound is bit-for-bit the one the calibration certified.
+    out.push_back({pmf[l][j], kCountsAndCentresScale / labels[l].sigma_paper / lambda, iterations});
   }
   return out;
 }

@@ -49,7 +49,10 @@ p = json.load(open(sys.argv[4]))
 assert p['method'] == 'secpe' and p['iterations'] == 3
 assert all('sigma' in l for l in p['labels'] if 'skipped' not in l)
 assert len(p['releases']) == len(metrics)
-assert all('mu' in s and 'r_achieved_approx' in s for s in p['secrets'])
+assert p['calibration']['mode'] == 'exact' and p['calibration']['lambda'] > 0
+assert p['all_secrets_within_budget'] is True
+assert all(s['r_achieved'] <= s['r'] and s['mu'] > 0 for s in p['secrets'])
+assert all(r['label'] >= 0 and r['sigma'] >= 0 for r in p['releases'])
 PY
 
 # Privacy: no planted secret appears in any output file.
