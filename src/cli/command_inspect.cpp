@@ -65,7 +65,12 @@ void inspect_output(const std::filesystem::path& dir) {
             << "budget       p = " << privacy["budget"].value("p", 0.0) << ", r = " << privacy["budget"].value("r", 0.0)
             << ", mu = " << privacy["budget"].value("mu", 0.0) << ", eps = " << privacy["equivalent_dp"].value("epsilon", 0.0)
             << " at delta = " << privacy["equivalent_dp"].value("delta", 0.0) << "\n"
-            << "calibration  " << privacy.value("calibration", "?") << "\n"
+            << "calibration  " << privacy["calibration"].value("mode", "?")
+            << (privacy["calibration"].contains("lambda") ? ", lambda = " + privacy["calibration"]["lambda"].dump() : "")
+            << (privacy.contains("all_secrets_within_budget")
+                    ? std::string(privacy["all_secrets_within_budget"].get<bool>() ? ", every secret within its budget" : ", SOME SECRETS EXCEED THEIR BUDGET")
+                    : "")
+            << "\n"
             << "wall time    " << run.value("wall_seconds", 0.0) << " s\n";
   CsvReadOptions options;
   const Corpus synthetic = read_augpe_csv(dir / "synthetic.csv", options);
