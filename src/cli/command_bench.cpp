@@ -2,10 +2,13 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <iostream>
 
 #include "bench/bench_report.hpp"
 #include "bench/histogram_bench.hpp"
+#include "bench/synth_embeddings.hpp"
+#include "privacy/secret_noise.hpp"
 #include "compute/kernel_bench.hpp"
 #ifdef SECPE_HAVE_FAISS
 #include "bench/faiss/faiss_bench.hpp"
@@ -23,6 +26,7 @@ constexpr const char* kBenchUsage =
     "benchmarks:\n"
     "  kernel      nearest-centre kernel GFLOP/s against OpenBLAS sgemm on the same shape\n"
     "  faiss       exact search and k-means against FAISS (IndexFlatIP, faiss::Clustering), same data and threads\n"
+    "  privacy     noise calibration time (LP, exact and paper) for a Yelp-scale secret matrix\n"
     "  histogram   per-iteration vote histogram, SecPE against Aug-PE, on an embedding dataset (MPI)\n";
 
 // Options every benchmark takes.
@@ -103,6 +107,77 @@ int bench_faiss_command(const std::vector<std::string>& args) {
 #endif
 }
 
+std::size_t private_records(const SecretMatrix& m) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m.rows(); ++i) n += m.is_private(i) ? 1 : 0;
+  return n;
+}
+
+int bench_privacy_command(const std::vector<std::string>& args) {
+  po::options_description desc("secpe bench privacy options");
+  add_common_options(desc);
+  add_bench_options(desc);
+  SynthEmbeddingOptions synth;
+  synth.dim = 1;  // only labels and secrets matter here
+  int calibrated_iterations = 5;
+  double batch = 1000.0;
+  desc.add_options()
+    ("records", po::value<std::size_t>(&synth.records)->default_value(synth.records), "records (Yelp train: 1,939,290)")
+    ("labels", po::value<std::string>(&synth.labels)->default_value(synth.labels), "yelp or a number of labels")
+    ("secrets", po::value<int>(&synth.secrets)->default_value(synth.secrets), "secrets (Zipf popularity, 1-3 per private record)")
+    ("private-fraction", po::value<double>(&synth.private_fraction)->default_value(synth.private_fraction, "0.3"), "share of records holding a secret")
+    ("releases", po::value<int>(&calibrated_iterations)->default_value(calibrated_iterations), "iterations T the noise is calibrated for")
+    ("private-batch", po::value<double>(&batch)->default_value(batch, "1000"), "expected private records sampled per label and iteration");
+  po::variables_map vm;
+  if (!parse_options("bench", "secpe bench privacy [--records N --secrets M --releases T]", desc, {}, args, vm)) return 0;
+  synth.seed = vm["seed"].as<std::uint64_t>();
+  const int threads = vm["threads"].as<int>();
+  ::setenv("SECPE_THREADS", std::to_string(threads).c_str(), 1);
+  MPI_Init(nullptr, nullptr);
+  int code = 0;
+  {
+    const Communicator comm;
+    set_log_rank(comm.rank());
+    try {
+      // Every rank builds the same matrix and keeps its shard, as `secpe run` would read it.
+      const DatasetContents data = synth_embeddings(synth);
+      const auto [b, e] = comm.shard(synth.records);
+      SecretMatrix shard;
+      shard.num_secrets = data.secrets.num_secrets;
+      shard.indptr.assign(data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(b), data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(e + 1));
+      shard.indices.assign(data.secrets.indices.begin() + shard.indptr.front(), data.secrets.indices.begin() + shard.indptr.back());
+      const std::vector<std::int32_t> labels(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b), data.label_ids.begin() + static_cast<std::ptrdiff_t>(e));
+      const auto budgets = uniform_budgets(static_cast<std::size_t>(synth.secrets), 1e-4, 1e-3);
+      nlohmann::ordered_json figures = {{"records", synth.records}, {"labels", data.labels.size()}, {"secrets", synth.secrets},
+                                        {"private_records", private_records(data.secrets)},
+                                        {"releases", calibrated_iterations}, {"p", 1e-4}, {"r", 1e-3}};
+      for (const auto mode : {CalibrationMode::kPaper, CalibrationMode::kExact}) {
+        std::vector<double> seconds;
+        SecretNoisePlan plan;
+        for (int rep = 0; rep < vm["iterations"].as<int>(); ++rep) {
+          comm.barrier();
+          plan = plan_secret_noise(comm, shard, labels, data.labels.size(), budgets, calibrated_iterations, batch, mode);
+          seconds.push_back(comm.allreduce_max(plan.accounting_seconds));
+        }
+        double worst = 0;
+        for (std::size_t j = 0; j < plan.achieved_r.size(); ++j) worst = std::max(worst, plan.achieved_r[j] / budgets.p[j]);
+        figures[calibration_name(mode)] = {{"seconds", seconds}, {"seconds_best", *std::min_element(seconds.begin(), seconds.end())},
+                                           {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}};
+      }
+      auto report = bench_frame("privacy", args, threads, comm.size());
+      report["figures"] = figures;
+      report["metrics"] = "seconds: plan_secret_noise wall time (gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret)";
+      if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
+    } catch (const std::exception& e) {
+      std::cerr << "secpe: error: " << e.what() << std::endl;
+      code = dynamic_cast<const InputError*>(&e) ? 2 : 1;
+      if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    }
+  }
+  MPI_Finalize();
+  return code;
+}
+
 int bench_histogram_command(const std::vector<std::string>& args) {
   po::options_description desc("secpe bench histogram options");
   add_common_options(desc);
@@ -158,6 +233,7 @@ int command_bench(const std::vector<std::string>& args) {
   if (args[0] == "histogram") return bench_histogram_command(rest);
   if (args[0] == "kernel") return bench_kernel_command(rest);
   if (args[0] == "faiss") return bench_faiss_command(rest);
+  if (args[0] == "privacy") return bench_privacy_command(rest);
   throw InputError("unknown benchmark '" + args[0] + "'\n" + kBenchUsage);
 }
 

@@ -29,6 +29,7 @@ void describe_run_options(po::options_description& desc) {
     ("synthetic", po::value<std::size_t>()->default_value(300), "synthetic samples N_syn over all labels (split by public label frequency)")
     ("variations", po::value<int>()->default_value(3), "variations L per selected sample (parents are kept)")
     ("clusters", po::value<int>()->default_value(20), "public clusters K per label")
+    ("votes-per-center", po::value<int>()->default_value(1), "secpe: each noisy centre spreads its votes over its k nearest candidates (1: the paper's rule)")
     ("private-batch", po::value<double>()->default_value(1000.0, "1000"), "expected private records sampled per label and iteration (B)")
     ("p", po::value<double>()->default_value(1e-4, "1e-4"), "adversary prior p of every secret")
     ("r-over-p", po::value<double>()->default_value(10.0, "10.0"), "allowed reconstruction risk as a multiple of p")
@@ -63,6 +64,8 @@ RunConfig run_config_from(const po::variables_map& vm) {
   c.synthetic = vm["synthetic"].as<std::size_t>();
   c.variations = vm["variations"].as<int>();
   c.clusters = vm["clusters"].as<int>();
+  c.votes_per_centre = vm["votes-per-center"].as<int>();
+  if (c.votes_per_centre < 1) throw InputError("--votes-per-center must be at least 1");
   c.private_batch = vm["private-batch"].as<double>();
   c.p = vm["p"].as<double>();
   c.r = vm.count("r") ? vm["r"].as<double>() : c.p * vm["r-over-p"].as<double>();

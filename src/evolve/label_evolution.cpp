@@ -28,7 +28,8 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                                       "noisy cluster centres (" + k + " x " + std::to_string(pool.embeddings.cols()) + ")"}},
                                        {"sigma", job.sigma}});
       const NoisyClusters noisy = job.clustering->release(job.seed, job.label, t, job.sigma);
-      votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric);
+      votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric,
+                          job.votes_per_centre);
     } else {
       job.ledger.charge(job.label, t, {{"released", {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"}},
                                        {"sigma", job.sigma}});

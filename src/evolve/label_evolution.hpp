@@ -43,6 +43,7 @@ struct LabelEvolution {
   const MatrixF* private_rows;
   double augpe_threshold;
   PrivacyLedger& ledger;  // charged before every release
+  int votes_per_centre;   // SecPE: each noisy centre votes for its k nearest candidates
 };
 
 // Runs the iterations, appending to `outcome` (whose report the caller has started).

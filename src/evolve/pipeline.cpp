@@ -99,6 +99,7 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"synthetic", c.synthetic},
           {"variations", c.variations},
           {"clusters", c.clusters},
+          {"votes_per_centre", c.votes_per_centre},
           {"private_batch", c.private_batch},
           {"p", c.p},
           {"r", c.r},
@@ -277,7 +278,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
     }
     const LabelEvolution job{comm, generator, *embedder, *kernel, config.metric, config.seed, label,
                              info.labels.display(label), n_syn, config.iterations, config.variations, sigma,
-                             clustering.get(), &private_embeddings, config.augpe_threshold, ledger};
+                             clustering.get(), &private_embeddings, config.augpe_threshold, ledger,
+                             config.votes_per_centre};
     evolve_label(job, outcome);
     if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
     checkpoint.labels[label] = std::move(outcome);

@@ -27,6 +27,7 @@ struct RunConfig {
   std::size_t synthetic = 300;      // N_syn over all labels, split by public label frequencies
   int variations = 3;               // L
   int clusters = 20;                // K per label
+  int votes_per_centre = 1;         // each noisy centre votes for its k nearest candidates
   double private_batch = 1000.0;    // B per label
   double p = 1e-4;                  // uniform budget: prior p and risk r of every secret
   double r = 1e-3;

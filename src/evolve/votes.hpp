@@ -15,11 +15,14 @@ struct VoteResult {
   std::vector<double> tie_key;   // per candidate, for rank_select
 };
 
-// SecPE: each noisy centre gives its noisy size to its nearest candidate (O(K x N_cand) work).
-// Candidates are searched in shards, one per rank, and combined by a min-location allreduce.
+// SecPE: each noisy centre gives its noisy size to its nearest candidate (O(K x N_cand) work), or
+// spreads it equally over its `votes_per_centre` nearest candidates (post-processing of released
+// values: no privacy cost). Candidates are searched in shards, one per rank, and combined exactly
+// (min-location allreduce; for k > 1 every rank merges the ranks' top-k lists by (score, index)).
 // The tie key of a candidate is its distance to the nearest noisy centre.
 VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, const MatrixF& candidates,
-                       std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric);
+                       std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric,
+                       int votes_per_centre = 1);
 
 // Aug-PE: every private record of the label (this rank's `private_rows`) votes for its nearest
 // candidate; the integer histogram is reduced exactly, rank 0 adds N(0, sigma^2) to every bin,

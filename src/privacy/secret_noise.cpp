@@ -149,7 +149,7 @@ SecretNoisePlan plan_secret_noise(const Communicator& comm, const SecretMatrix& 
   // over the ranks; each rank skips a secret that a cheap rigorous screen already certifies at
   // its current lambda (skipped secrets cannot raise the maximum), and the maximum is exact.
   if (mode == CalibrationMode::kExact) {
-    // Most exposed secrets first (single-Gaussian estimate of mu^2), so the screen skips the rest.
+    // Most exposed secrets first (single-Gaussian estimate of mu^2), so the checks skip the rest.
     std::vector<double> exposure(m, 0.0);
     for (std::size_t l = 0; l < num_labels; ++l) {
       if (plan.labels[l].sigma_paper <= 0) continue;
@@ -163,9 +163,10 @@ SecretNoisePlan plan_secret_noise(const Communicator& comm, const SecretMatrix& 
       const std::size_t j = order[k];
       const auto releases = releases_of(j, pmf, plan.labels, iterations, 1.0);
       if (releases.empty()) continue;
-      if (lambda > 0) {
+      if (lambda > 0) {  // certified at the running lambda: cheap screen first, then one exact bound
         const auto scaled = releases_of(j, pmf, plan.labels, iterations, lambda);
         if (blow_up_screen(scaled, budgets.p[j]) <= budgets.r[j]) continue;
+        if (blow_up_upper_composed(scaled, budgets.p[j]) <= budgets.r[j]) continue;
       }
       lambda = std::max(lambda, calibrate_scale_composed(releases, budgets.p[j], budgets.r[j]));
     }

@@ -81,6 +81,11 @@ PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budget
   }
   const double records = double(std::max<std::uint64_t>(o.records, rows.rows()));
   auto ratio = [&](double sigma) { return sigma > 0 ? (study.sigma_gdp / records) / (sigma / study.batch_used) : 0.0; };
+  study.sigma_ratio_exact = study.sigma_exact > 0 ? study.sigma_gdp / study.sigma_exact : 0.0;
+  study.sigma_ratio_paper = study.sigma_paper > 0 ? study.sigma_gdp / study.sigma_paper : 0.0;
+  for (std::size_t j = 0; j < m; ++j) study.sigma_gdp_group = std::max(study.sigma_gdp_group, gdp_sigma(eta[j] / double(holders[j]), o.iterations));
+  study.group_ratio_exact = study.sigma_exact > 0 ? study.sigma_gdp_group / study.sigma_exact : 0.0;
+  study.group_ratio_paper = study.sigma_paper > 0 ? study.sigma_gdp_group / study.sigma_paper : 0.0;
   study.noise_ratio_exact = ratio(study.sigma_exact);
   study.noise_ratio_paper = ratio(study.sigma_paper);
   return study;

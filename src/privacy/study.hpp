@@ -30,8 +30,14 @@ struct PrivacyStudy {
   std::string lp_path;
   double batch_used = 0.0;
   double sigma_exact = 0.0, sigma_paper = 0.0, sigma_gdp = 0.0, sigma_evaluated = 0.0;
-  // Noise per unit of signal, GDP over SecPE: (sigma_gdp / records) / (sigma / batch_used).
-  // Larger is better for secret protection.
+  // sigma_gdp / sigma (the appendix B.1 quantity; larger is better for secret protection), and
+  // the same per unit of signal: (sigma_gdp / records) / (sigma / batch_used).
+  double sigma_ratio_exact = 0.0, sigma_ratio_paper = 0.0;
+  // Record-level GDP gives (p, r)-protection only to secrets held by one record; for a secret held
+  // by n_j records it needs group privacy: sigma_gdp_group = max_j sqrt(T) n_j / mu_j, the noise
+  // that gives the same secret guarantee as SecPE.
+  double sigma_gdp_group = 0.0;
+  double group_ratio_exact = 0.0, group_ratio_paper = 0.0;
   double noise_ratio_exact = 0.0, noise_ratio_paper = 0.0;
   std::vector<SecretStudy> secrets;
 };

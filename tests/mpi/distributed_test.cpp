@@ -256,3 +256,28 @@ TEST(Votes, SecPEVotesIdenticalToSingleRank) {
 
 }  // namespace
 }  // namespace secpe
+
+namespace secpe {
+namespace {
+
+TEST(Votes, SpreadOverKNearestIdenticalToSingleRank) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const MatrixF candidates = clustered_points(50, 6, 5);
+  NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
+  ReferenceKernel kernel;
+  const auto [b, e] = world.shard(50);
+  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine, 3);
+  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine, 3);
+  EXPECT_EQ(a.votes, s.votes);
+  double total = 0;
+  std::size_t voted = 0;
+  for (double v : a.votes) {
+    total += v;
+    voted += v > 0 ? 1 : 0;
+  }
+  EXPECT_NEAR(total, 42.0, 1e-12);
+  EXPECT_GE(voted, 3u);
+}
+
+}  // namespace
+}  // namespace secpe
