@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `secpe privacy` (simulated and from a dataset), per-secret budget files, the paper and exact
+# calibrations of `secpe run`, and their bad inputs.
+set -uo pipefail
+SECPE=$1
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Simulated appendix B.1 setup (small): exact sigma >= paper sigma, and the paper's sigma overshoots r.
+"$SECPE" privacy --simulate --records 600 --secrets 20 --inclusion 0.02 --iterations 5 --out "$T/sim.json" > "$T/sim.txt" || fail "privacy --simulate"
+python3 - "$T/sim.json" <<'PY' || fail "privacy JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+s = j["sigma"]
+assert s["exact"] >= s["paper"] > 0 and s["gdp"] > 0, s
+assert len(j["secrets"]) == 20
+assert all(x["sigma_exact"] is not None and x["sigma_paper"] > 0 for x in j["secrets"])
+assert j["secrets_over_budget_at_sigma"] > 0, "the paper's sigma should under-protect here"
+assert j["group_sigma_ratio"]["exact"] > 0
+PY
+grep -q "worst achieved r/p at that sigma" "$T/sim.txt" || fail "privacy summary line"
+
+# From a dataset, with a per-secret budget file; then runs with both calibrations.
+"$SECPE" corpus --records 600 --out "$T/c.csv" 2>/dev/null || fail corpus
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null || fail import
+first=$(grep -v '^#' "$T/c.secrets.txt" | head -1)
+printf 'secret,p,r\n%s,1e-3,2e-2\n#1,1e-4,5e-3\n' "$first" > "$T/budgets.csv"
+"$SECPE" privacy --data "$T/c.h5" --budgets "$T/budgets.csv" --iterations 3 --out "$T/data.json" >/dev/null || fail "privacy --data"
+python3 -c "import json; j=json.load(open('$T/data.json')); s=j['secrets']; assert s[0]['r']==2e-2 and s[1]['r']==5e-3 and s[2]['r']==1e-3, s[:3]" || fail "per-secret budgets"
+grep -q -i -F "$first" "$T/data.json" && fail "a secret name reached the privacy JSON"
+
+"$SECPE" run --data "$T/c.h5" --out "$T/exact" --seed 2 --iterations 2 --synthetic 40 --budgets "$T/budgets.csv" --quiet || fail "run exact"
+"$SECPE" run --data "$T/c.h5" --out "$T/paper" --seed 2 --iterations 2 --synthetic 40 --calibration paper --votes-per-center 3 --quiet || fail "run paper"
+python3 - "$T/exact/privacy.json" "$T/paper/privacy.json" <<'PY' || fail "calibration reports"
+import json, sys
+e, p = (json.load(open(f)) for f in sys.argv[1:])
+assert e["calibration"]["mode"] == "exact" and e["all_secrets_within_budget"] is True
+assert e["budget"]["per_secret_file"].endswith("budgets.csv")
+assert e["secrets"][0]["r"] == 2e-2
+assert p["calibration"]["mode"] == "paper" and "NOT an upper bound" in p["calibration"]["description"]
+assert all(s["r_achieved"] > 0 for s in p["secrets"])
+PY
+
+# Bad inputs: clear messages, exit code 2.
+expect2() { local pattern=$1; shift; out=$("$@" 2>&1); rc=$?; [ $rc = 2 ] || fail "'$*' exited $rc: $out"; grep -q -- "$pattern" <<<"$out" || fail "'$*': $out"; }
+expect2 "give exactly one of --data" "$SECPE" privacy
+expect2 "r must be in (p, 1)" "$SECPE" privacy --simulate --records 100 --r-over-p 1
+expect2 "--iterations must be at least 1" "$SECPE" privacy --simulate --records 100 --iterations 0
+printf 'secret,p,r\nnobody at all,1e-4,1e-3\n' > "$T/bad.csv"
+expect2 "bad.csv:2: the secret is not in" "$SECPE" run --data "$T/c.h5" --out "$T/x" --budgets "$T/bad.csv" --quiet
+expect2 "--calibration must be exact or paper" "$SECPE" run --data "$T/c.h5" --out "$T/x" --calibration fancy --quiet
+expect2 "--method augpe uses --calibration gdp" "$SECPE" run --data "$T/c.h5" --out "$T/x" --method augpe --calibration exact --quiet
+expect2 "--votes-per-center must be at least 1" "$SECPE" run --data "$T/c.h5" --out "$T/x" --votes-per-center 0 --quiet
+echo "privacy_cli: ok"
