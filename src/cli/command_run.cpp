@@ -50,6 +50,7 @@ void describe_run_options(po::options_description& desc) {
     ("kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas (blocked sgemm, exact) or reference")
     ("threads", po::value<int>()->default_value(0), "compute threads per rank (0: SECPE_THREADS, else all hardware threads)")
     ("resume", po::bool_switch(), "skip the labels finished in OUT/checkpoint.json by an interrupted run with the same options")
+    ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
     ("quiet", po::bool_switch(), "no progress output");
 }
 
@@ -95,6 +96,7 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (vm["threads"].as<int>() > 0) ::setenv("SECPE_THREADS", std::to_string(vm["threads"].as<int>()).c_str(), 1);
   c.out = vm["out"].as<std::string>();
   c.resume = vm["resume"].as<bool>();
+  c.verify = vm["verify"].as<bool>();
   if (!std::filesystem::is_regular_file(c.data)) throw InputError("--data: cannot read '" + c.data.string() + "'");
   return c;
 }

@@ -9,6 +9,7 @@
 #include "cluster/secret_clustering.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "compute/verify.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/label_evolution.hpp"
 #include "evolve/synthetic_split.hpp"
@@ -164,6 +165,15 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const NgramGenerator generator(training, source, config.generator);
   const auto embedder = embedder_for(info, config.data);
   const auto kernel = make_kernel(config.kernel);
+  if (config.verify) {
+    // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.
+    const Eigen::Index n = embeddings.rows(), rows = std::min<Eigen::Index>(n / 2, 512);
+    std::string report;
+    const bool ok = rows == 0 || verify_against_reference(*kernel, embeddings.topRows(rows), embeddings.middleRows(rows, std::min<Eigen::Index>(n - rows, 256)),
+                                                          config.metric, &report, std::min<int>(3, static_cast<int>(std::min<Eigen::Index>(n - rows, 256))));
+    if (comm.allreduce_max(ok ? 0.0 : 1.0) > 0) throw std::runtime_error("--verify: kernel '" + kernel->name() + "' disagrees with the reference kernel: " + report);
+    log_info("--verify: kernel '" + kernel->name() + "' agrees with the reference kernel bit for bit");
+  }
   const double setup_seconds = seconds_since(t0);
 
   // ---- noise calibration ----
