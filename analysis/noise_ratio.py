@@ -5,8 +5,8 @@ N = 8000 records, m secrets, each record holds each secret independently with pr
 Plots the noise ratio sigma_GDP / sigma_secret (Aug-PE's record-level noise over SecPE's
 secret-level noise for the same (p, r), mu_GDP = Phi^-1(1-p) - Phi^-1(1-r); larger is better for
 secret protection) against r/p in [2, 400] (m = 400) and against m in [100, 1000] (r/p = 10), for
-SecPE's exact and paper calibrations. SecPE samples with the LP weights scaled to the largest
-batch the LP allows (no rho_i above 1): --private-batch 1e12, lowered automatically.
+SecPE's exact and paper calibrations. SecPE samples with the LP weights themselves as
+probabilities (--private-batch 0: rho_i = w_i, so sum_(i holds j) rho_i <= eta_j).
 
 usage: noise_ratio.py SECPE_BINARY OUT_DIR [--iterations T]
 Writes OUT_DIR/noise_ratio.json and the PNGs OUT_DIR/noise_ratio_vs_r_over_p.png and
@@ -24,7 +24,7 @@ def study(secpe, secrets, r_over_p, iterations):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run([secpe, "privacy", "--simulate", "--records", "8000", "--secrets", str(secrets),
                         "--inclusion", "0.01", "--iterations", str(iterations), "--p", "1e-4",
-                        "--r-over-p", str(r_over_p), "--private-batch", "1e12", "--summary-only", "--out", out.name],
+                        "--r-over-p", str(r_over_p), "--private-batch", "0", "--summary-only", "--out", out.name],
                        check=True, stdout=subprocess.DEVNULL)
         result = json.load(open(out.name))
     return {"secrets": secrets, "r_over_p": r_over_p, "sigma": result["sigma"],

@@ -46,7 +46,7 @@ int command_privacy(const std::vector<std::string>& args) {
     ("inclusion", po::value<double>()->default_value(0.01, "0.01"), "simulate: probability that a record holds a given secret")
     ("seed", po::value<std::uint64_t>()->default_value(1), "simulate: seed")
     ("iterations", po::value<int>(&o.iterations)->default_value(o.iterations), "releases T")
-    ("private-batch", po::value<double>(&o.batch)->default_value(o.batch, "1000"), "expected private records sampled per iteration")
+    ("private-batch", po::value<double>(&o.batch)->default_value(o.batch, "1000"), "expected private records sampled per iteration (0: the LP weights themselves are the sampling probabilities)")
     ("p", po::value<double>()->default_value(1e-4, "1e-4"), "adversary prior p of every secret")
     ("r-over-p", po::value<double>()->default_value(10.0, "10"), "allowed risk as a multiple of p")
     ("r", po::value<double>(), "allowed risk r (overrides --r-over-p)")

@@ -16,7 +16,7 @@ namespace secpe {
 
 PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budgets, const PrivacyStudyOptions& o) {
   if (o.iterations < 1) throw InputError("--iterations must be at least 1");
-  if (!(o.batch > 0)) throw InputError("--private-batch must be positive");
+  if (!(o.batch >= 0)) throw InputError("--private-batch must be 0 (rho = LP weights) or positive");
   if (!(o.sigma >= 0)) throw InputError("--sigma must be 0 or more");
   const auto m = static_cast<std::size_t>(rows.num_secrets);
   if (rows.rows() == 0) throw InputError("no private records: nothing to calibrate");
@@ -33,7 +33,7 @@ PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budget
   study.lp_path = to_string(lp.path);
   const double wmax = *std::max_element(lp.weights.begin(), lp.weights.end());
   const double wsum = std::max(std::accumulate(lp.weights.begin(), lp.weights.end(), 0.0), wmax);
-  const BatchScaling scaling = scale_to_batch(wsum, wmax, o.batch);
+  const BatchScaling scaling = o.batch > 0 ? scale_to_batch(wsum, wmax, o.batch) : BatchScaling{1.0, wsum, false};
   study.batch_used = scaling.batch;
   std::vector<std::vector<double>> rho_of(m);
   for (std::size_t i = 0; i < rows.rows(); ++i) {

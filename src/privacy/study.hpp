@@ -13,7 +13,7 @@ namespace secpe {
 
 struct PrivacyStudyOptions {
   int iterations = 10;          // T
-  double batch = 1000.0;        // expected private records sampled per iteration (lowered if needed)
+  double batch = 1000.0;        // expected private records sampled per iteration (lowered if needed); 0: rho = w
   double sigma = 0.0;           // sigma to evaluate; 0: the paper's sigma
   std::uint64_t records = 0;    // all records (public too): Aug-PE's voters, for the noise ratio
   bool per_secret_exact = true; // calibrate every secret exactly (false: only what sigma = max needs)
