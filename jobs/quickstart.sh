@@ -6,9 +6,7 @@ cd "$(dirname "$0")/.."
 bash jobs/install-deps.sh
 bash jobs/build.sh
 
-# MPI stays on this machine (loopback); root may run it.
-export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source jobs/mpi-env.sh
 RANKS=${SECPE_RANKS:-2}
 
 ./build/secpe corpus --config jobs/quickstart.ini

@@ -4,7 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash jobs/install-deps.sh
 bash jobs/build.sh
-export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source jobs/mpi-env.sh
 cd build
 ctest --output-on-failure --timeout 900 "$@"

@@ -14,6 +14,7 @@
 #include "bench/faiss/faiss_bench.hpp"
 #endif
 #include "cli/commands.hpp"
+#include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -133,49 +134,37 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   synth.seed = vm["seed"].as<std::uint64_t>();
   const int threads = vm["threads"].as<int>();
   ::setenv("SECPE_THREADS", std::to_string(threads).c_str(), 1);
-  MPI_Init(nullptr, nullptr);
-  int code = 0;
-  {
-    const Communicator comm;
-    set_log_rank(comm.rank());
-    try {
-      // Every rank builds the same matrix and keeps its shard, as `secpe run` would read it.
-      const DatasetContents data = synth_embeddings(synth);
-      const auto [b, e] = comm.shard(synth.records);
-      SecretMatrix shard;
-      shard.num_secrets = data.secrets.num_secrets;
-      shard.indptr.assign(data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(b), data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(e + 1));
-      shard.indices.assign(data.secrets.indices.begin() + shard.indptr.front(), data.secrets.indices.begin() + shard.indptr.back());
-      const std::vector<std::int32_t> labels(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b), data.label_ids.begin() + static_cast<std::ptrdiff_t>(e));
-      const auto budgets = uniform_budgets(static_cast<std::size_t>(synth.secrets), 1e-4, 1e-3);
-      nlohmann::ordered_json figures = {{"records", synth.records}, {"labels", data.labels.size()}, {"secrets", synth.secrets},
-                                        {"private_records", private_records(data.secrets)},
-                                        {"releases", calibrated_iterations}, {"p", 1e-4}, {"r", 1e-3}};
-      for (const auto mode : {CalibrationMode::kPaper, CalibrationMode::kExact}) {
-        std::vector<double> seconds;
-        SecretNoisePlan plan;
-        for (int rep = 0; rep < vm["iterations"].as<int>(); ++rep) {
-          comm.barrier();
-          plan = plan_secret_noise(comm, shard, labels, data.labels.size(), budgets, calibrated_iterations, batch, mode);
-          seconds.push_back(comm.allreduce_max(plan.accounting_seconds));
-        }
-        double worst = 0;
-        for (std::size_t j = 0; j < plan.achieved_r.size(); ++j) worst = std::max(worst, plan.achieved_r[j] / budgets.p[j]);
-        figures[calibration_name(mode)] = {{"seconds", seconds}, {"seconds_best", *std::min_element(seconds.begin(), seconds.end())},
-                                           {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}};
+  return run_under_mpi([&](const Communicator& comm) {
+    // Every rank builds the same matrix and keeps its shard, as `secpe run` would read it.
+    const DatasetContents data = synth_embeddings(synth);
+    const auto [b, e] = comm.shard(synth.records);
+    SecretMatrix shard;
+    shard.num_secrets = data.secrets.num_secrets;
+    shard.indptr.assign(data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(b), data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(e + 1));
+    shard.indices.assign(data.secrets.indices.begin() + shard.indptr.front(), data.secrets.indices.begin() + shard.indptr.back());
+    const std::vector<std::int32_t> labels(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b), data.label_ids.begin() + static_cast<std::ptrdiff_t>(e));
+    const auto budgets = uniform_budgets(static_cast<std::size_t>(synth.secrets), 1e-4, 1e-3);
+    nlohmann::ordered_json figures = {{"records", synth.records}, {"labels", data.labels.size()}, {"secrets", synth.secrets},
+                                      {"private_records", private_records(data.secrets)},
+                                      {"releases", calibrated_iterations}, {"p", 1e-4}, {"r", 1e-3}};
+    for (const auto mode : {CalibrationMode::kPaper, CalibrationMode::kExact}) {
+      std::vector<double> seconds;
+      SecretNoisePlan plan;
+      for (int rep = 0; rep < vm["iterations"].as<int>(); ++rep) {
+        comm.barrier();
+        plan = plan_secret_noise(comm, shard, labels, data.labels.size(), budgets, calibrated_iterations, batch, mode);
+        seconds.push_back(comm.allreduce_max(plan.accounting_seconds));
       }
-      auto report = bench_frame("privacy", args, threads, comm.size());
-      report["figures"] = figures;
-      report["metrics"] = "seconds: plan_secret_noise wall time (gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret)";
-      if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
-    } catch (const std::exception& e) {
-      std::cerr << "secpe: error: " << e.what() << std::endl;
-      code = dynamic_cast<const InputError*>(&e) ? 2 : 1;
-      if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+      double worst = 0;
+      for (std::size_t j = 0; j < plan.achieved_r.size(); ++j) worst = std::max(worst, plan.achieved_r[j] / budgets.p[j]);
+      figures[calibration_name(mode)] = {{"seconds", seconds}, {"seconds_best", *std::min_element(seconds.begin(), seconds.end())},
+                                         {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}};
     }
-  }
-  MPI_Finalize();
-  return code;
+    auto report = bench_frame("privacy", args, threads, comm.size());
+    report["figures"] = figures;
+    report["metrics"] = "seconds: plan_secret_noise wall time (gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret)";
+    if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
+  });
 }
 
 int bench_histogram_command(const std::vector<std::string>& args) {
@@ -202,24 +191,12 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   if (!std::filesystem::is_regular_file(o.data)) throw InputError("--data: cannot read '" + o.data.string() + "'");
   ::setenv("SECPE_THREADS", std::to_string(vm["threads"].as<int>()).c_str(), 1);
 
-  MPI_Init(nullptr, nullptr);
-  int code = 0;
-  {
-    const Communicator comm;
-    set_log_rank(comm.rank());
-    try {
-      auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
-      report["kernel"] = o.kernel;
-      report["figures"] = bench_histogram(comm, o);
-      if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
-    } catch (const std::exception& e) {
-      std::cerr << "secpe: error: " << e.what() << std::endl;
-      code = dynamic_cast<const InputError*>(&e) ? 2 : 1;
-      if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
-    }
-  }
-  MPI_Finalize();
-  return code;
+  return run_under_mpi([&](const Communicator& comm) {
+    auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
+    report["kernel"] = o.kernel;
+    report["figures"] = bench_histogram(comm, o);
+    if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
+  });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -144,10 +145,7 @@ int command_run(const std::vector<std::string>& args) {
   set_log_quiet(vm["quiet"].as<bool>());
   const std::filesystem::path out = config.out;
 
-  MPI_Init(nullptr, nullptr);
-  const Communicator comm(MPI_COMM_WORLD);
-  set_log_rank(comm.rank());
-  try {
+  return run_under_mpi([&](const Communicator& comm) {
     // Without --seed, rank 0 draws one from the OS and every rank uses it.
     const bool seed_given = vm.count("seed") > 0;
     std::int64_t seed = seed_given ? static_cast<std::int64_t>(vm["seed"].as<std::uint64_t>())
@@ -183,16 +181,7 @@ int command_run(const std::vector<std::string>& args) {
       write_outputs(out, result, run_json);
       log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string());
     }
-  } catch (const std::exception& e) {
-    const bool user_error = dynamic_cast<const InputError*>(&e) != nullptr;
-    std::cerr << "secpe: error" << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << ": "
-              << e.what() << std::endl;
-    if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, user_error ? 2 : 1);
-    MPI_Finalize();
-    return user_error ? 2 : 1;
-  }
-  MPI_Finalize();
-  return 0;
+  });
 }
 
 }  // namespace secpe::cli

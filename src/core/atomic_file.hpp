@@ -13,10 +13,9 @@ namespace secpe {
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write);
 
-// The temporary name used for PATH (for writers such as HDF5 that need a file name, not a stream).
-std::filesystem::path temporary_path_for(const std::filesystem::path& path);
-
-// Renames a finished temporary file into place (fsync'd first); removes it and throws on failure.
-void commit_temporary(const std::filesystem::path& tmp, const std::filesystem::path& path);
+// For writers that need a file name, not a stream (HDF5): calls write(tmp) with the temporary
+// name, then renames it to PATH; on any failure the temporary file is removed.
+void write_path_atomically(const std::filesystem::path& path,
+                           const std::function<void(const std::filesystem::path& tmp)>& write);
 
 }  // namespace secpe

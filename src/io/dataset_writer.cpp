@@ -110,16 +110,8 @@ void write_contents(const std::string& tmp, const std::string& file, const Datas
 void write_dataset(const std::filesystem::path& path, const DatasetContents& contents) {
   check_contents(contents);
   h5::silence_errors();
-  const auto tmp = temporary_path_for(path);
-  const std::string file = path.string();
-  try {
-    write_contents(tmp.string(), file, contents);  // every handle is closed when this returns
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-  commit_temporary(tmp, path);
+  // Every handle is closed when write_contents returns, before the rename.
+  write_path_atomically(path, [&](const std::filesystem::path& tmp) { write_contents(tmp.string(), path.string(), contents); });
 }
 
 }  // namespace secpe

@@ -1,0 +1,31 @@
+#include "cli/mpi_session.hpp"
+
+#include <mpi.h>
+
+#include <iostream>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+
+namespace secpe::cli {
+
+int run_under_mpi(const std::function<void(const Communicator&)>& body) {
+  MPI_Init(nullptr, nullptr);
+  int code = 0;
+  {
+    const Communicator comm(MPI_COMM_WORLD);
+    set_log_rank(comm.rank());
+    try {
+      body(comm);
+    } catch (const std::exception& e) {
+      code = dynamic_cast<const InputError*>(&e) ? 2 : 1;
+      std::cerr << "secpe: error" << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << ": "
+                << e.what() << std::endl;
+      if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    }
+  }
+  MPI_Finalize();
+  return code;
+}
+
+}  // namespace secpe::cli
