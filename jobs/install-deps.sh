@@ -11,6 +11,8 @@ PACKAGES=(
   libgtest-dev googletest
   libopenblas-dev coinor-libclp-dev libcurl4-openssl-dev
   nlohmann-json3-dev python3
+  libfaiss-dev             # secpe bench faiss
+  slurm-wlm munge          # the Slurm end-to-end test
 )
 
 missing=()

@@ -41,7 +41,14 @@ void store_config_file(const std::string& path, const std::string& command, cons
     const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
     if (key == "config" || key == "help") throw input_error_at(path, number, "'" + key + "' cannot be set in a config file");
     try {
-      const std::vector<std::string> arg{"--" + key + "=" + value};
+      std::vector<std::string> arg{"--" + key + "=" + value};
+      // Switches take no value on the command line; in a file they read "key = true|false".
+      const auto* option = desc.find_nothrow(key, false);
+      if (option && option->semantic()->max_tokens() == 0) {
+        if (value == "false" || value == "no" || value == "0") continue;
+        if (value != "true" && value != "yes" && value != "1") throw input_error_at(path, number, "'" + key + "' takes true or false");
+        arg = {"--" + key};
+      }
       po::store(po::command_line_parser(arg).options(desc).run(), vm);
     } catch (const po::error& e) {
       throw input_error_at(path, number, std::string(e.what()) + (section.empty() ? "" : " (section [" + section + "])"));

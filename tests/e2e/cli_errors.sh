@@ -22,6 +22,8 @@ expect 2 "cannot read 'nope.h5'" -- "$SECPE" run --data nope.h5
 expect 2 "cannot read 'missing.ini'" -- "$SECPE" run --config missing.ini
 printf '[run]\niterations = 2\nbogus-key = 1\n' > "$T/bad.ini"
 expect 2 "bad.ini:3:" -- "$SECPE" run --config "$T/bad.ini"
+printf '[run]\nquiet = maybe\n' > "$T/switch.ini"
+expect 2 "switch.ini:2: 'quiet' takes true or false" -- "$SECPE" run --config "$T/switch.ini"
 printf 'text,label1,label2\n"unterminated,Business Category: Bars,Review Stars: 5.0\n' > "$T/bad.csv"
 expect 2 "bad.csv:2: " -- "$SECPE" import --input "$T/bad.csv" --out "$T/bad.h5"
 [ -e "$T/bad.h5" ] && fail "import left an output behind after an error"
