@@ -2,6 +2,7 @@
 
 #include <faiss/Clustering.h>
 #include <faiss/IndexFlat.h>
+#include <cblas.h>
 #include <omp.h>
 
 #include <chrono>
@@ -38,7 +39,9 @@ MatrixF random_unit_rows(std::uint64_t seed, std::uint64_t stream, std::size_t n
 
 nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   const KMeansInit init = parse_kmeans_init(o.kmeans_init);  // bad names fail before any work
+  // FAISS parallelises with OpenMP and calls sgemm, which runs on OpenBLAS's own threads: cap both.
   omp_set_num_threads(o.threads);
+  openblas_set_num_threads(o.threads);
   const auto kernel = make_kernel(o.kernel);
   const MatrixF queries = random_unit_rows(o.seed, 1, o.queries, o.dim);
   const MatrixF base = random_unit_rows(o.seed, 2, o.candidates, o.dim);
