@@ -1,5 +1,7 @@
 #include "cluster/kmeans.hpp"
 
+#include "core/parallel.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -60,29 +62,6 @@ int chunk_count(int threads, std::size_t n, double cost) {
   return static_cast<int>(std::max(1.0, std::min({double(threads), useful, double(n)})));
 }
 
-// f(chunk, begin, end) over `chunks` contiguous pieces of [0, n), one thread each. f must not throw.
-template <typename F>
-void run_chunks(int chunks, std::size_t n, F&& f) {
-  const auto c = static_cast<std::size_t>(std::max(1, chunks));
-  const std::size_t per = (n + c - 1) / c;
-  if (c == 1 || per == 0) {
-    f(0, std::size_t{0}, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  pool.reserve(c - 1);
-  try {
-    for (std::size_t q = 1; q < c; ++q) {
-      const std::size_t b = std::min(n, q * per), e = std::min(n, b + per);
-      pool.emplace_back([&f, q, b, e] { f(static_cast<int>(q), b, e); });
-    }
-  } catch (...) {  // no thread to be had: wait for those started, then report
-    for (auto& t : pool) t.join();
-    throw;
-  }
-  f(0, std::size_t{0}, std::min(n, per));
-  for (auto& t : pool) t.join();
-}
 
 // The seeding distance computed with compute/cpu/fast_float.hpp (not the kernel's exact score):
 // squared L2, or 1 - cos as half the squared distance of the normalised vectors (exactly 0 for a

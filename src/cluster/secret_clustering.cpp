@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
 
 namespace secpe {
@@ -37,19 +38,23 @@ NoisyClusters SecretClustering::release(std::uint64_t seed, std::uint64_t label,
 
   NoisyClusters out{MatrixF(k, d), std::vector<double>(static_cast<std::size_t>(k))};
   if (comm_.is_root()) {
-    CounterRng noise(seed, Stream::kNoise, label, static_cast<std::uint64_t>(iteration));
-    for (Eigen::Index c = 0; c < k; ++c) {
-      const double n_pub = double(sizes_[c]);
-      const double m_pri = double(sums[static_cast<std::size_t>(k * d + c)]);
-      out.sizes[c] = n_pub + m_pri + sigma * noise.normal();
-      // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
-      const double centre_noise = 2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma;
-      const double members = std::max(1.0, n_pub + m_pri);
-      for (Eigen::Index j = 0; j < d; ++j) {
-        const double mean = (n_pub * centres_(c, j) + from_fixed(sums[c * d + j])) / members;
-        out.centres(c, j) = static_cast<float>(mean + centre_noise * noise.normal());
+    // One noise stream per centre, keyed by (label, iteration, centre): centres are noised in
+    // parallel and the values do not depend on the thread count.
+    run_chunks(default_kernel_threads(), static_cast<std::size_t>(k), [&](int, std::size_t cb, std::size_t ce) {
+      for (auto c = static_cast<Eigen::Index>(cb); c < static_cast<Eigen::Index>(ce); ++c) {
+        CounterRng noise(seed, Stream::kNoise, label, static_cast<std::uint64_t>(iteration), static_cast<std::uint64_t>(c) + 1);
+        const double n_pub = double(sizes_[c]);
+        const double m_pri = double(sums[static_cast<std::size_t>(k * d + c)]);
+        out.sizes[c] = n_pub + m_pri + sigma * noise.normal();
+        // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
+        const double centre_noise = 2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma;
+        const double members = std::max(1.0, n_pub + m_pri);
+        for (Eigen::Index j = 0; j < d; ++j) {
+          const double mean = (n_pub * centres_(c, j) + from_fixed(sums[c * d + j])) / members;
+          out.centres(c, j) = static_cast<float>(mean + centre_noise * noise.normal());
+        }
       }
-    }
+    });
   }
   comm_.broadcast(std::span<float>(out.centres.data(), static_cast<std::size_t>(k * d)));
   comm_.broadcast(std::span<double>(out.sizes));
