@@ -124,17 +124,24 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       progress.step(l + 1);
     }
     progress.finish();
-    std::vector<double> per_iteration;
+    std::vector<double> per_iteration, release_seconds, vote_seconds;
     const std::uint64_t bytes_before = comm.bytes_sent();
     for (int t = 0; t < o.iterations; ++t) {
+      double release = 0.0, vote = 0.0;
       per_iteration.push_back(timed(comm, [&] {
         for (std::size_t l = 0; l < n_labels; ++l) {
           if (!clustering[l]) continue;
           const auto [cb, ce] = comm.shard(static_cast<std::uint64_t>(candidates[l].rows()));
+          auto t0 = Clock::now();
           const NoisyClusters noisy = clustering[l]->release(o.seed, l, t, o.sigma);
+          release += seconds_since(t0);
+          t0 = Clock::now();
           secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine);
+          vote += seconds_since(t0);
         }
       }));
+      release_seconds.push_back(comm.allreduce_max(release));
+      vote_seconds.push_back(comm.allreduce_max(vote));
     }
     std::sort(per_iteration.begin(), per_iteration.end());
     // Two K_l x N_l searches per label (each centre's nearest candidate; each candidate's nearest centre).
@@ -148,6 +155,8 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
                         {"assignment_cache_seconds", assign_seconds},
                         {"iteration_seconds", per_iteration},
                         {"iteration_seconds_median", per_iteration[per_iteration.size() / 2]},
+                        {"release_seconds", release_seconds},
+                        {"vote_seconds", vote_seconds},
                         {"bytes_sent_per_iteration_rank", double(comm.bytes_sent() - bytes_before) / o.iterations},
                         {"vote_gflop", flops / 1e9}};
   }

@@ -189,6 +189,14 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
     log_info("calibrating noise (" + calibration_name(config.calibration) + ")");
     plan = plan_secret_noise(comm, secrets, labels, num_labels, budgets, config.iterations, config.private_batch,
                              config.calibration);
+    std::size_t lowered = 0;
+    for (const auto& l : plan.labels) lowered += l.has_private && l.batch_used < l.batch_requested ? 1 : 0;
+    if (lowered > 0) {
+      log_warn("--private-batch " + std::to_string(config.private_batch) + " was lowered for " + std::to_string(lowered) +
+               " label(s) so that no sampling probability exceeds 1 (see private_batch_used in privacy.json)");
+    }
+    log_info("noise calibrated in " + std::to_string(seconds_since(t0)) + " s" +
+             (config.calibration == CalibrationMode::kExact ? " (lambda = " + std::to_string(plan.lambda) + ")" : ""));
   } else {
     // Aug-PE protects records, not secrets: the strictest secret budget sets mu (or eps, delta).
     gdp_mu = mu_from_pr(config.p, config.r);
