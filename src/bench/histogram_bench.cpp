@@ -136,7 +136,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
           const NoisyClusters noisy = clustering[l]->release(o.seed, l, t, o.sigma);
           release += seconds_since(t0);
           t0 = Clock::now();
-          secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine);
+          secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine, 1, syn[l]);
           vote += seconds_since(t0);
         }
       }));

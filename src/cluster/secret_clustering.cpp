@@ -1,8 +1,10 @@
 #include "cluster/secret_clustering.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
+#include "compute/cpu/fast_float.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 
@@ -18,6 +20,11 @@ SecretClustering::SecretClustering(const Communicator& comm, MatrixF public_cent
     const double norm = clipped_.row(i).cast<double>().norm();
     if (norm > clip_radius_) clipped_.row(i) = (clipped_.row(i).cast<double>() * (clip_radius_ / norm)).cast<float>();
   }
+  // The vectorised fixed-point sum is exact while |x| * 2^32 < 2^51; clipped rows (|x| <= R) almost
+  // always are. Both paths round to nearest, ties to even, so they agree bit for bit.
+  const float limit = 0x1.0p18f;
+  for (Eigen::Index i = 0; i < clipped_.rows(); ++i)
+    vectorised_sums_ = vectorised_sums_ && fast::max_abs_bits(clipped_.row(i).data(), clipped_.cols()) < std::bit_cast<std::uint32_t>(limit);
   assignment_.resize(static_cast<std::size_t>(clipped_.rows()));
   std::vector<double> score(assignment_.size());
   kernel.search(clipped_, centres_, metric, assignment_, score);
@@ -31,7 +38,11 @@ NoisyClusters SecretClustering::release(std::uint64_t seed, std::uint64_t label,
     if (keyed_uniform(seed, Stream::kSampling, label, static_cast<std::uint64_t>(iteration), record_ids_[i]) >= rho_[i]) continue;
     const auto c = static_cast<std::size_t>(assignment_[i]);
     const float* x = clipped_.row(static_cast<Eigen::Index>(i)).data();
-    for (Eigen::Index j = 0; j < d; ++j) sums[c * d + j] += to_fixed(x[j]);
+    if (vectorised_sums_) {
+      fast::add_rounded(sums.data() + c * d, x, d, kFixedPointScale);
+    } else {
+      for (Eigen::Index j = 0; j < d; ++j) sums[c * d + j] += std::llrint(x[j] * kFixedPointScale);
+    }
     ++sums[static_cast<std::size_t>(k * d) + c];
   }
   comm_.allreduce_sum(sums);
@@ -48,9 +59,9 @@ NoisyClusters SecretClustering::release(std::uint64_t seed, std::uint64_t label,
         out.sizes[c] = n_pub + m_pri + sigma * noise.normal();
         // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
         const double centre_noise = 2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma;
-        const double members = std::max(1.0, n_pub + m_pri);
+        const double inv_members = 1.0 / std::max(1.0, n_pub + m_pri);
         for (Eigen::Index j = 0; j < d; ++j) {
-          const double mean = (n_pub * centres_(c, j) + from_fixed(sums[c * d + j])) / members;
+          const double mean = (n_pub * centres_(c, j) + from_fixed(sums[c * d + j])) * inv_members;
           out.centres(c, j) = static_cast<float>(mean + centre_noise * noise.normal());
         }
       }

@@ -42,6 +42,7 @@ class SecretClustering {
   std::vector<double> rho_;
   std::vector<std::int32_t> assignment_;  // cached nearest public centre per private row
   double clip_radius_;
+  bool vectorised_sums_ = true;           // every clipped value small enough for fast::add_rounded
 };
 
 }  // namespace secpe

@@ -31,7 +31,7 @@ class CounterRng {
   std::uint64_t next_u64();
   double uniform();                       // in [0, 1), 53 random bits
   double uniform_open();                  // in (0, 1)
-  double normal();                        // standard normal (Box-Muller, both values used)
+  double normal();                        // standard normal (exact ziggurat, see rng.cpp)
   std::uint64_t below(std::uint64_t n);   // uniform integer in [0, n), unbiased
 
  private:
@@ -40,8 +40,6 @@ class CounterRng {
   std::uint64_t counter_ = 0;
   std::array<std::uint32_t, 4> block_{};
   int used_ = 4;
-  double spare_normal_ = 0.0;
-  bool has_spare_ = false;
 };
 
 // A single uniform draw in [0, 1) for (seed, purpose, a, b, c): used for Bernoulli sampling of

@@ -29,7 +29,7 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                        {"sigma", job.sigma}});
       const NoisyClusters noisy = job.clustering->release(job.seed, job.label, t, job.sigma);
       votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric,
-                          job.votes_per_centre);
+                          job.votes_per_centre, job.synthetic);
     } else {
       job.ledger.charge(job.label, t, {{"released", {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"}},
                                        {"sigma", job.sigma}});

@@ -19,10 +19,13 @@ struct VoteResult {
 // spreads it equally over its `votes_per_centre` nearest candidates (post-processing of released
 // values: no privacy cost). Candidates are searched in shards, one per rank, and combined exactly
 // (min-location allreduce; for k > 1 every rank merges the ranks' top-k lists by (score, index)).
-// The tie key of a candidate is its distance to the nearest noisy centre.
+// The tie key of a candidate is its distance to the nearest noisy centre. It only matters when
+// votes tie within the top `selected` or across its boundary (always when fewer than `selected`
+// candidates got a vote), so the second K x N_cand pass that computes it runs only then; the
+// decision depends on released votes alone, identical on every rank.
 VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, const MatrixF& candidates,
                        std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric,
-                       int votes_per_centre = 1);
+                       int votes_per_centre, std::size_t selected);
 
 // Aug-PE: every private record of the label (this rank's `private_rows`) votes for its nearest
 // candidate; the integer histogram is reduced exactly, rank 0 adds N(0, sigma^2) to every bin,
