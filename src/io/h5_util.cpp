@@ -76,13 +76,23 @@ Id create_dataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem
   return dataset;
 }
 
+namespace {
+
+// The file and memory dataspaces of the 1-D range [offset, offset + count) of `dataset`.
+std::pair<Id, Id> select_1d(hid_t dataset, hsize_t offset, hsize_t count, const std::string& file, const std::string& what) {
+  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot " + what + " data");
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file,
+        "cannot select data to " + what);
+  auto mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, file, "cannot " + what + " data");
+  return {std::move(file_space), std::move(mem_space)};
+}
+
+}  // namespace
+
 void write_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, const void* data,
               const std::string& file) {
   if (count == 0) return;
-  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot write data");
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file,
-        "cannot select data to write");
-  auto mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, file, "cannot write data");
+  const auto [file_space, mem_space] = select_1d(dataset, offset, count, file, "write");
   check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), file,
         "cannot write data");
 }
@@ -150,10 +160,7 @@ void read_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_t
 void read_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, void* out,
              const std::string& file) {
   if (count == 0) return;
-  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot read data");
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file,
-        "cannot select data to read");
-  auto mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, file, "cannot read data");
+  const auto [file_space, mem_space] = select_1d(dataset, offset, count, file, "read");
   check(H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out), file,
         "cannot read data");
 }
