@@ -1,17 +1,35 @@
 #include "dist/communicator.hpp"
 
+#include <cstddef>
 #include <cstring>
 
 namespace secpe {
 namespace {
 
+// `len` counts whole MinLoc elements: the operation is defined on the derived datatype below, so
+// MPI never splits an element when it segments a large buffer (with MPI_BYTE it may cut one).
 void min_loc_op(void* in, void* inout, int* len, MPI_Datatype*) {
   const auto* a = static_cast<const MinLoc*>(in);
   auto* b = static_cast<MinLoc*>(inout);
-  const int n = *len / static_cast<int>(sizeof(MinLoc));
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < *len; ++i) {
     if (a[i].value < b[i].value || (a[i].value == b[i].value && a[i].index < b[i].index)) b[i] = a[i];
   }
+}
+
+// {double value; int64 index} as one MPI datatype, with MinLoc's extent (padding included).
+MPI_Datatype min_loc_type() {
+  static const MPI_Datatype type = [] {
+    const int lengths[2] = {1, 1};
+    const MPI_Aint displacements[2] = {offsetof(MinLoc, value), offsetof(MinLoc, index)};
+    const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT64_T};
+    MPI_Datatype packed, resized;
+    MPI_Type_create_struct(2, lengths, displacements, types, &packed);
+    MPI_Type_create_resized(packed, 0, sizeof(MinLoc), &resized);
+    MPI_Type_commit(&resized);
+    MPI_Type_free(&packed);
+    return resized;
+  }();
+  return type;
 }
 
 }  // namespace
@@ -53,7 +71,7 @@ void Communicator::allreduce_min_loc(std::span<MinLoc> values) const {
     return o;
   }();
   bytes_sent_ += values.size_bytes();
-  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size_bytes()), MPI_BYTE, op, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), min_loc_type(), op, comm_);
 }
 
 std::int64_t Communicator::exclusive_scan_sum(std::int64_t value) const {

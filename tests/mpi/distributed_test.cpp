@@ -61,6 +61,28 @@ TEST(Communicator, MinLocBreaksTiesByLowestIndex) {
   EXPECT_EQ(v[1].index, 0);
 }
 
+// Large buffers make Open MPI segment the reduction (ring and pipelined algorithms split at byte
+// offsets); an element cut in two was dropped or spliced when the operation ran over MPI_BYTE.
+// Odd sizes put the segment boundaries inside 16-byte elements; every element must come out right.
+TEST(Communicator, MinLocIsExactForLargeAndOddSizes) {
+  const Communicator world;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{515}, std::size_t{4097}, std::size_t{65537}, std::size_t{300001}}) {
+    std::vector<MinLoc> v(n);
+    // Element i's minimum lives on rank i % size; other ranks hold larger values or equal values
+    // with larger indices, so both the value and the tie-break are checked.
+    for (std::size_t i = 0; i < n; ++i) {
+      const int owner = static_cast<int>(i % static_cast<std::size_t>(world.size()));
+      const double value = static_cast<double>(i % 97) + (world.rank() == owner ? 0.0 : (world.rank() % 2 ? 0.5 : 0.0));
+      v[i] = {value, static_cast<std::int64_t>(i) * 8 + (world.rank() == owner ? 0 : 1 + world.rank())};
+    }
+    world.allreduce_min_loc(v);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      wrong += v[i].value == static_cast<double>(i % 97) && v[i].index == static_cast<std::int64_t>(i) * 8 ? 0 : 1;
+    EXPECT_EQ(wrong, 0u) << "n = " << n << " at " << world.size() << " ranks";
+  }
+}
+
 void expect_identical(const KMeansResult& sharded, const KMeansResult& single) {
   EXPECT_EQ(sharded.sizes, single.sizes);
   EXPECT_EQ(sharded.iterations, single.iterations);
