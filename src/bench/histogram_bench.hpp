@@ -22,7 +22,8 @@ struct HistogramBenchOptions {
   double private_batch = 1000.0;
   double sigma = 10.0;            // noise scale (its value does not change the cost)
   std::string method = "both";    // secpe | augpe | both
-  double augpe_fraction = 1.0;    // share of private records that vote in the Aug-PE measurement
+  std::string augpe_voters = "all";  // all (every record votes, as in Aug-PE) | private
+  double augpe_fraction = 1.0;    // share of the voters measured; below 1 the time is a cost-model estimate
   std::string kernel = "blas";
   std::uint64_t seed = 1;
 };

@@ -180,11 +180,14 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations of the setup")
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
+    ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
-     "share of private records measured for Aug-PE (the rest is extrapolated by the cost model)");
+     "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate");
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
   o.data = vm["data"].as<std::string>();
+  if (o.augpe_voters != "all" && o.augpe_voters != "private") throw InputError("--augpe-voters must be all or private, not '" + o.augpe_voters + "'");
+  if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("--augpe-fraction must be in (0, 1]");
   o.kernel = vm["kernel"].as<std::string>();
   o.iterations = vm["iterations"].as<int>();
   o.seed = vm["seed"].as<std::uint64_t>();

@@ -61,14 +61,17 @@ void inspect_output(const std::filesystem::path& dir) {
   const auto privacy = read_json(dir / "privacy.json");
   std::cout << "output       " << dir.string() << "\n"
             << "method       " << run.value("method", "?") << ", " << run.value("ranks", 0) << " rank(s), seed "
-            << run.value("seed", std::uint64_t{0}) << " (" << run.value("seed_source", "?") << ")\n"
+            << run.value("seed", std::uint64_t{0}) << " (" << run.value("seed_source", "?") << ", public)\n"
+            << "noise key    " << run.value("noise_key", "?") << "\n"
             << "budget       p = " << privacy["budget"].value("p", 0.0) << ", r = " << privacy["budget"].value("r", 0.0)
             << ", mu = " << privacy["budget"].value("mu", 0.0) << ", eps = " << privacy["equivalent_dp"].value("epsilon", 0.0)
             << " at delta = " << privacy["equivalent_dp"].value("delta", 0.0) << "\n"
             << "calibration  " << privacy["calibration"].value("mode", "?")
             << (privacy["calibration"].contains("lambda") ? ", lambda = " + privacy["calibration"]["lambda"].dump() : "")
             << (privacy.contains("all_secrets_within_budget")
-                    ? std::string(privacy["all_secrets_within_budget"].get<bool>() ? ", every secret within its budget" : ", SOME SECRETS EXCEED THEIR BUDGET")
+                    ? std::string(privacy["all_secrets_within_budget"].get<bool>()
+                                      ? ", every secret within its budget"
+                                      : ", " + privacy.value("secrets_over_budget", nlohmann::ordered_json(0)).dump() + " SECRETS EXCEED THEIR BUDGET")
                     : "")
             << "\n"
             << "wall time    " << run.value("wall_seconds", 0.0) << " s\n";

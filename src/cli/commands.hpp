@@ -8,6 +8,7 @@ namespace secpe::cli {
 
 int command_corpus(const std::vector<std::string>& args);
 int command_import(const std::vector<std::string>& args);
+int command_keygen(const std::vector<std::string>& args);
 int command_run(const std::vector<std::string>& args);
 int command_inspect(const std::vector<std::string>& args);
 int command_synth_embeddings(const std::vector<std::string>& args);

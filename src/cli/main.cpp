@@ -16,6 +16,7 @@ constexpr const char* kUsage =
     "commands:\n"
     "  corpus    write the built-in demo corpus (Aug-PE CSV) and its planted secrets\n"
     "  import    turn a corpus (augpe-csv or jsonl) into a secpe HDF5 dataset\n"
+    "  keygen    make a secret noise key file (for reproducible runs: run --noise-key-file)\n"
     "  run       run SecPE (or the Aug-PE baseline) under MPI: synthetic text + privacy report\n"
     "  inspect   summarise a dataset, a checkpoint or an output folder\n"
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "corpus") return secpe::cli::command_corpus(args);
     if (command == "import") return secpe::cli::command_import(args);
+    if (command == "keygen") return secpe::cli::command_keygen(args);
     if (command == "run") return secpe::cli::command_run(args);
     if (command == "inspect") return secpe::cli::command_inspect(args);
     if (command == "synth-embeddings") return secpe::cli::command_synth_embeddings(args);

@@ -1,17 +1,24 @@
 #pragma once
 // SecretClustering (paper Algorithm 2): each iteration samples private records (each with its
-// own probability rho_i, from a counter-based stream keyed by (seed, label, iteration, record)),
-// adds their clipped embeddings to their nearest public centre, reduces the per-centre sums and
-// counts exactly over the ranks, and rank 0 adds calibrated Gaussian noise:
+// own probability rho_i, from the secret-keyed stream (label, iteration, record)), adds their
+// clipped embeddings to their nearest public centre, reduces the per-centre sums and counts
+// exactly over the ranks, and rank 0 adds calibrated Gaussian noise from the secret key:
 //   n~_k = n_k + m_k + N(0, sigma^2)
-//   e~_k = (n_k e_k + sum_{i in C_k} e_i) / (n_k + m_k) + (2R / n_k) N(0, sigma^2 I)
-// Only the noisy values leave rank 0 (broadcast). The private-to-centre assignment never changes
-// across iterations, so it is computed once.
+//   e~_k = (n_k c_k + sum_{i in C_k} e_i) / (n_k + m_k) + (2R / n_k) N(0, sigma^2 I)
+// Sensitivity: the noise scale 2R/n_k bounds the change of the mean when one record joins or
+// leaves cluster k only if every term has norm at most R. Private rows are clipped to R, and so is
+// the public centre's contribution: c_k is the k-means centre e_k scaled to norm min(|e_k|, R)
+// (k-means of unit vectors stays inside the unit ball, but not inside a radius R < 1, and under
+// the l2 metric nothing bounds it). Assignments use the unclipped centres: they depend on one
+// record's own embedding and on public data only. Released values are snapped to the release
+// grid (privacy/release_grid.hpp) before they leave rank 0 (broadcast). The private-to-centre
+// assignment never changes across iterations, so it is computed once.
 #include <cstdint>
 #include <vector>
 
 #include "compute/nearest.hpp"
 #include "core/matrix.hpp"
+#include "core/secret_key.hpp"
 #include "dist/communicator.hpp"
 
 namespace secpe {
@@ -30,12 +37,16 @@ class SecretClustering {
                    const MatrixF& private_rows, std::vector<std::uint64_t> record_ids, std::vector<double> rho,
                    const NearestCentreKernel& kernel, Metric metric, double clip_radius);
 
-  NoisyClusters release(std::uint64_t seed, std::uint64_t label, int iteration, double sigma) const;
+  NoisyClusters release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const;
   Eigen::Index clusters() const { return centres_.rows(); }
+  // Public centres whose norm exceeded the clipping radius (public information).
+  Eigen::Index clipped_centres() const { return clipped_centres_; }
 
  private:
   const Communicator& comm_;
-  MatrixF centres_;
+  MatrixF centres_;                       // k-means centres: private rows are assigned to these
+  MatrixF public_part_;                   // the same, clipped to the radius: what the means add
+  Eigen::Index clipped_centres_ = 0;
   std::vector<std::int64_t> sizes_;
   MatrixF clipped_;                       // private rows clipped to the radius
   std::vector<std::uint64_t> record_ids_;

@@ -95,6 +95,11 @@ void Communicator::broadcast(std::span<std::int64_t> values, int root) const {
   if (!values.empty()) MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_INT64_T, root, comm_);
 }
 
+void Communicator::broadcast(std::span<unsigned char> bytes, int root) const {
+  if (rank_ == root) bytes_sent_ += bytes.size();
+  if (!bytes.empty()) MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_UNSIGNED_CHAR, root, comm_);
+}
+
 void Communicator::broadcast(std::string& value, int root) const {
   std::int64_t n = static_cast<std::int64_t>(value.size());
   broadcast(std::span<std::int64_t>(&n, 1), root);

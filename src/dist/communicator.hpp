@@ -43,6 +43,7 @@ class Communicator {
   void broadcast(std::span<float> values, int root = 0) const;
   void broadcast(std::span<double> values, int root = 0) const;
   void broadcast(std::span<std::int64_t> values, int root = 0) const;
+  void broadcast(std::span<unsigned char> bytes, int root = 0) const;
   void broadcast(std::string& value, int root = 0) const;
 
   // Every rank's strings, concatenated in rank order, on every rank.

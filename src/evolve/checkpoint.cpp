@@ -7,7 +7,7 @@
 
 namespace secpe {
 
-std::filesystem::path checkpoint_path(const std::filesystem::path& out_dir) { return out_dir / "checkpoint.json"; }
+std::filesystem::path checkpoint_path(const std::filesystem::path& state_dir) { return state_dir / "checkpoint.json"; }
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
   nlohmann::ordered_json j;
@@ -23,6 +23,7 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
                            {"metrics", outcome.metrics}});
   }
   write_file_atomically(path, [&](std::ostream& o) { o << j.dump() << "\n"; });
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
 Checkpoint load_checkpoint(const std::filesystem::path& path) {
@@ -51,6 +52,10 @@ void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::orde
                        const std::filesystem::path& path) {
   for (const auto& [key, value] : current.items()) {
     if (saved.contains(key) && saved[key] == value) continue;
+    if (key == "noise_key_check") {  // derived from the secret key: never printed
+      throw InputError("--resume: " + path.string() + " was made with a different noise key; give the same --noise-key-file "
+                       "(or none, to use the key kept in the state folder)");
+    }
     std::string msg = "--resume: " + path.string() + " was made with a different '" + key + "' (" +
                       (saved.contains(key) ? saved[key].dump() : "unset") + ", now " + value.dump() + ")";
     if (key == "iterations") {

@@ -1,9 +1,10 @@
 #pragma once
-// Checkpoints: after each finished label, rank 0 rewrites OUT/checkpoint.json (atomically) with
-// the finished labels' outcomes and a fingerprint of everything that determines them. A run with
-// --resume skips those labels, so an interrupted job loses at most one label's work and the final
-// outputs are the same as an uninterrupted run's. The checkpoint holds only released values and
-// synthetic text.
+// Checkpoints: after each finished label, rank 0 rewrites checkpoint.json in the run's private
+// state folder (evolve/private_state.hpp; atomically, mode 0600) with the finished labels'
+// outcomes and a fingerprint of everything that determines them (including a keyed check of the
+// noise key, so a resume with another key is refused). A run with --resume skips those labels, so
+// an interrupted job loses at most one label's work and the final outputs are the same as an
+// uninterrupted run's. Apart from the key check, it holds only released values and synthetic text.
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -19,7 +20,7 @@ struct Checkpoint {
   std::map<std::size_t, LabelOutcome> labels;
 };
 
-std::filesystem::path checkpoint_path(const std::filesystem::path& out_dir);
+std::filesystem::path checkpoint_path(const std::filesystem::path& state_dir);
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 // Reads a checkpoint; InputError naming the file when it is not one.
 Checkpoint load_checkpoint(const std::filesystem::path& path);

@@ -27,14 +27,14 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
       job.ledger.charge(job.label, t, {{"released", {"noisy cluster sizes (" + k + ")",
                                                       "noisy cluster centres (" + k + " x " + std::to_string(pool.embeddings.cols()) + ")"}},
                                        {"sigma", job.sigma}});
-      const NoisyClusters noisy = job.clustering->release(job.seed, job.label, t, job.sigma);
+      const NoisyClusters noisy = job.clustering->release(job.noise_key, job.label, t, job.sigma);
       votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric,
                           job.votes_per_centre, job.synthetic);
     } else {
       job.ledger.charge(job.label, t, {{"released", {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"}},
                                        {"sigma", job.sigma}});
-      votes = augpe_votes(job.comm, *job.private_rows, pool.embeddings, job.kernel, job.metric, job.sigma,
-                          job.augpe_threshold, job.seed, job.label, t);
+      votes = augpe_votes(job.comm, *job.voters, pool.embeddings, job.kernel, job.metric, job.sigma,
+                          job.augpe_threshold, job.noise_key, job.label, t);
     }
     const double vote_seconds = seconds_since(t0);
 

@@ -31,16 +31,17 @@ struct LabelEvolution {
   const Embedder& embedder;
   const NearestCentreKernel& kernel;
   Metric metric;
-  std::uint64_t seed;
+  std::uint64_t seed;        // public: the generator's streams
+  const NoiseKey& noise_key; // secret: the noise and the private sampling
   std::size_t label;
   std::string label_name;
   std::size_t synthetic;   // N_syn of the label
   int iterations;
   int variations;
   double sigma;
-  // SecPE: the label's secret clustering; Aug-PE: null, and private_rows vote directly.
+  // SecPE: the label's secret clustering; Aug-PE: null, and `voters` vote directly.
   const SecretClustering* clustering;
-  const MatrixF* private_rows;
+  const MatrixF* voters;
   double augpe_threshold;
   PrivacyLedger& ledger;  // charged before every release
   int votes_per_centre;   // SecPE: each noisy centre votes for its k nearest candidates

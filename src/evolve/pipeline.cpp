@@ -15,6 +15,7 @@
 #include "evolve/synthetic_split.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
+#include "privacy/augpe_accounting.hpp"
 #include "privacy/calibration.hpp"
 #include "privacy/conversions.hpp"
 #include "privacy/ledger.hpp"
@@ -95,6 +96,7 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"data_created_utc", created == info.provenance.end() ? "" : created->second},
           {"records", info.num_records},
           {"seed", c.seed},
+          {"noise_key_check", noise_key_check(c.noise_key)},
           {"method", method_name(c.method)},
           {"iterations", c.iterations},
           {"synthetic", c.synthetic},
@@ -113,6 +115,7 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"kmeans_iterations", c.kmeans_iterations},
           {"kmeans_tolerance", c.kmeans_tolerance},
           {"threshold", c.augpe_threshold},
+          {"augpe_voters", augpe_voters_name(c.augpe_voters)},
           {"max_words", c.generator.max_words},
           {"blank_fraction", c.generator.blank_fraction},
           {"generator_corpus", c.generator_corpus.string()},
@@ -122,6 +125,7 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
 }  // namespace
 
 std::string method_name(Method method) { return method == Method::kSecPE ? "secpe" : "augpe"; }
+std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters::kAll ? "all" : "private"; }
 
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const auto run_start = Clock::now();
@@ -182,8 +186,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   SecretBudgets budgets = uniform_budgets(static_cast<std::size_t>(info.num_secrets), config.p, config.r);
   if (!config.budgets_file.empty()) budgets = read_budgets_file(config.budgets_file, reader.secret_names(), budgets);
   SecretNoisePlan plan;
-  double gdp_mu = 0.0, augpe_sigma = 0.0;
-  std::string gdp_source;
+  AugPECalibration augpe;
+  std::vector<AugPESecretCost> augpe_costs;
   t0 = Clock::now();
   if (config.method == Method::kSecPE) {
     log_info("calibrating noise (" + calibration_name(config.calibration) + ")");
@@ -198,15 +202,20 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
     log_info("noise calibrated in " + std::to_string(seconds_since(t0)) + " s" +
              (config.calibration == CalibrationMode::kExact ? " (lambda = " + std::to_string(plan.lambda) + ")" : ""));
   } else {
-    // Aug-PE protects records, not secrets: the strictest secret budget sets mu (or eps, delta).
-    gdp_mu = mu_from_pr(config.p, config.r);
-    gdp_source = "(p, r) = (" + std::to_string(config.p) + ", " + std::to_string(config.r) + ")";
-    for (std::size_t j = 0; j < budgets.p.size(); ++j) gdp_mu = std::min(gdp_mu, mu_from_pr(budgets.p[j], budgets.r[j]));
-    if (config.epsilon > 0) {
-      gdp_mu = mu_from_eps_delta(config.epsilon, delta);
-      gdp_source = "(eps, delta) = (" + std::to_string(config.epsilon) + ", " + std::to_string(delta) + ")";
-    }
-    augpe_sigma = gdp_sigma(gdp_mu, config.iterations);
+    // Aug-PE protects records, not secrets: sigma from a record-level mu; then what each secret
+    // really gets from its voting holders per label (an exact Gaussian shift).
+    augpe = calibrate_augpe(budgets, config.p, config.r, config.epsilon, delta, config.iterations);
+    std::vector<std::int64_t> holders(num_labels * static_cast<std::size_t>(info.num_secrets), 0);
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      for (const auto j : secrets.secrets_of(i)) ++holders[static_cast<std::size_t>(labels[i]) * static_cast<std::size_t>(info.num_secrets) + static_cast<std::size_t>(j)];
+    comm.allreduce_sum(holders);  // every holder is private, so it votes under either voter set
+    std::vector<std::int64_t> square_sums(static_cast<std::size_t>(info.num_secrets), 0);
+    for (std::size_t l = 0; l < num_labels; ++l)
+      for (std::size_t j = 0; j < square_sums.size(); ++j) {
+        const std::int64_t n = holders[l * square_sums.size() + j];
+        square_sums[j] += n * n;
+      }
+    augpe_costs = augpe_secret_costs(square_sums, budgets, config.iterations, augpe.sigma);
   }
   const double calibration_seconds = seconds_since(t0);
   PrivacyLedger ledger(num_labels, config.iterations);
@@ -219,7 +228,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
 
   // ---- checkpoint: labels finished by an earlier, interrupted run with the same settings ----
   Checkpoint checkpoint{fingerprint(config, info), {}};
-  const auto ckpt_path = checkpoint_path(config.out);
+  const auto ckpt_path = checkpoint_path(config.state_dir);
   if (config.resume) {
     std::string text;
     if (comm.is_root() && std::filesystem::is_regular_file(ckpt_path)) {
@@ -233,7 +242,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
       for (const auto& [label, outcome] : saved.labels) ledger.restore(label, outcome.releases);
       log_info("resuming: " + std::to_string(saved.labels.size()) + " label(s) finished in " + ckpt_path.string());
     } else {
-      log_info("--resume: no checkpoint in " + config.out.string() + "; starting afresh");
+      log_info("--resume: no checkpoint in " + config.state_dir.string() + "; starting afresh");
     }
   }
 
@@ -260,9 +269,19 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
       (secrets.is_private(i) ? private_rows : public_rows).push_back(i);
     }
     const MatrixF private_embeddings = select_rows(embeddings, private_rows);
+    // Aug-PE's voters (SecPE: none; its private rows reach the release through the clustering).
+    MatrixF voters;
+    if (config.method == Method::kAugPE) {
+      std::vector<std::size_t> rows = private_rows;
+      if (config.augpe_voters == AugPEVoters::kAll) {
+        rows.insert(rows.end(), public_rows.begin(), public_rows.end());
+        std::sort(rows.begin(), rows.end());
+      }
+      voters = select_rows(embeddings, rows);
+    }
 
     std::unique_ptr<SecretClustering> clustering;
-    double sigma = augpe_sigma;
+    double sigma = augpe.sigma;
     double kmeans_seconds = 0.0;
     if (config.method == Method::kSecPE) {
       sigma = plan.labels[label].sigma;
@@ -277,11 +296,13 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
         rho.push_back(plan.rho[i]);
       }
       outcome.report["clusters"] = clusters.centres.rows();
+      outcome.report["clip_radius"] = config.clip_radius;
       outcome.report["kmeans_iterations"] = clusters.iterations;
       kmeans_seconds = seconds_since(t0);
       clustering = std::make_unique<SecretClustering>(comm, std::move(clusters.centres), std::move(clusters.sizes),
                                                       private_embeddings, std::move(ids), std::move(rho), *kernel,
                                                       config.metric, config.clip_radius);
+      outcome.report["public_centres_clipped"] = clustering->clipped_centres();
       outcome.report["sigma"] = sigma;
       outcome.report["sigma_paper"] = plan.labels[label].sigma_paper;
       outcome.report["sampling_lp"] = plan.labels[label].lp_path;
@@ -293,18 +314,30 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
     } else {
       outcome.report["sigma"] = sigma;
       outcome.report["threshold"] = config.augpe_threshold;
+      outcome.report["voters"] = augpe_voters_name(config.augpe_voters);
     }
-    const LabelEvolution job{comm, generator, *embedder, *kernel, config.metric, config.seed, label,
-                             info.labels.display(label), n_syn, config.iterations, config.variations, sigma,
-                             clustering.get(), &private_embeddings, config.augpe_threshold, ledger,
-                             config.votes_per_centre};
+    const LabelEvolution job{.comm = comm,
+                             .generator = generator,
+                             .embedder = *embedder,
+                             .kernel = *kernel,
+                             .metric = config.metric,
+                             .seed = config.seed,
+                             .noise_key = config.noise_key,
+                             .label = label,
+                             .label_name = info.labels.display(label),
+                             .synthetic = n_syn,
+                             .iterations = config.iterations,
+                             .variations = config.variations,
+                             .sigma = sigma,
+                             .clustering = clustering.get(),
+                             .voters = &voters,
+                             .augpe_threshold = config.augpe_threshold,
+                             .ledger = ledger,
+                             .votes_per_centre = config.votes_per_centre};
     evolve_label(job, outcome);
     if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
     checkpoint.labels[label] = std::move(outcome);
-    if (comm.is_root()) {
-      std::filesystem::create_directories(config.out);
-      save_checkpoint(ckpt_path, checkpoint);
-    }
+    if (comm.is_root()) save_checkpoint(ckpt_path, checkpoint);
     progress.step(++done, "label " + std::to_string(label) + " (" + info.labels.display(label) + ")");
   }
   progress.finish();
@@ -326,9 +359,11 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   report.budgets = &budgets;
   report.delta = delta;
   if (config.method == Method::kSecPE) report.plan = &plan;
-  report.gdp_mu = gdp_mu;
-  report.gdp_sigma = augpe_sigma;
-  report.gdp_source = gdp_source;
+  if (config.method == Method::kAugPE) {
+    report.augpe = &augpe;
+    report.augpe_costs = &augpe_costs;
+    report.augpe_voters = augpe_voters_name(config.augpe_voters);
+  }
   report.labels = label_reports;
   report.releases = ledger.all_entries();
   report.generator = generator.describe();

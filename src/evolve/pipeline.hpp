@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compute/nearest.hpp"
+#include "core/secret_key.hpp"
 #include "dist/communicator.hpp"
 #include "privacy/secret_noise.hpp"
 #include "text/generator.hpp"
@@ -16,12 +17,17 @@
 namespace secpe {
 
 enum class Method { kSecPE, kAugPE };
+// Who votes in Aug-PE: every record of the label (as in Aug-PE and the paper's comparison), or
+// only the private ones (records holding a secret; the public ones are known anyway).
+enum class AugPEVoters { kAll, kPrivate };
 
 struct RunConfig {
   std::filesystem::path data;
-  std::filesystem::path out;        // rank 0 writes checkpoint.json here after each label
-  bool resume = false;              // skip labels finished in out/checkpoint.json
-  std::uint64_t seed = 0;
+  std::filesystem::path out;        // publishable outputs (written by the caller)
+  std::filesystem::path state_dir;  // private: rank 0 writes checkpoint.json here after each label
+  bool resume = false;              // skip labels finished in state_dir/checkpoint.json
+  std::uint64_t seed = 0;           // public: generator, k-means seeding, tie-breaks
+  NoiseKey noise_key;               // secret: noise and private sampling; never written to an output
   Method method = Method::kSecPE;
   int iterations = 5;               // T
   std::size_t synthetic = 300;      // N_syn over all labels, split by public label frequencies
@@ -40,6 +46,7 @@ struct RunConfig {
   int kmeans_iterations = 20;
   double kmeans_tolerance = 1e-4;
   double augpe_threshold = 0.0;
+  AugPEVoters augpe_voters = AugPEVoters::kAll;
   NgramGeneratorOptions generator;
   std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
   std::size_t generator_texts = 5000;      // public training texts per label, at most
@@ -60,5 +67,6 @@ struct RunResult {
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config);
 
 std::string method_name(Method method);
+std::string augpe_voters_name(AugPEVoters voters);
 
 }  // namespace secpe

@@ -6,7 +6,8 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "core/rng.hpp"
+#include "core/secret_rng.hpp"
+#include "privacy/release_grid.hpp"
 
 namespace secpe {
 
@@ -94,21 +95,22 @@ VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, 
   return result;
 }
 
-VoteResult augpe_votes(const Communicator& comm, const MatrixF& private_rows, const MatrixF& candidates,
+VoteResult augpe_votes(const Communicator& comm, const MatrixF& voters, const MatrixF& candidates,
                        const NearestCentreKernel& kernel, Metric metric, double sigma, double threshold,
-                       std::uint64_t seed, std::uint64_t label, int iteration) {
+                       const NoiseKey& key, std::uint64_t label, int iteration) {
   const auto n_cand = static_cast<std::size_t>(candidates.rows());
   VoteResult result{std::vector<double>(n_cand, 0.0), std::vector<double>(n_cand, 0.0)};
   std::vector<std::int64_t> histogram(n_cand, 0);
-  std::vector<std::int32_t> nearest(static_cast<std::size_t>(private_rows.rows()));
+  std::vector<std::int32_t> nearest(static_cast<std::size_t>(voters.rows()));
   std::vector<double> score(nearest.size());
-  if (n_cand > 0) kernel.search(private_rows, candidates, metric, nearest, score);
+  if (n_cand > 0) kernel.search(voters, candidates, metric, nearest, score);
   for (auto c : nearest) ++histogram[static_cast<std::size_t>(c)];
   comm.allreduce_sum(histogram);
   if (comm.is_root()) {
-    CounterRng noise(seed, Stream::kNoise, label, static_cast<std::uint64_t>(iteration));
+    SecretRng noise = SecretStreamFamily(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration)).stream(0);
     for (std::size_t i = 0; i < n_cand; ++i) {
-      result.votes[i] = std::max(0.0, double(histogram[i]) + sigma * noise.normal() - threshold);
+      const double noisy = snap_to_release_grid(double(histogram[i]) + sigma * noise.normal(), sigma);
+      result.votes[i] = std::max(0.0, noisy - threshold);
     }
   }
   comm.broadcast(std::span<double>(result.votes));

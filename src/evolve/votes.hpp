@@ -27,11 +27,12 @@ VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, 
                        std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric,
                        int votes_per_centre, std::size_t selected);
 
-// Aug-PE: every private record of the label (this rank's `private_rows`) votes for its nearest
-// candidate; the integer histogram is reduced exactly, rank 0 adds N(0, sigma^2) to every bin,
-// subtracts `threshold` and clips at 0, and the result is broadcast. Tie key: 0 (index order).
-VoteResult augpe_votes(const Communicator& comm, const MatrixF& private_rows, const MatrixF& candidates,
+// Aug-PE: every voting record of the label (this rank's `voters`) votes for its nearest
+// candidate; the integer histogram is reduced exactly, rank 0 adds N(0, sigma^2) to every bin
+// (secret-keyed stream (label, iteration)), snaps it to the release grid, subtracts `threshold`
+// and clips at 0, and the result is broadcast. Tie key: 0 (index order).
+VoteResult augpe_votes(const Communicator& comm, const MatrixF& voters, const MatrixF& candidates,
                        const NearestCentreKernel& kernel, Metric metric, double sigma, double threshold,
-                       std::uint64_t seed, std::uint64_t label, int iteration);
+                       const NoiseKey& key, std::uint64_t label, int iteration);
 
 }  // namespace secpe

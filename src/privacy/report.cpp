@@ -16,11 +16,30 @@ double equivalent_mu(double p, double r) { return r <= p ? 0.0 : mu_from_pr(p, s
 nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   nlohmann::ordered_json j;
   j["method"] = in.method;
-  j["guarantee"] = "(p, r)-secret protection: any attack reconstructing secret j from everything released succeeds with probability at most r_j when its prior is p_j";
   const double eta = mu_from_pr(in.p, in.r);
+  if (in.plan) {
+    j["guarantee"] = "(p, r)-secret protection: any attack reconstructing secret j from everything released succeeds with probability at most r_j when its prior is p_j";
+  } else {
+    j["guarantee"] = "record-level mu-GDP (Aug-PE): two datasets that differ in one record are hard to tell apart (mu below, or (epsilon, delta) at the stated delta). "
+                     "This is not (p, r)-secret protection: a secret held by n records is protected only as strongly as n records are; "
+                     "what each secret really gets is r_achieved below";
+  }
   j["budget"] = {{"p", in.p}, {"r", in.r}, {"r_over_p", in.r / in.p}, {"mu", eta},
                  {"per_secret_file", in.budgets_file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(in.budgets_file)}};
   j["iterations"] = in.iterations;
+  j["noise_key"] = "noise and private sampling are drawn from a secret 256-bit key (ChaCha20) that no output contains; the public seed in run.json does not determine them";
+  j["release_grid"] = "every released value is rounded to a power-of-two grid of at most 1/4096 of its noise's standard deviation (post-processing: no privacy cost)";
+  nlohmann::ordered_json secrets = nlohmann::ordered_json::array();
+  bool all_within = true;
+  std::size_t over = 0;
+  const auto add_secret = [&](std::size_t s, double mu, double got, double mu_equivalent) {
+    const double p = in.budgets->p[s], r = in.budgets->r[s];
+    const bool within = got <= r;
+    all_within = all_within && within;
+    over += within ? 0 : 1;
+    secrets.push_back({{"secret", s}, {"p", p}, {"r", r}, {"mu", mu}, {"r_achieved", got},
+                       {"r_achieved_over_p", got / p}, {"mu_equivalent", mu_equivalent}, {"within_budget", within}});
+  };
   if (in.plan) {
     const auto& plan = *in.plan;
     if (plan.mode == CalibrationMode::kExact) {
@@ -32,29 +51,32 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
                           {"description", "sigma_l = max_j sqrt(T) * Delta_j / eta_j, as published: a single-Gaussian approximation of a Gaussian mixture that accounts for one of the two released statistics; it is NOT an upper bound, see r_achieved per secret"}};
     }
     j["cross_label_composition"] = "a secret held in L_j labels gets the per-label allocation target eta_j / sqrt(L_j); r_achieved composes every label holding it";
-    nlohmann::ordered_json secrets = nlohmann::ordered_json::array();
-    bool all_within = true;
     for (std::size_t s = 0; s < plan.eta.size(); ++s) {
-      const double p = in.budgets->p[s], r = in.budgets->r[s], got = plan.achieved_r[s];
-      const bool within = got <= r;
-      all_within = all_within && within;
-      secrets.push_back({{"secret", s}, {"p", p}, {"r", r}, {"mu", plan.eta[s]}, {"r_achieved", got},
-                         {"r_achieved_over_p", got / p}, {"mu_equivalent", equivalent_mu(p, got)}, {"within_budget", within}});
+      const double got = plan.achieved_r[s];
+      add_secret(s, plan.eta[s], got, equivalent_mu(in.budgets->p[s], got));
     }
-    j["all_secrets_within_budget"] = all_within;
     j["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is an upper bound from the exact accountant for the sigmas actually used";
-    j["secrets"] = secrets;
   } else {
+    const auto& c = *in.augpe;
     j["calibration"] = {{"mode", "gdp"},
-                        {"description", "Aug-PE: every private record votes (l2 sensitivity 1); sigma = sqrt(T) / mu with mu from " + in.gdp_source},
-                        {"mu", in.gdp_mu}, {"sigma", in.gdp_sigma}};
-    j["secrets_note"] = "record-level mu-GDP; r per secret is r_from_mu(p_j, mu), the paper's comparison, which does not account for a secret held by several records";
+                        {"description", "Aug-PE: each iteration every voting record adds one vote to one candidate of its label (l2 sensitivity 1) and every bin gets N(0, sigma^2); sigma = sqrt(T) / mu with mu from " + c.source},
+                        {"voters", in.augpe_voters == "all" ? "every record of the label (as in Aug-PE)" : "only the label's private records (--augpe-voters private)"},
+                        {"mu", c.mu}, {"sigma", c.sigma}};
+    for (std::size_t s = 0; s < in.augpe_costs->size(); ++s) {
+      const auto& cost = (*in.augpe_costs)[s];
+      add_secret(s, cost.mu, cost.r, cost.mu);
+    }
+    j["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is exact: the n_jl holders of secret j in label l shift that label's histogram by at most n_jl votes per iteration, a Gaussian mechanism with mu_j = sqrt(T * sum_l n_jl^2) / sigma";
   }
-  const double mu = in.plan ? eta : in.gdp_mu;
-  j["equivalent_dp"] = {{"mu_gdp", mu}, {"delta", in.delta}, {"epsilon", eps_from_mu(mu, in.delta)}};
+  j["all_secrets_within_budget"] = all_within;
+  j["secrets_over_budget"] = over;
+  j["secrets"] = secrets;
+  const double mu = in.plan ? eta : in.augpe->mu;
+  j["equivalent_dp"] = {{"mu_gdp", mu}, {"delta", in.delta}, {"epsilon", eps_from_mu(mu, in.delta)},
+                        {"meaning", in.plan ? "the (eps, delta) of a mu-GDP mechanism with the budget's mu, for comparison" : "the run's record-level guarantee as (eps, delta)"}};
   j["labels"] = in.labels;
   j["releases"] = in.releases;
-  j["not_released"] = "private texts, private embeddings, unnoised counts and sums; the generator learned from public texts only (" + in.generator + ")";
+  j["not_released"] = "private texts, private embeddings, unnoised counts and sums, the noise key; the generator learned from public texts only (" + in.generator + ")";
   return j;
 }
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "privacy/augpe_accounting.hpp"
 #include "privacy/budgets.hpp"
 #include "privacy/secret_noise.hpp"
 
@@ -20,8 +21,9 @@ struct PrivacyReportInputs {
   const SecretBudgets* budgets = nullptr;
   double delta = 0;                   // for the (eps, delta) equivalents
   const SecretNoisePlan* plan = nullptr;  // SecPE
-  double gdp_mu = 0, gdp_sigma = 0;       // Aug-PE
-  std::string gdp_source;                 // "(p, r)" or "(eps, delta)"
+  const AugPECalibration* augpe = nullptr;                 // Aug-PE
+  const std::vector<AugPESecretCost>* augpe_costs = nullptr;
+  std::string augpe_voters;                                // "all" | "private"
   nlohmann::ordered_json labels;          // per label reports
   nlohmann::ordered_json releases;        // the ledger
   std::string generator;                  // what the generator learned from

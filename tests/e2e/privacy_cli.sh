@@ -41,6 +41,29 @@ assert p["calibration"]["mode"] == "paper" and "NOT an upper bound" in p["calibr
 assert all(s["r_achieved"] > 0 for s in p["secrets"])
 PY
 
+# Aug-PE states what it gives: record-level GDP, every record voting, and per secret the exact r
+# its holders get, flagging the secrets over budget (the demo plants secrets in several records).
+"$SECPE" run --data "$T/c.h5" --out "$T/aug" --method augpe --seed 2 --iterations 2 --synthetic 40 --quiet || fail "run augpe"
+"$SECPE" run --data "$T/c.h5" --out "$T/augall" --method augpe --seed 2 --iterations 1 --synthetic 40 --epsilon 1000 --delta 1e-5 --quiet || fail "run augpe, all voters"
+"$SECPE" run --data "$T/c.h5" --out "$T/augpri" --method augpe --seed 2 --iterations 1 --synthetic 40 --epsilon 1000 --delta 1e-5 --augpe-voters private --quiet || fail "run augpe, private voters"
+python3 - "$T/aug/privacy.json" "$T/augall" "$T/augpri" <<'PY' || fail "augpe report"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["guarantee"].startswith("record-level mu-GDP") and "not (p, r)-secret protection" in p["guarantee"], p["guarantee"]
+assert p["calibration"]["mode"] == "gdp" and "every record" in p["calibration"]["voters"]
+assert p["equivalent_dp"]["epsilon"] > 0
+over = [s for s in p["secrets"] if not s["within_budget"]]
+assert over and p["secrets_over_budget"] == len(over) and p["all_secrets_within_budget"] is False, "several holders must exceed r"
+assert all(s["r_achieved"] > s["r"] for s in over)
+assert all(s["mu"] >= p["calibration"]["mu"] * 0.999999 for s in p["secrets"] if s["r_achieved"] > s["p"])
+assert all(l["voters"] == "all" for l in p["labels"] if "skipped" not in l)
+# Almost no noise: the released votes count the voters. Every record of a label votes, not only
+# the private quarter.
+def votes(d): return sum(json.loads(l)["released_vote_total"] for l in open(d + "/metrics.jsonl"))
+total_all, total_private = votes(sys.argv[2]), votes(sys.argv[3])
+assert total_all > 0.75 * 600 and total_all > 3 * total_private, (total_all, total_private)  # labels without public records are skipped
+PY
+
 # Bad inputs: clear messages, exit code 2.
 expect2() { local pattern=$1; shift; out=$("$@" 2>&1); rc=$?; [ $rc = 2 ] || fail "'$*' exited $rc: $out"; grep -q -- "$pattern" <<<"$out" || fail "'$*': $out"; }
 expect2 "give exactly one of --data" "$SECPE" privacy

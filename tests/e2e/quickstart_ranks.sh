@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: the quickstart job (jobs/quickstart.ini) on a small demo corpus, run at 1, 2 and 4
-# ranks. Checks every output file, the label mix, byte-identical results across rank counts, and
-# that no planted secret reaches any output.
+# ranks with one noise key file. Checks every output file, the label mix, byte-identical results
+# across rank counts, and that no planted secret reaches any output.
 set -euo pipefail
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:?}
@@ -12,8 +12,9 @@ INI=$SRC/jobs/quickstart.ini
 
 "$SECPE" corpus --config "$INI" --records 1200 --out "$T/corpus.csv"
 "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5"
+"$SECPE" keygen --out "$T/noise.key"
 for np in 1 2 4; do
-  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/out$np" \
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/out$np" --noise-key-file "$T/noise.key" \
     --iterations 3 --synthetic 120 --quiet $( [ $np = 2 ] && echo --verify )
 done
 
@@ -62,29 +63,36 @@ if grep -i -F -w -f "$T/secrets.lst" "$T/out1"/* >/dev/null; then fail "a plante
 
 # Aug-PE baseline runs and is rank-count independent too.
 for np in 1 2; do
-  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/aug$np" \
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/aug$np" --noise-key-file "$T/noise.key" \
     --method augpe --iterations 2 --synthetic 60 --quiet
 done
 cmp "$T/aug1/synthetic.csv" "$T/aug2/synthetic.csv" || fail "augpe synthetic.csv differs between 1 and 2 ranks"
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 "$SECPE" inspect "$T/out2" | grep -q 'synthetic    120 texts' || fail "inspect of an output folder"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'records      1200' || fail "inspect of a dataset"
-# Resume: keep the first 10 finished labels of the checkpoint, as if the job had been killed;
-# --resume finishes the rest and gives the same outputs as the uninterrupted run.
-mkdir -p "$T/resumed"
-python3 - "$T/out2/checkpoint.json" "$T/resumed/checkpoint.json" <<'PY' || fail "checkpoint truncation"
+# Resume: keep the first 10 finished labels of the checkpoint (in the private state folder), as if
+# the job had been killed; --resume finishes the rest and gives the same outputs as the
+# uninterrupted run.
+[ -e "$T/out2/checkpoint.json" ] && fail "the checkpoint is in the publishable output folder"
+mkdir -p "$T/resumed.state"
+python3 - "$T/out2.state/checkpoint.json" "$T/resumed.state/checkpoint.json" <<'PY' || fail "checkpoint truncation"
 import json, sys
 c = json.load(open(sys.argv[1]))
 assert c['format'] == 'secpe-checkpoint'
 c['labels'] = c['labels'][:10]
 json.dump(c, open(sys.argv[2], 'w'))
 PY
-"$SECPE" inspect "$T/resumed/checkpoint.json" | grep -q 'finished     10 label' || fail "inspect of a checkpoint"
-mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" \
+"$SECPE" inspect "$T/resumed.state/checkpoint.json" | grep -q 'finished     10 label' || fail "inspect of a checkpoint"
+mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --noise-key-file "$T/noise.key" \
   --iterations 3 --synthetic 120 --quiet --resume
 cmp "$T/out1/synthetic.csv" "$T/resumed/synthetic.csv" || fail "resumed synthetic.csv differs"
 cmp "$T/out1/privacy.json" "$T/resumed/privacy.json" || fail "resumed privacy.json differs"
 # The ledger: a resumed run may not add iterations to labels whose budget is spent.
-out=$("$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --iterations 4 --synthetic 120 --quiet --resume 2>&1) && fail "resume with more iterations succeeded"
+out=$("$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --noise-key-file "$T/noise.key" --iterations 4 --synthetic 120 --quiet --resume 2>&1) && fail "resume with more iterations succeeded"
 grep -q "release more than their budget allows" <<<"$out" || fail "resume with more iterations: $out"
+# ... nor with another noise key (the noise of the finished labels would not match), and the
+# refusal never prints anything derived from the key.
+"$SECPE" keygen --out "$T/other.key"
+out=$("$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --noise-key-file "$T/other.key" --iterations 3 --synthetic 120 --quiet --resume 2>&1) && fail "resume with another key succeeded"
+grep -q "different noise key" <<<"$out" || fail "resume with another key: $out"
 echo "quickstart_ranks: ok"

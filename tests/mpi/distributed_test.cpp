@@ -27,6 +27,12 @@ MatrixF clustered_points(std::size_t n, int d, int clusters) {
   return x;
 }
 
+NoiseKey test_key(unsigned char first = 1) {
+  NoiseKey key;
+  for (std::size_t i = 0; i < key.bytes.size(); ++i) key.bytes[i] = static_cast<unsigned char>(first + i);
+  return key;
+}
+
 MatrixF shard_of(const Communicator& comm, const MatrixF& all) {
   const auto [b, e] = comm.shard(static_cast<std::uint64_t>(all.rows()));
   return all.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b));
@@ -242,11 +248,68 @@ TEST(SecretClustering, NoisyReleaseIdenticalToSingleRank) {
                            std::vector<double>(rho.begin() + b, rho.begin() + e), kernel, Metric::kCosine, 1.0);
   SecretClustering single(self, km.centres, km.sizes, pri, ids, rho, kernel, Metric::kCosine, 1.0);
   for (int t = 0; t < 3; ++t) {
-    const auto a = sharded.release(9, 2, t, 1.5);
-    const auto s = single.release(9, 2, t, 1.5);
+    const auto a = sharded.release(test_key(), 2, t, 1.5);
+    const auto s = single.release(test_key(), 2, t, 1.5);
     EXPECT_EQ(a.sizes, s.sizes);
     EXPECT_TRUE((a.centres.array() == s.centres.array()).all());
   }
+}
+
+// The centre noise 2R/n_k * sigma is calibrated to this bound: with one private record added to or
+// removed from the data, no released centre moves by more than 2R/n_k and no size by more than 1.
+// Public centres far outside R (l2 metric, long vectors) must not break it, for any R.
+TEST(SecretClustering, OneRecordMovesACentreByAtMostTwoRadiiOverItsSize) {
+  const Communicator world;
+  const int d = 6;
+  MatrixF pub = clustered_points(60, d, 3), pri = clustered_points(31, d, 3);
+  pub *= 3.0f;  // norms about 3: far outside every radius tried
+  pri *= 3.0f;
+  ReferenceKernel kernel;
+  KMeansOptions options;
+  options.k = 3;
+  options.metric = Metric::kL2;
+  const auto km = distributed_kmeans(Communicator(MPI_COMM_SELF), pub, kernel, options);
+  std::vector<std::uint64_t> ids(31);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  const std::vector<double> everyone(31, 1.0);
+  for (const double radius : {0.25, 0.5, 1.0, 2.0}) {
+    // D: every private record sampled (rho 1); D': the same without record 0 (rho 0). sigma 0.
+    std::vector<double> without(everyone);
+    without[0] = 0.0;
+    const auto [b, e] = world.shard(31);
+    const MatrixF shard = shard_of(world, pri);
+    const std::vector<std::uint64_t> my_ids(ids.begin() + b, ids.begin() + e);
+    SecretClustering with_d(world, km.centres, km.sizes, shard, my_ids, std::vector<double>(everyone.begin() + b, everyone.begin() + e),
+                            kernel, Metric::kL2, radius);
+    SecretClustering without_d(world, km.centres, km.sizes, shard, my_ids, std::vector<double>(without.begin() + b, without.begin() + e),
+                               kernel, Metric::kL2, radius);
+    EXPECT_EQ(with_d.clipped_centres(), 3);
+    const auto x = with_d.release(test_key(), 0, 0, 0.0), y = without_d.release(test_key(), 0, 0, 0.0);
+    for (Eigen::Index c = 0; c < 3; ++c) {
+      const double moved = (x.centres.row(c) - y.centres.row(c)).cast<double>().norm();
+      const double bound = 2.0 * radius / double(std::max<std::int64_t>(1, km.sizes[static_cast<std::size_t>(c)]));
+      EXPECT_LE(moved, bound * (1 + 1e-6)) << "R = " << radius << ", centre " << c;
+      EXPECT_LE(std::fabs(x.sizes[static_cast<std::size_t>(c)] - y.sizes[static_cast<std::size_t>(c)]), 1.0);
+    }
+  }
+}
+
+// The noise depends on the secret key, not on anything published: another key, other noise.
+TEST(SecretClustering, NoiseComesFromTheSecretKey) {
+  const Communicator world;
+  const MatrixF pub = clustered_points(60, 6, 3), pri = clustered_points(20, 6, 3);
+  ReferenceKernel kernel;
+  KMeansOptions options;
+  options.k = 3;
+  const auto km = distributed_kmeans(Communicator(MPI_COMM_SELF), pub, kernel, options);
+  std::vector<std::uint64_t> ids(20);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  const auto [b, e] = world.shard(20);
+  SecretClustering c(world, km.centres, km.sizes, shard_of(world, pri), std::vector<std::uint64_t>(ids.begin() + b, ids.begin() + e),
+                     std::vector<double>(e - b, 0.5), kernel, Metric::kCosine, 1.0);
+  const auto a = c.release(test_key(1), 0, 0, 2.0), a2 = c.release(test_key(1), 0, 0, 2.0), z = c.release(test_key(2), 0, 0, 2.0);
+  EXPECT_EQ(a.sizes, a2.sizes);
+  for (std::size_t k = 0; k < a.sizes.size(); ++k) EXPECT_NE(a.sizes[k], z.sizes[k]);
 }
 
 TEST(Votes, AugPEHistogramCountsEveryPrivateRecordOnce) {
@@ -255,7 +318,7 @@ TEST(Votes, AugPEHistogramCountsEveryPrivateRecordOnce) {
   const MatrixF pri = clustered_points(123, 6, 5);
   ReferenceKernel kernel;
   // sigma 0: the released histogram is the exact vote count.
-  const auto votes = augpe_votes(world, shard_of(world, pri), candidates, kernel, Metric::kCosine, 0.0, 0.0, 1, 0, 0);
+  const auto votes = augpe_votes(world, shard_of(world, pri), candidates, kernel, Metric::kCosine, 0.0, 0.0, test_key(), 0, 0);
   double total = 0;
   for (double v : votes.votes) total += v;
   EXPECT_EQ(total, 123.0);

@@ -125,7 +125,7 @@ TEST(Accountant, MonteCarloAgreesWithTheBound) {
     }
     return std::log(s);
   };
-  CounterRng q_rng(2024, Stream::kNoise, 77, 1);
+  CounterRng q_rng(2024, Stream::kSimulation, 77, 1);
   std::vector<double> q_loss(n);
   for (auto& s : q_loss) {
     s = 0.0;
@@ -138,7 +138,7 @@ TEST(Accountant, MonteCarloAgreesWithTheBound) {
   const double thr_lo = q_loss[static_cast<std::size_t>(k - spread)];
   const double thr_hi = q_loss[static_cast<std::size_t>(k + spread)];
 
-  CounterRng p_rng(2024, Stream::kNoise, 77, 2);
+  CounterRng p_rng(2024, Stream::kSimulation, 77, 2);
   std::size_t above_lo = 0, above_hi = 0;
   for (std::size_t i = 0; i < n; ++i) {
     double s = 0.0;

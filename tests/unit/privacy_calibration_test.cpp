@@ -35,7 +35,7 @@ TEST(PrivacyCalibration, UniformShareWeightIsExactOnSingleSecretInstances) {
 }
 
 TEST(PrivacyCalibration, UniformShareWeightIsFeasibleOnMultiSecretInstances) {
-  CounterRng rng(7, Stream::kNoise);
+  CounterRng rng(7, Stream::kSimulation);
   const int num_secrets = 12, num_records = 400;
   std::vector<double> eta(num_secrets);
   for (auto& e : eta) e = 0.05 + 3.0 * rng.uniform();

@@ -44,7 +44,7 @@ std::vector<double> random_pmf(CounterRng& rng, int holders, double lo, double h
 // `count` releases with 20..120 holders each and mean steps that make the single-Gaussian
 // (mean-count) mu of the whole composition equal to `mu`: every release contributes mu^2 / count.
 std::vector<MixtureRelease> many_releases(int count, int T, double mu, std::uint64_t seed) {
-  CounterRng rng(seed, Stream::kNoise, 501);
+  CounterRng rng(seed, Stream::kSimulation, 501);
   std::vector<MixtureRelease> out;
   for (int l = 0; l < count; ++l) {
     const int holders = 20 + static_cast<int>(rng.below(101));
@@ -136,7 +136,7 @@ TEST(Composed, ThreeMixturesAgreeWithMonteCarlo) {
     }
     return std::log(s);
   };
-  CounterRng q_rng(2025, Stream::kNoise, 78, 1);
+  CounterRng q_rng(2025, Stream::kSimulation, 78, 1);
   std::vector<double> q_loss(n);
   for (auto& s : q_loss) {
     s = 0.0;
@@ -149,7 +149,7 @@ TEST(Composed, ThreeMixturesAgreeWithMonteCarlo) {
   const double thr_lo = q_loss[static_cast<std::size_t>(k - spread)];
   const double thr_hi = q_loss[static_cast<std::size_t>(k + spread)];
 
-  CounterRng p_rng(2025, Stream::kNoise, 78, 2);
+  CounterRng p_rng(2025, Stream::kSimulation, 78, 2);
   std::size_t above_lo = 0, above_hi = 0;
   for (std::size_t i = 0; i < n; ++i) {
     double s = 0.0;
@@ -202,7 +202,7 @@ TEST(Composed, MonotoneInNoiseMultiplier) {
 }
 
 TEST(Composed, ScreenIsAnUpperBound) {
-  CounterRng rng(77, Stream::kNoise, 502);
+  CounterRng rng(77, Stream::kSimulation, 502);
   int close = 0;
   double worst = 1.0;
   for (int trial = 0; trial < 40; ++trial) {

@@ -35,7 +35,7 @@ std::vector<double> enumerate(const std::vector<double>& rho) {
 }
 
 TEST(PoissonBinomial, MatchesEnumeration) {
-  CounterRng rng(7, Stream::kNoise, 900);
+  CounterRng rng(7, Stream::kSimulation, 900);
   for (int trial = 0; trial < 5; ++trial) {
     std::vector<double> rho(12);
     for (double& r : rho) r = rng.uniform();

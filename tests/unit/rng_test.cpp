@@ -20,7 +20,7 @@ TEST(Philox, MatchesRandom123KnownAnswer) {
 }
 
 TEST(CounterRng, SameKeySameStreamDifferentKeyDifferentStream) {
-  CounterRng a(42, Stream::kNoise, 1, 2, 3), b(42, Stream::kNoise, 1, 2, 3), c(42, Stream::kNoise, 1, 2, 4);
+  CounterRng a(42, Stream::kSimulation, 1, 2, 3), b(42, Stream::kSimulation, 1, 2, 3), c(42, Stream::kSimulation, 1, 2, 4);
   for (int i = 0; i < 100; ++i) {
     const auto va = a.next_u64();
     EXPECT_EQ(va, b.next_u64());
@@ -29,7 +29,7 @@ TEST(CounterRng, SameKeySameStreamDifferentKeyDifferentStream) {
 }
 
 TEST(CounterRng, NormalHasUnitMoments) {
-  CounterRng rng(1, Stream::kNoise);
+  CounterRng rng(1, Stream::kSimulation);
   double sum = 0, sum2 = 0;
   const int n = 200000;
   for (int i = 0; i < n; ++i) {
@@ -46,7 +46,7 @@ TEST(CounterRng, NormalMatchesPhiEverywhereIncludingTheTails) {
   const int n = 4000000;
   std::vector<double> x(n);
   for (int b = 0; b < 40; ++b) {  // many streams, as the noise uses
-    CounterRng rng(5, Stream::kNoise, 7, static_cast<std::uint64_t>(b));
+    CounterRng rng(5, Stream::kSimulation, 7, static_cast<std::uint64_t>(b));
     for (int i = 0; i < n / 40; ++i) x[static_cast<std::size_t>(b * (n / 40) + i)] = rng.normal();
   }
   std::sort(x.begin(), x.end());

@@ -1,0 +1,52 @@
+#pragma once
+// Private random numbers: the noise of every release and the private sampling draw from ChaCha20
+// keyed by the 256-bit secret noise key (core/secret_key.hpp), never from the public --seed.
+// Like the public streams they are counter-based, so every value is a pure function of
+// (key, purpose, coordinates, position) and results do not depend on the rank count:
+//   stream (purpose, a, b, c) is XChaCha20 with the nonce (purpose << 56 | a, b, c), i.e. the
+//   ChaCha20 keystream under the subkey HChaCha20(key, purpose << 56 | a, b) and nonce c.
+// A family (purpose, a, b) derives its subkey once; stream c of it then costs one ChaCha20 block
+// per 64 bytes. ChaCha20 is libsodium's (a vetted, constant-time implementation).
+#include <array>
+#include <cstdint>
+
+#include "core/random_draws.hpp"
+#include "core/secret_key.hpp"
+
+namespace secpe {
+
+// Purposes of private streams (a is below 2^56: the label).
+enum class SecretStream : std::uint8_t {
+  kSampling = 1,  // per-record Bernoulli sampling: family (label, iteration), stream = record id
+  kNoise = 2,     // Gaussian noise: family (label, iteration), stream = centre or histogram
+};
+
+class SecretRng : public RandomDraws<SecretRng> {
+ public:
+  std::uint64_t next_u64();
+
+ private:
+  friend class SecretStreamFamily;
+  SecretRng(const std::array<unsigned char, 32>& subkey, std::uint64_t stream);
+  void refill();
+
+  static constexpr std::size_t kBlocks = 8;  // ChaCha20 blocks per refill
+  std::array<unsigned char, 32> subkey_;
+  std::array<unsigned char, 8> nonce_;
+  std::uint64_t block_ = 0;                  // next ChaCha20 block counter
+  std::array<std::uint64_t, kBlocks * 8> buffer_{};
+  std::size_t used_ = kBlocks * 8;
+};
+
+class SecretStreamFamily {
+ public:
+  SecretStreamFamily(const NoiseKey& key, SecretStream purpose, std::uint64_t a, std::uint64_t b);
+  SecretRng stream(std::uint64_t c) const { return SecretRng(subkey_, c); }
+  // The first uniform in [0, 1) of stream c: one Bernoulli decision about record c.
+  double uniform(std::uint64_t c) const;
+
+ private:
+  std::array<unsigned char, 32> subkey_{};
+};
+
+}  // namespace secpe

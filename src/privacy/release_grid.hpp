@@ -1,0 +1,31 @@
+#pragma once
+// Released floating-point values are snapped to a grid before they leave rank 0. The low-order
+// bits of a floating-point "value + noise" depend on the value in ways the Gaussian model does not
+// capture (Mironov, "On Significance of the Least Significant Bits for Differential Privacy", CCS
+// 2012); rounding to a grid much coarser than those bits removes them. Rounding is post-processing
+// of the noisy value, so the accountant's guarantee is unchanged.
+//
+// The grid of a value whose noise has standard deviation s is the largest power of two not above
+// s / 4096: at most 1/4096 of the noise, so utility is untouched, and a power of two, so the
+// float32 centres stay on it. Values are rounded to the nearest grid point, ties to even.
+#include <cmath>
+
+namespace secpe {
+
+inline constexpr double kReleaseGridFraction = 1.0 / 4096.0;
+
+// The grid spacing for noise of standard deviation `noise_std` (0 when there is no noise).
+inline double release_grid(double noise_std) {
+  if (!(noise_std > 0) || !std::isfinite(noise_std)) return 0.0;
+  int exponent = 0;
+  std::frexp(noise_std * kReleaseGridFraction, &exponent);  // noise_std / 4096 in [2^(e-1), 2^e)
+  return std::ldexp(1.0, exponent - 1);
+}
+
+// `noisy` rounded to the release grid of its noise (unchanged without noise).
+inline double snap_to_release_grid(double noisy, double noise_std) {
+  const double grid = release_grid(noise_std);
+  return grid > 0 ? std::nearbyint(noisy / grid) * grid : noisy;
+}
+
+}  // namespace secpe

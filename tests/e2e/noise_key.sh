@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The noise is secret: it comes from a 256-bit key that no publishable output contains, not from
+# the public --seed. Same seed + other key: other noise; same seed + same key file: the same
+# outputs; the key (and its check value) appear in no output; the private state folder is 0700
+# and keeps an OS-drawn key only until the run completes.
+set -euo pipefail
+SECPE=$1
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$SECPE" corpus --records 400 --out "$T/c.csv" 2>/dev/null
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null
+"$SECPE" keygen --out "$T/a.key" 2>/dev/null
+"$SECPE" keygen --out "$T/b.key" 2>/dev/null
+[ "$(stat -c %a "$T/a.key")" = 600 ] || fail "keygen: the key file is not mode 0600"
+RUN=(run --data "$T/c.h5" --seed 3 --iterations 2 --synthetic 60 --quiet)
+for m in secpe augpe; do
+  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a1" --noise-key-file "$T/a.key"
+  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a2" --noise-key-file "$T/a.key"
+  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-b" --noise-key-file "$T/b.key"
+  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-os1"
+  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-os2"
+  # Released noisy votes: the same for the same key, different for another key or an OS key,
+  # although the seed (public, in run.json) is the same.
+  votes() { python3 -c "import json,sys; print([round(json.loads(l)['released_vote_total'], 9) for l in open(sys.argv[1])])" "$1/metrics.jsonl"; }
+  [ "$(votes "$T/$m-a1")" = "$(votes "$T/$m-a2")" ] || fail "$m: same key file, different noise"
+  cmp -s "$T/$m-a1/synthetic.csv" "$T/$m-a2/synthetic.csv" || fail "$m: same key file, different synthetic.csv"
+  [ "$(votes "$T/$m-a1")" != "$(votes "$T/$m-b")" ] || fail "$m: another key gave the same noise: it is not keyed by the secret key"
+  [ "$(votes "$T/$m-os1")" != "$(votes "$T/$m-os2")" ] || fail "$m: two OS keys gave the same noise"
+  grep -q '"seed": 3' "$T/$m-b/run.json" || fail "$m: run.json does not record the public seed"
+  grep -q 'key file (--noise-key-file)' "$T/$m-a1/run.json" || fail "$m: run.json does not say a key file was used"
+  grep -q 'a.key' "$T/$m-a1/run.json" && fail "$m: run.json names the key file"
+  # No output or log contains the key, in hex or raw, or the checkpoint's key check value.
+  for key in "$T/a.key" "$T/b.key"; do
+    hex=$(tr -d '\n' < "$key")
+    grep -rqi "$hex" "$T/$m-a1" "$T/$m-b" && fail "$m: the key reached an output"
+    python3 - "$hex" "$T/$m-a1" "$T/$m-b" <<'PY' || fail "$m: raw key bytes in an output"
+import os, sys
+raw = bytes.fromhex(sys.argv[1])
+for d in sys.argv[2:]:
+    for f in os.listdir(d):
+        assert raw not in open(os.path.join(d, f), 'rb').read(), f
+PY
+  done
+  check=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['fingerprint']['noise_key_check'])" "$T/$m-a1.state/checkpoint.json")
+  grep -rq "$check" "$T/$m-a1" && fail "$m: the key check value reached an output"
+  # The private state folder: 0700, checkpoint 0600, an OS key deleted once the run completed.
+  [ "$(stat -c %a "$T/$m-os1.state")" = 700 ] || fail "$m: state folder is not 0700"
+  [ "$(stat -c %a "$T/$m-os1.state/checkpoint.json")" = 600 ] || fail "$m: checkpoint is not 0600"
+  [ -e "$T/$m-os1.state/noise.key" ] && fail "$m: the OS key outlived the run"
+  ls "$T/$m-os1" | grep -qv -E '^(synthetic.csv|privacy.json|metrics.jsonl|run.json)$' && fail "$m: unexpected file in the output folder"
+done
+# A state folder inside the publishable output folder is refused before any work.
+out=$("$SECPE" "${RUN[@]}" --out "$T/o" --state-dir "$T/o/state" 2>&1) && fail "state folder inside --out accepted"
+grep -q "inside --out" <<<"$out" || fail "state inside out: $out"
+# A key file readable by others is refused, naming the file but not its content.
+cp "$T/a.key" "$T/open.key"; chmod 644 "$T/open.key"
+out=$("$SECPE" "${RUN[@]}" --out "$T/o2" --noise-key-file "$T/open.key" 2>&1) && fail "a world-readable key file was accepted"
+grep -q "chmod 600" <<<"$out" || fail "open key file: $out"
+grep -qi "$(tr -d '\n' < "$T/a.key")" <<<"$out" && fail "the error printed the key"
+[ -e "$T/o2/synthetic.csv" ] && fail "a refused run wrote outputs"
+echo "noise_key: ok"
