@@ -7,6 +7,7 @@ bash jobs/install-deps.sh
 bash jobs/build.sh
 
 source jobs/mpi-env.sh
+source jobs/blas-core.sh
 RANKS=${SECPE_RANKS:-2}
 
 ./build/secpe corpus --config jobs/quickstart.ini

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "compute/cpu/blas_core.hpp"
 #include "core/atomic_file.hpp"
 
 namespace secpe {
@@ -36,11 +37,14 @@ nlohmann::ordered_json machine_info() {
   for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SECPE_THREADS"}) {
     if (const char* v = std::getenv(name)) env[name] = v;
   }
+  const BlasCore core = blas_core();
   return {{"host", host},
           {"cpu", first_line_with("/proc/cpuinfo", "model name")},
           {"hardware_threads", std::thread::hardware_concurrency()},
           {"memory", first_line_with("/proc/meminfo", "MemTotal")},
-          {"environment", env}};
+          {"environment", env},
+          {"openblas_core", {{"name", core.name}, {"kernels", tier_name(core.tier)}, {"cpu_supports", tier_name(core.cpu_tier)},
+                             {"chosen_by", core.source}, {"faster_core_available", !faster_cores(core.cpu_tier, core.tier).empty()}}}};
 }
 
 double peak_rss_mib() {

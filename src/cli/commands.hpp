@@ -12,6 +12,7 @@ int command_keygen(const std::vector<std::string>& args);
 int command_run(const std::vector<std::string>& args);
 int command_inspect(const std::vector<std::string>& args);
 int command_synth_embeddings(const std::vector<std::string>& args);
+int command_blas_check(const std::vector<std::string>& args);
 int command_bench(const std::vector<std::string>& args);
 int command_privacy(const std::vector<std::string>& args);
 

@@ -21,7 +21,8 @@ constexpr const char* kUsage =
     "  inspect   summarise a dataset, a checkpoint or an output folder\n"
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
     "  privacy   calibrate a dataset's (or a simulated) secret matrix in every mode; what a sigma really gives\n"
-    "  bench     benchmarks, written as JSON (secpe bench --help)\n";
+    "  bench     benchmarks, written as JSON (secpe bench --help)\n"
+    "  blas-check   which OpenBLAS core runs, whether it fits the CPU, and a self-test of it\n";
 
 // Under mpirun, only the first process prints errors that every process would print alike.
 bool first_process() {
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     if (command == "run") return secpe::cli::command_run(args);
     if (command == "inspect") return secpe::cli::command_inspect(args);
     if (command == "synth-embeddings") return secpe::cli::command_synth_embeddings(args);
+    if (command == "blas-check") return secpe::cli::command_blas_check(args);
     if (command == "bench") return secpe::cli::command_bench(args);
     if (command == "privacy") return secpe::cli::command_privacy(args);
     if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "compute/cpu/blas_core.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -15,6 +16,7 @@ int run_under_mpi(const std::function<void(const Communicator&)>& body) {
   {
     const Communicator comm(MPI_COMM_WORLD);
     set_log_rank(comm.rank());
+    if (const auto warning = blas_core_warning(blas_core())) log_warn(*warning);  // rank 0 only
     try {
       body(comm);
     } catch (const std::exception& e) {
