@@ -16,6 +16,7 @@ enum class Stream : std::uint32_t {
   kSampling = 4,        // per-record private sampling (keyed by record id)
   kNoise = 5,           // calibrated Gaussian noise (rank 0 only)
   kGeneration = 6,      // built-in generator: initial samples and variations
+  kAudit = 7,           // secpe audit: per-trial seeds and the no-secret model simulation
 };
 
 std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> counter,
