@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  inspect   summarise a dataset, a checkpoint or an output folder\n"
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
     "  privacy   calibrate a dataset's (or a simulated) secret matrix in every mode; what a sigma really gives\n"
+    "  audit     measure one label's release on neighbouring datasets against the accountant's certificate\n"
     "  bench     benchmarks, written as JSON (secpe bench --help)\n"
     "  blas-check   which OpenBLAS core runs, whether it fits the CPU, and a self-test of it\n";
 
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
     if (command == "blas-check") return secpe::cli::command_blas_check(args);
     if (command == "bench") return secpe::cli::command_bench(args);
     if (command == "privacy") return secpe::cli::command_privacy(args);
+    if (command == "audit") return secpe::cli::command_audit(args);
     if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const secpe::InputError& e) {

@@ -12,7 +12,9 @@ namespace secpe {
 // f(chunk, begin, end) over `chunks` contiguous pieces of [0, n), one thread each. f must not throw.
 template <typename F>
 inline void run_chunks(int chunks, std::size_t n, F&& f) {
-  const auto c = static_cast<std::size_t>(std::max(1, chunks));
+  // Never more chunks than items: a thread for an empty chunk costs more than small work (one
+  // centre's noise, say) itself.
+  const std::size_t c = std::min(static_cast<std::size_t>(std::max(1, chunks)), std::max<std::size_t>(n, 1));
   const std::size_t per = (n + c - 1) / c;
   if (c == 1 || per == 0) {
     f(0, std::size_t{0}, n);

@@ -45,7 +45,8 @@ int default_kernel_threads() {
     }
     return static_cast<int>(v);
   }
-  const unsigned hw = std::thread::hardware_concurrency();
+  // Asked once: glibc reads /sys on every call, which costs more than a small release itself.
+  static const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : static_cast<int>(hw);
 }
 

@@ -1,0 +1,223 @@
+#include "audit/privacy_audit.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "audit/clopper_pearson.hpp"
+#include "cluster/secret_clustering.hpp"
+#include "compute/nearest.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "privacy/blow_up.hpp"
+#include "privacy/poisson_binomial.hpp"
+
+namespace secpe {
+namespace {
+
+constexpr std::uint64_t kLabel = 0;
+// Which randomness a draw belongs to: the trials on D, those on D', the no-secret model.
+enum class Source : std::uint64_t { kWithSecret = 0, kWithoutSecret = 1, kModel = 2 };
+
+// Every call of the audited mechanism goes through here: (dataset, trial, iteration) -> one
+// release. Each trial's sampling and noise are keyed by its own seed, derived from the audit seed,
+// the dataset and the trial number, so no two trials (nor D and D') share randomness.
+NoisyClusters release_trial(const SecretClustering& mechanism, std::uint64_t audit_seed, Source dataset,
+                            std::int64_t trial, int iteration, double sigma) {
+  // The audit is a simulation: its trials' noise keys may come from the public audit seed.
+  CounterRng rng(audit_seed, Stream::kAudit, static_cast<std::uint64_t>(dataset), static_cast<std::uint64_t>(trial));
+  NoiseKey key;
+  for (std::size_t i = 0; i < key.bytes.size(); i += 8) {
+    const std::uint64_t word = rng.next_u64();
+    for (std::size_t b = 0; b < 8; ++b) key.bytes[i + b] = static_cast<unsigned char>(word >> (8 * b));
+  }
+  return mechanism.release(key, kLabel, iteration, sigma);
+}
+
+// The likelihood-ratio attack of the header, for the setting built in run_audit (centre R u with
+// u the first axis, holders clipped to -R u).
+class ShiftAttack {
+ public:
+  ShiftAttack(const AuditOptions& o, double sigma)
+      : n_(static_cast<double>(o.public_size)), radius_(o.clip_radius),
+        origin_(static_cast<float>(o.clip_radius)), sigma_(sigma) {
+    const std::vector<double> pmf = poisson_binomial_pmf(std::vector<double>(static_cast<std::size_t>(o.holders), o.rho), 0.0);
+    for (std::size_t c = 0; c < pmf.size(); ++c) {
+      if (pmf[c] <= 0.0) continue;
+      // c sampled holders add c to the size and move the centre by c (-2R u) / (n + c), which is
+      // c n / ((n + c) sigma) in units of the centre noise (2R / n) sigma.
+      const double count = static_cast<double>(c);
+      log_pi_.push_back(std::log(pmf[c]));
+      size_shift_.push_back(count / sigma);
+      centre_shift_.push_back(count * n_ / ((n_ + count) * sigma));
+    }
+  }
+
+  // log dP/dQ of one release. The centre starts at the public one's first coordinate (R, as a
+  // float) and the holders pull it towards -R.
+  double log_ratio(const NoisyClusters& release) const {
+    const double z_size = (release.sizes[0] - n_) / sigma_;
+    const double z_centre = (origin_ - double(release.centres(0, 0))) * n_ / (2.0 * radius_ * sigma_);
+    return log_ratio(z_size, z_centre);
+  }
+
+  // The same in noise units: log sum_c pi_c exp(a_c x + b_c y - (a_c^2 + b_c^2) / 2).
+  double log_ratio(double z_size, double z_centre) const {
+    double top = -std::numeric_limits<double>::infinity();
+    std::vector<double>& terms = scratch_;
+    terms.resize(log_pi_.size());
+    for (std::size_t i = 0; i < log_pi_.size(); ++i) {
+      const double a = size_shift_[i], b = centre_shift_[i];
+      terms[i] = log_pi_[i] + a * z_size + b * z_centre - 0.5 * (a * a + b * b);
+      top = std::max(top, terms[i]);
+    }
+    double sum = 0.0;
+    for (const double t : terms) sum += std::exp(t - top);
+    return top + std::log(sum);
+  }
+
+ private:
+  double n_, radius_, origin_, sigma_;
+  std::vector<double> log_pi_, size_shift_, centre_shift_;
+  mutable std::vector<double> scratch_;
+};
+
+// FPR targets: 0.5 down to kMinEvents / trials, four per decade.
+std::vector<double> fpr_grid(std::int64_t trials) {
+  std::vector<double> grid;
+  const double smallest = kMinEvents / static_cast<double>(trials);
+  for (int i = 0;; ++i) {
+    const double alpha = 0.5 * std::pow(10.0, -0.25 * i);
+    if (alpha < smallest) break;
+    grid.push_back(alpha);
+  }
+  return grid;
+}
+
+// The statistic's upper alpha-quantiles under the no-secret model (every observation standard
+// normal), from its own simulation: the thresholds are fixed before any trial runs. Four times as
+// many draws as trials: the thresholds need not be exact, only independent of the trials.
+std::vector<double> model_thresholds(const ShiftAttack& attack, const AuditOptions& o, const std::vector<double>& grid) {
+  const std::int64_t draws = 4 * o.trials;
+  std::vector<double> stat(static_cast<std::size_t>(draws));
+  for (std::int64_t i = 0; i < draws; ++i) {
+    CounterRng rng(o.seed, Stream::kAudit, static_cast<std::uint64_t>(Source::kModel), static_cast<std::uint64_t>(i));
+    double s = 0.0;
+    for (int t = 0; t < o.iterations; ++t) {
+      const double x = rng.normal();  // drawn first: argument evaluation order is unspecified
+      s += attack.log_ratio(x, rng.normal());
+    }
+    stat[static_cast<std::size_t>(i)] = s;
+  }
+  std::sort(stat.begin(), stat.end(), std::greater<>());
+  std::vector<double> out;
+  for (const double alpha : grid) out.push_back(stat[static_cast<std::size_t>(std::ceil(alpha * double(draws))) - 1]);
+  return out;
+}
+
+}  // namespace
+
+void validate(const AuditOptions& o) {
+  const auto finite_positive = [](double x) { return std::isfinite(x) && x > 0.0; };
+  if (o.holders < 1 || o.holders > 10000) throw InputError("--holders must be in [1, 10000]");
+  if (!(o.rho > 0.0 && o.rho <= 1.0)) throw InputError("--rho must be in (0, 1]");
+  if (o.iterations < 1 || o.iterations > 1000) throw InputError("--iterations must be in [1, 1000]");
+  if (!(std::isfinite(o.sigma) && o.sigma >= 0.0)) throw InputError("--sigma must be >= 0 (0: calibrate for --p and --r)");
+  if (!(o.p > 0.0 && o.p < 1.0)) throw InputError("--p must be in (0, 1)");
+  if (o.sigma == 0.0 && !(o.r > o.p && o.r < 1.0)) throw InputError("r must be in (p, 1)");
+  // The threshold simulation keeps 4 x trials statistics in memory: 3.2 GB at the cap.
+  if (o.trials < 100 || o.trials > 100'000'000) throw InputError("--trials must be in [100, 1e8]");
+  if (o.dim < 1 || o.dim > 100000) throw InputError("--dim must be in [1, 100000]");
+  if (o.public_size < 1) throw InputError("--public-size must be at least 1");
+  if (!finite_positive(o.clip_radius)) throw InputError("--clip-radius must be finite and > 0");
+  if (!(o.confidence > 0.0 && o.confidence < 1.0)) throw InputError("--confidence must be in (0, 1)");
+  if (!finite_positive(o.noise_multiplier)) throw InputError("--noise-multiplier must be finite and > 0");
+}
+
+AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
+  validate(o);
+  const auto start = std::chrono::steady_clock::now();
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  AuditResult res;
+
+  // The accountant's view of the secret: its count PMF, the certified sigma and r = U(p).
+  const std::vector<double> rho(static_cast<std::size_t>(o.holders), o.rho);
+  res.count_pmf = poisson_binomial_pmf(rho);
+  res.sigma = o.sigma > 0.0 ? o.sigma : calibrate_sigma_exact(res.count_pmf, kCountsAndCentresScale, o.iterations, o.p, o.r);
+  if (res.sigma == 0.0)
+    throw InputError("even an exact count of the holders keeps B(p) <= r: nothing to audit (lower --r or give --sigma)");
+  res.sigma_released = o.noise_multiplier * res.sigma;
+  const auto certified = [&](double alpha) {
+    return alpha >= 1.0 ? 1.0 : blow_up_upper(res.count_pmf, kCountsAndCentresScale, res.sigma, o.iterations, alpha);
+  };
+  res.certified_r = certified(o.p);
+
+  // The label: one public cluster at R u, the holders at -2R u (clipped by the mechanism).
+  MatrixF centre = MatrixF::Zero(1, o.dim);
+  centre(0, 0) = static_cast<float>(o.clip_radius);
+  MatrixF holders = MatrixF::Zero(o.holders, o.dim);
+  holders.col(0).setConstant(static_cast<float>(-2.0 * o.clip_radius));
+  std::vector<std::uint64_t> ids(static_cast<std::size_t>(o.holders));
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  const Communicator self(MPI_COMM_SELF);
+  const ReferenceKernel kernel;
+  const SecretClustering with_secret(self, centre, {o.public_size}, holders, ids, rho, kernel, Metric::kL2, o.clip_radius);
+  const SecretClustering without_secret(self, centre, {o.public_size}, MatrixF(0, o.dim), {}, {}, kernel, Metric::kL2, o.clip_radius);
+
+  const ShiftAttack attack(o, res.sigma);
+  const std::vector<double> grid = fpr_grid(o.trials);
+  const std::vector<double> threshold = model_thresholds(attack, o, grid);
+  const std::size_t m = grid.size();
+
+  // The trials, this rank's share; hits[k] (D) and hits[m + k] (D') count statistics >= threshold k.
+  const auto trial_start = std::chrono::steady_clock::now();
+  std::vector<std::int64_t> hits(2 * m, 0);
+  const auto [begin, end] = world.shard(static_cast<std::uint64_t>(o.trials));
+  for (const Source dataset : {Source::kWithSecret, Source::kWithoutSecret}) {
+    const SecretClustering& mechanism = dataset == Source::kWithSecret ? with_secret : without_secret;
+    std::int64_t* counts = hits.data() + (dataset == Source::kWithSecret ? 0 : m);
+    for (auto trial = static_cast<std::int64_t>(begin); trial < static_cast<std::int64_t>(end); ++trial) {
+      double s = 0.0;
+      for (int t = 0; t < o.iterations; ++t)
+        s += attack.log_ratio(release_trial(mechanism, o.seed, dataset, trial, t, res.sigma_released));
+      for (std::size_t k = 0; k < m; ++k) counts[k] += s >= threshold[k] ? 1 : 0;
+    }
+  }
+  world.allreduce_sum(hits);
+  res.trial_seconds = world.allreduce_max(since(trial_start));
+
+  // Bounds and the comparison with the certificate.
+  res.error_per_bound = (1.0 - o.confidence) / (2.0 * static_cast<double>(m));
+  const double n = static_cast<double>(o.trials);
+  for (std::size_t k = 0; k < m; ++k) {
+    AuditThreshold a;
+    a.threshold = threshold[k];
+    a.model_fpr = grid[k];
+    a.true_positives = hits[k];
+    a.false_positives = hits[m + k];
+    a.tpr = double(a.true_positives) / n;
+    a.fpr = double(a.false_positives) / n;
+    a.tpr_lower = clopper_pearson_lower(a.true_positives, o.trials, res.error_per_bound);
+    a.fpr_upper = clopper_pearson_upper(a.false_positives, o.trials, res.error_per_bound);
+    a.certified = certified(a.fpr_upper);
+    a.ratio = a.tpr_lower / a.certified;
+    a.estimate_ratio = a.fpr > 0.0 ? a.tpr / certified(a.fpr) : 0.0;
+    const double implied = a.tpr_lower * std::min(1.0, o.p / a.fpr_upper);
+    if (implied > res.implied_b_at_p) {
+      res.implied_b_at_p = implied;
+      res.implied_from = k;
+    }
+    res.thresholds.push_back(a);
+  }
+  const auto by_ratio = [](const AuditThreshold& x, const AuditThreshold& y) { return x.ratio < y.ratio; };
+  res.worst = static_cast<std::size_t>(std::max_element(res.thresholds.begin(), res.thresholds.end(), by_ratio) - res.thresholds.begin());
+  res.exceeds = res.thresholds[res.worst].ratio > 1.0 || res.implied_b_at_p > res.certified_r;
+  res.seconds = since(start);
+  return res;
+}
+
+}  // namespace secpe

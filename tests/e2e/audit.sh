@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `secpe audit`: a small audit of the real release passes (the measured leakage stays within the
+# accountant's certificate, exit 0), the same audit of a deliberately broken release (half the
+# noise) fails (exit 3), the result does not depend on the rank count, and bad options are errors.
+set -uo pipefail
+SECPE=$1
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+SMALL=(--trials 40000 --iterations 2 --p 1e-3 --r-over-p 10)
+
+"$SECPE" audit "${SMALL[@]}" --out "$T/ok.json" > "$T/ok.txt"; rc=$?
+[ $rc = 0 ] || { cat "$T/ok.txt"; fail "the real mechanism's audit exited $rc (3: it leaks more than certified)"; }
+grep -q "verdict: pass" "$T/ok.txt" || fail "no pass verdict: $(cat "$T/ok.txt")"
+python3 - "$T/ok.json" <<'PY' || fail "pass report"
+import json, sys
+j = json.load(open(sys.argv[1]))
+v, rows = j["verdict"], j["thresholds"]
+assert v["exceeds"] is False and v["worst_ratio"] <= 1.0, v
+assert v["implied_b_at_p_lower"] <= v["certified_r"] <= 1e-2 * (1 + 1e-9), v
+assert all(r["tpr_lower"] <= r["certified_tpr"] and r["fpr"] <= r["fpr_upper"] and r["tpr_lower"] <= r["tpr"] for r in rows)
+# The attack is strong: its curve reaches most of the certified one where the bounds are tight.
+assert v["worst_ratio"] > 0.9, v
+assert j["statistics"]["smallest_resolved_fpr"] < j["accountant"]["p"]
+assert j["release"]["noise_multiplier"] == 1.0
+PY
+
+# Half the noise in the release, the accountant still told the calibrated sigma: must be caught.
+"$SECPE" audit "${SMALL[@]}" --noise-multiplier 0.5 --out "$T/broken.json" > "$T/broken.txt"; rc=$?
+[ $rc = 3 ] || { cat "$T/broken.txt"; fail "the broken mechanism's audit exited $rc, not 3"; }
+grep -q "verdict: EXCEEDS" "$T/broken.txt" || fail "no EXCEEDS verdict: $(cat "$T/broken.txt")"
+python3 - "$T/broken.json" <<'PY' || fail "broken report"
+import json, sys
+j = json.load(open(sys.argv[1]))
+v = j["verdict"]
+assert v["exceeds"] is True and v["worst_ratio"] > 2 and v["implied_b_at_p_lower"] > v["certified_r"], v
+assert "BROKEN" in j["release"]["note"]
+PY
+
+# The same audit on 2 ranks (trials split, counts summed exactly): the same report.
+mpirun -n 2 --oversubscribe "$SECPE" audit "${SMALL[@]}" --out "$T/ok2.json" > /dev/null || fail "2-rank audit"
+python3 - "$T/ok.json" "$T/ok2.json" <<'PY' || fail "rank-count dependence"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for j in (a, b):
+    j.pop("timing"); j["setting"].pop("ranks")
+assert a == b
+PY
+
+# Bad options: clear messages, exit code 2.
+expect2() { local pattern=$1; shift; out=$("$@" 2>&1); rc=$?; [ $rc = 2 ] || fail "'$*' exited $rc: $out"; grep -q -- "$pattern" <<<"$out" || fail "'$*': $out"; }
+expect2 "--holders must be in" "$SECPE" audit --holders 0
+expect2 "--rho must be in (0, 1]" "$SECPE" audit --rho 1.5
+expect2 "--trials must be in" "$SECPE" audit --trials 10
+expect2 "--noise-multiplier must be finite and > 0" "$SECPE" audit --noise-multiplier 0
+expect2 "r must be in (p, 1)" "$SECPE" audit --r-over-p 1
+expect2 "unrecognised option\|unrecognized option" "$SECPE" audit --bogus 1
+echo "audit: ok"
