@@ -81,6 +81,7 @@ int command_import(const std::vector<std::string>& args) {
 
   const std::filesystem::path input = vm["input"].as<std::string>();
   const std::filesystem::path out = vm["out"].as<std::string>();
+  check_output_file("out", out);
   std::string format = vm.count("format") ? vm["format"].as<std::string>() : (input.extension() == ".jsonl" ? "jsonl" : "augpe-csv");
   const auto columns = split(vm["label-columns"].as<std::string>(), ',');
   auto prefixes = split(vm["label-prefixes"].as<std::string>(), '|');
@@ -92,9 +93,8 @@ int command_import(const std::vector<std::string>& args) {
   const std::string secret_mode = vm["secrets"].as<std::string>();
   if (secret_mode != "random-word" && secret_mode != "list") throw InputError("--secrets must be random-word or list");
   if (secret_mode == "list" && !vm.count("secrets-file")) throw InputError("--secrets list needs --secrets-file FILE");
-  const int secret_count = vm["secret-count"].as<int>();
+  const int secret_count = option_in(vm, "secret-count", 1, 10000000);
   const double quantile = vm["secret-quantile"].as<double>();
-  if (secret_count < 1) throw InputError("--secret-count must be at least 1");
   if (!(quantile >= 0 && quantile <= 1)) throw InputError("--secret-quantile must be in [0, 1]");
 
   Corpus corpus;
