@@ -225,11 +225,11 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   if (config.resume) {
     std::string text;
     if (comm.is_root() && std::filesystem::is_regular_file(ckpt_path)) {
-      text = load_checkpoint(ckpt_path).fingerprint.dump();  // validates the file on rank 0
+      text = load_checkpoint(ckpt_path, num_labels).fingerprint.dump();  // validates the file on rank 0
     }
     comm.broadcast(text);
     if (!text.empty()) {
-      const Checkpoint saved = load_checkpoint(ckpt_path);
+      const Checkpoint saved = load_checkpoint(ckpt_path, num_labels);
       check_fingerprint(saved.fingerprint, checkpoint.fingerprint, ckpt_path);
       checkpoint.labels = saved.labels;
       for (const auto& [label, outcome] : saved.labels) ledger.restore(label, outcome.releases);
