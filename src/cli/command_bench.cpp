@@ -30,6 +30,12 @@ constexpr const char* kBenchUsage =
     "  privacy     noise calibration time (LP, exact and paper) for a Yelp-scale secret matrix\n"
     "  histogram   per-iteration vote histogram, SecPE against Aug-PE, on an embedding dataset (MPI)\n";
 
+// --out of a benchmark, checked before it runs (empty: no file).
+void check_bench_out(const po::variables_map& vm) {
+  const std::string out = vm["out"].as<std::string>();
+  if (!out.empty()) check_output_file("out", out);
+}
+
 // Options every benchmark takes.
 void add_bench_options(po::options_description& desc) {
   desc.add_options()("out", po::value<std::string>()->default_value(""), "also write the JSON report to this file")(
@@ -54,6 +60,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench kernel [--rows M --centres N --dim D --threads T]", desc, {}, args, vm)) return 0;
+  check_bench_out(vm);
   c.threads = vm["threads"].as<int>();
   c.repeats = vm["iterations"].as<int>();
   c.seed = vm["seed"].as<std::uint64_t>();
@@ -90,6 +97,7 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
+  check_bench_out(vm);
   o.threads = vm["threads"].as<int>();
   o.kernel = vm["kernel"].as<std::string>();
   o.seed = vm["seed"].as<std::uint64_t>();
@@ -131,6 +139,9 @@ int bench_privacy_command(const std::vector<std::string>& args) {
     ("private-batch", po::value<double>(&batch)->default_value(batch, "1000"), "expected private records sampled per label and iteration");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench privacy [--records N --secrets M --releases T]", desc, {}, args, vm)) return 0;
+  check_bench_out(vm);
+  option_in(vm, "releases", 1, 100000);
+  option_in<std::size_t>(vm, "records", 1, 10000000000);
   synth.seed = vm["seed"].as<std::uint64_t>();
   const int threads = vm["threads"].as<int>();
   ::setenv("SECPE_THREADS", std::to_string(threads).c_str(), 1);
@@ -185,6 +196,12 @@ int bench_histogram_command(const std::vector<std::string>& args) {
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate");
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
+  check_bench_out(vm);
+  option_in<std::size_t>(vm, "synthetic", 1, 1000000000);
+  option_in(vm, "variations", 1, 1000000);
+  option_in(vm, "clusters", 1, 100000000);
+  option_in(vm, "kmeans-iterations", 0, 1000000);
+  if (!(o.private_batch > 0)) throw InputError("--private-batch must be positive");
   o.data = vm["data"].as<std::string>();
   if (o.augpe_voters != "all" && o.augpe_voters != "private") throw InputError("--augpe-voters must be all or private, not '" + o.augpe_voters + "'");
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("--augpe-fraction must be in (0, 1]");

@@ -24,15 +24,16 @@ int command_corpus(const std::vector<std::string>& args) {
   if (!parse_options("corpus", "secpe corpus [--records N] [--out FILE.csv]", desc, {}, args, vm)) return 0;
 
   DemoCorpusOptions options;
-  options.records = vm["records"].as<std::size_t>();
+  options.records = option_in<std::size_t>(vm, "records", 1, 1000000000);
   options.seed = vm["seed"].as<std::uint64_t>();
   options.secret_rate = vm["secret-rate"].as<double>();
-  if (options.records == 0) throw InputError("--records must be at least 1");
   if (!(options.secret_rate >= 0 && options.secret_rate <= 1)) throw InputError("--secret-rate must be in [0, 1]");
   const std::filesystem::path out = vm["out"].as<std::string>();
   std::filesystem::path secrets_out = out;
   secrets_out.replace_extension(".secrets.txt");
   if (vm.count("secrets-out")) secrets_out = vm["secrets-out"].as<std::string>();
+  check_output_file("out", out);
+  check_output_file("secrets-out", secrets_out);
 
   const DemoCorpus demo = make_demo_corpus(options);
   if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());

@@ -55,6 +55,45 @@ LabelSet build_labels(const Corpus& corpus, std::vector<std::int32_t>& ids) {
   return labels;
 }
 
+// Label values are published with the synthetic data, so the text column cannot be a label and
+// no label column may be named twice.
+void check_label_columns(const std::vector<std::string>& columns, const std::string& text_column) {
+  for (const auto& column : columns) {
+    if (column == text_column) {
+      throw InputError("--label-columns: '" + column + "' is the text column (--text-column); label values are "
+                       "published with the synthetic data, so the text cannot be a label");
+    }
+    if (std::count(columns.begin(), columns.end(), column) > 1) throw InputError("--label-columns: '" + column + "' is named twice");
+  }
+}
+
+// Every label value is published, so one holding a secret would publish the secret: refused
+// (the secret is named by its index, the value not at all).
+void check_labels_hold_no_secret(const LabelSet& labels, const SecretSet& secrets) {
+  for (std::size_t c = 0; c < labels.columns.size(); ++c) {
+    std::vector<std::string> values;
+    for (const auto& row : labels.values) values.push_back(row[c]);
+    const SecretMatrix found = detect_secrets(values, secrets);
+    for (std::size_t v = 0; v < found.rows(); ++v) {
+      if (!found.is_private(v)) continue;
+      throw InputError("a value of label column '" + labels.columns[c] + "' contains secret #" +
+                       std::to_string(found.secrets_of(v)[0]) + " (index in the secrets list); labels are published "
+                       "with the synthetic data, so a label must not hold a secret: change the label or the secrets list");
+    }
+  }
+}
+
+// Each label row's values joined, for choosing random-word secrets that no label contains.
+std::vector<std::string> label_texts(const LabelSet& labels) {
+  std::vector<std::string> out;
+  for (const auto& row : labels.values) {
+    std::string joined;
+    for (const auto& value : row) joined += value + "\n";
+    out.push_back(std::move(joined));
+  }
+  return out;
+}
+
 }  // namespace
 
 int command_import(const std::vector<std::string>& args) {
@@ -81,8 +120,10 @@ int command_import(const std::vector<std::string>& args) {
 
   const std::filesystem::path input = vm["input"].as<std::string>();
   const std::filesystem::path out = vm["out"].as<std::string>();
+  check_output_file("out", out);
   std::string format = vm.count("format") ? vm["format"].as<std::string>() : (input.extension() == ".jsonl" ? "jsonl" : "augpe-csv");
   const auto columns = split(vm["label-columns"].as<std::string>(), ',');
+  check_label_columns(columns, vm["text-column"].as<std::string>());
   auto prefixes = split(vm["label-prefixes"].as<std::string>(), '|');
   if (vm["label-prefixes"].defaulted() && format == "jsonl") prefixes.assign(columns.size(), "");
   prefixes.resize(columns.size());
@@ -92,9 +133,8 @@ int command_import(const std::vector<std::string>& args) {
   const std::string secret_mode = vm["secrets"].as<std::string>();
   if (secret_mode != "random-word" && secret_mode != "list") throw InputError("--secrets must be random-word or list");
   if (secret_mode == "list" && !vm.count("secrets-file")) throw InputError("--secrets list needs --secrets-file FILE");
-  const int secret_count = vm["secret-count"].as<int>();
+  const int secret_count = option_in(vm, "secret-count", 1, 10000000);
   const double quantile = vm["secret-quantile"].as<double>();
-  if (secret_count < 1) throw InputError("--secret-count must be at least 1");
   if (!(quantile >= 0 && quantile <= 1)) throw InputError("--secret-quantile must be in [0, 1]");
 
   Corpus corpus;
@@ -122,7 +162,8 @@ int command_import(const std::vector<std::string>& args) {
   DatasetContents contents;
   contents.labels = build_labels(corpus, contents.label_ids);
   const SecretSet secrets = secret_mode == "list" ? read_secret_list(vm["secrets-file"].as<std::string>())
-                                                  : choose_random_word_secrets(corpus.texts, secret_count, quantile);
+                                                  : choose_random_word_secrets(corpus.texts, secret_count, quantile, label_texts(contents.labels));
+  check_labels_hold_no_secret(contents.labels, secrets);
   contents.secrets = detect_secrets(corpus.texts, secrets);
   contents.secret_names = secrets.secrets;
   std::size_t private_records = 0;

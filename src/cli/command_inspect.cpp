@@ -54,7 +54,11 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 }
 
 void inspect_output(const std::filesystem::path& dir) {
-  for (const char* name : {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"}) {
+  // A run writes run.json last (core/atomic_file.hpp: write_file_set): without it the set is unfinished.
+  if (!std::filesystem::is_regular_file(dir / "run.json")) {
+    throw InputError(dir.string() + ": not a complete secpe output folder (no run.json, which a run writes last)");
+  }
+  for (const char* name : {"synthetic.csv", "privacy.json", "metrics.jsonl"}) {
     if (!std::filesystem::is_regular_file(dir / name)) throw InputError(dir.string() + ": not a secpe output folder (no " + name + ")");
   }
   const auto run = read_json(dir / "run.json");

@@ -58,6 +58,12 @@ int command_privacy(const std::vector<std::string>& args) {
   if (!parse_options("privacy", "secpe privacy (--data DATA.h5 | --simulate) [--iterations T --p P --r-over-p K] [--out FILE.json]", desc, {}, args, vm)) return 0;
   const bool simulate = vm["simulate"].as<bool>();
   if (simulate == (vm.count("data") > 0)) throw InputError("give exactly one of --data FILE.h5 and --simulate");
+  if (vm.count("out")) check_output_file("out", vm["out"].as<std::string>());
+  if (simulate) {
+    // The simulated matrix holds about records x secrets x inclusion entries.
+    option_in<std::uint64_t>(vm, "records", 1, 100000000);
+    option_in(vm, "secrets", 1, 1000000);
+  }
   const double p = vm["p"].as<double>();
   const double r = vm.count("r") ? vm["r"].as<double>() : p * vm["r-over-p"].as<double>();
   o.per_secret_exact = !vm["summary-only"].as<bool>();

@@ -67,12 +67,13 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (method == "secpe") c.method = Method::kSecPE;
   else if (method == "augpe") c.method = Method::kAugPE;
   else throw InputError("--method must be secpe or augpe, not '" + method + "'");
-  c.iterations = vm["iterations"].as<int>();
-  c.synthetic = vm["synthetic"].as<std::size_t>();
-  c.variations = vm["variations"].as<int>();
-  c.clusters = vm["clusters"].as<int>();
-  c.votes_per_centre = vm["votes-per-center"].as<int>();
-  if (c.votes_per_centre < 1) throw InputError("--votes-per-center must be at least 1");
+  // Upper bounds only stop absurd values; whether the candidate pool fits in memory is checked
+  // against the dataset when the run starts (evolve/run_estimate.hpp).
+  c.iterations = option_in(vm, "iterations", 1, 100000);
+  c.synthetic = option_in<std::size_t>(vm, "synthetic", 1, 1000000000);
+  c.variations = option_in(vm, "variations", 1, 1000000);
+  c.clusters = option_in(vm, "clusters", 1, 100000000);
+  c.votes_per_centre = option_in(vm, "votes-per-center", 1, 1000000);
   c.private_batch = vm["private-batch"].as<double>();
   c.p = vm["p"].as<double>();
   c.r = vm.count("r") ? vm["r"].as<double>() : c.p * vm["r-over-p"].as<double>();
@@ -88,23 +89,23 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (!(c.delta >= 0 && c.delta < 1)) throw InputError("--delta must be in [0, 1)");
   c.metric = parse_metric(vm["metric"].as<std::string>());
   c.clip_radius = vm["clip-radius"].as<double>();
-  c.kmeans_iterations = vm["kmeans-iterations"].as<int>();
-  c.kmeans_tolerance = vm["kmeans-tolerance"].as<double>();
-  c.augpe_threshold = vm["threshold"].as<double>();
+  c.kmeans_iterations = option_in(vm, "kmeans-iterations", 0, 1000000);
+  c.kmeans_tolerance = option_in(vm, "kmeans-tolerance", 0.0, 1e6);
+  c.augpe_threshold = option_in(vm, "threshold", 0.0, 1e15);
   const std::string voters = vm["augpe-voters"].as<std::string>();
   if (voters == "all") c.augpe_voters = AugPEVoters::kAll;
   else if (voters == "private") c.augpe_voters = AugPEVoters::kPrivate;
   else throw InputError("--augpe-voters must be all or private, not '" + voters + "'");
-  c.generator.max_words = vm["max-words"].as<int>();
+  c.generator.max_words = option_in(vm, "max-words", 1, 100000);
   c.generator.blank_fraction = vm["blank-fraction"].as<double>();
-  if (c.generator.max_words < 1) throw InputError("--max-words must be at least 1");
   if (!(c.generator.blank_fraction > 0 && c.generator.blank_fraction <= 1)) throw InputError("--blank-fraction must be in (0, 1]");
   if (vm.count("generator-corpus")) c.generator_corpus = vm["generator-corpus"].as<std::string>();
-  c.generator_texts = vm["generator-texts"].as<std::size_t>();
+  c.generator_texts = option_in<std::size_t>(vm, "generator-texts", 1, 1000000000);
   c.kernel = vm["kernel"].as<std::string>();
-  if (vm["threads"].as<int>() < 0) throw InputError("--threads must be 0 or more");
-  if (vm["threads"].as<int>() > 0) ::setenv("SECPE_THREADS", std::to_string(vm["threads"].as<int>()).c_str(), 1);
+  const int threads = option_in(vm, "threads", 0, 65536);
+  if (threads > 0) ::setenv("SECPE_THREADS", std::to_string(threads).c_str(), 1);
   c.out = vm["out"].as<std::string>();
+  check_output_folder("out", c.out, {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"});
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(c.out);
   check_state_dir(c.state_dir, c.out);
   c.resume = vm["resume"].as<bool>();
@@ -131,14 +132,12 @@ void write_outputs(const std::filesystem::path& out, const RunResult& result, co
       labels.push_back(result.label_values[l]);
     }
   }
-  write_file_atomically(out / "synthetic.csv", [&](std::ostream& o) {
-    write_augpe_csv(o, result.label_columns, result.label_prefixes, texts, labels);
-  });
-  write_file_atomically(out / "privacy.json", [&](std::ostream& o) { o << result.privacy.dump(2) << "\n"; });
-  write_file_atomically(out / "metrics.jsonl", [&](std::ostream& o) {
-    for (const auto& m : result.metrics) o << m.dump() << "\n";
-  });
-  write_file_atomically(out / "run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; });
+  // The report comes first, so synthetic text never stands without it; run.json, last, marks
+  // a complete set.
+  write_file_set(out, {{"privacy.json", [&](std::ostream& o) { o << result.privacy.dump(2) << "\n"; }},
+                       {"synthetic.csv", [&](std::ostream& o) { write_augpe_csv(o, result.label_columns, result.label_prefixes, texts, labels); }},
+                       {"metrics.jsonl", [&](std::ostream& o) { for (const auto& m : result.metrics) o << m.dump() << "\n"; }},
+                       {"run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; }}});
 }
 
 }  // namespace

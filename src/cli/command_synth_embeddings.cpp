@@ -27,6 +27,7 @@ int command_synth_embeddings(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_options("synth-embeddings", "secpe synth-embeddings --records N --dim D --labels yelp --out FILE.h5", desc, {}, args, vm)) return 0;
   const std::filesystem::path out = vm["out"].as<std::string>();
+  check_output_file("out", out);
   const auto t0 = std::chrono::steady_clock::now();
   const DatasetContents contents = synth_embeddings(o);
   const double generate = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

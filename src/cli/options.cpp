@@ -1,10 +1,12 @@
 #include "cli/options.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
 namespace secpe::cli {
@@ -15,6 +17,42 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return "";
   const auto e = s.find_last_not_of(" \t\r");
   return s.substr(b, e - b + 1);
+}
+
+bool is_unsigned_option(const po::value_semantic* semantic) {
+  return dynamic_cast<const po::typed_value<unsigned long>*>(semantic) ||
+         dynamic_cast<const po::typed_value<unsigned long long>*>(semantic) ||
+         dynamic_cast<const po::typed_value<unsigned int>*>(semantic);
+}
+
+// Boost converts "-1" into an unsigned option as 2^64 - 1 (--synthetic -1 asked for everything),
+// so a minus sign in front of such a value is refused before Boost sees it (a po::error, so the
+// caller adds the config file and line, or the help hint).
+void reject_negative_unsigned(const po::parsed_options& parsed) {
+  for (const auto& option : parsed.options) {
+    const auto* description = parsed.description->find_nothrow(option.string_key, false);
+    if (!description || !is_unsigned_option(description->semantic().get())) continue;
+    for (const auto& value : option.value) {
+      if (trim(value).starts_with('-')) {
+        throw po::error("--" + option.string_key + " must be a whole number, 0 or more, not '" + value + "'");
+      }
+    }
+  }
+}
+
+// Stores what `parser` parsed after the checks above.
+void store_checked(po::command_line_parser& parser, po::variables_map& vm) {
+  const po::parsed_options parsed = parser.run();
+  reject_negative_unsigned(parsed);
+  po::store(parsed, vm);
+}
+
+// NaN or infinity is never a meaningful option value (--threshold nan made every vote NaN).
+void reject_non_finite(const po::variables_map& vm) {
+  for (const auto& [name, value] : vm) {
+    const auto* d = boost::any_cast<double>(&value.value());
+    if (d && !std::isfinite(*d)) throw InputError("--" + name + " must be a finite number, not " + std::to_string(*d));
+  }
 }
 
 // Reads KEY = VALUE lines that apply to `command` and stores them (values already stored from
@@ -49,7 +87,9 @@ void store_config_file(const std::string& path, const std::string& command, cons
         if (value != "true" && value != "yes" && value != "1") throw input_error_at(path, number, "'" + key + "' takes true or false");
         arg = {"--" + key};
       }
-      po::store(po::command_line_parser(arg).options(desc).run(), vm);
+      po::command_line_parser parser(arg);
+      parser.options(desc);
+      store_checked(parser, vm);
     } catch (const po::error& e) {
       throw input_error_at(path, number, std::string(e.what()) + (section.empty() ? "" : " (section [" + section + "])"));
     }
@@ -67,7 +107,9 @@ bool parse_options(const std::string& command, const std::string& usage, po::opt
                    const po::positional_options_description& positional, const std::vector<std::string>& args,
                    po::variables_map& vm) {
   try {
-    po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
+    po::command_line_parser parser(args);
+    parser.options(desc).positional(positional);
+    store_checked(parser, vm);
   } catch (const po::error& e) {
     throw InputError(std::string(e.what()) + " (see 'secpe " + command + " --help')");
   }
@@ -81,7 +123,25 @@ bool parse_options(const std::string& command, const std::string& usage, po::opt
   } catch (const po::error& e) {
     throw InputError(std::string(e.what()) + " (see 'secpe " + command + " --help')");
   }
+  reject_non_finite(vm);
   return true;
+}
+
+void throw_out_of_range(const std::string& name, const std::string& value, const std::string& lo, const std::string& hi) {
+  throw InputError("--" + name + " must be in [" + lo + ", " + hi + "], not " + value);
+}
+
+void check_output_file(const std::string& option, const std::filesystem::path& path) {
+  if (const auto problem = output_file_problem(path); !problem.empty()) {
+    throw InputError("--" + option + ": '" + path.string() + "' " + problem);
+  }
+}
+
+void check_output_folder(const std::string& option, const std::filesystem::path& dir, const std::vector<std::string>& files) {
+  if (const auto problem = output_folder_problem(dir); !problem.empty()) {
+    throw InputError("--" + option + ": '" + dir.string() + "' " + problem);
+  }
+  for (const auto& name : files) check_output_file(option, dir / name);
 }
 
 std::vector<std::pair<std::string, std::string>> option_values(const po::variables_map& vm) {

@@ -5,11 +5,20 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace secpe {
 
+// Why `path` cannot take an output file, or "" when it can: the path must be new or a regular
+// file (a rename would replace a device such as /dev/full, a FIFO or a symbolic link itself, and
+// cannot replace a folder), and its nearest existing ancestor must be a writable folder.
+std::string output_file_problem(const std::filesystem::path& path);
+// The same for an output folder: new or a folder, in a writable place.
+std::string output_folder_problem(const std::filesystem::path& dir);
+
 // Calls write(stream) on "PATH.tmp.PID", flushes, then renames to PATH. On any failure the
-// temporary file is removed and an InputError names PATH.
+// temporary file is removed and an InputError names PATH. Both writers refuse a PATH with an
+// output_file_problem before writing anything.
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write);
 
@@ -17,5 +26,11 @@ void write_file_atomically(const std::filesystem::path& path,
 // name, then renames it to PATH; on any failure the temporary file is removed.
 void write_path_atomically(const std::filesystem::path& path,
                            const std::function<void(const std::filesystem::path& tmp)>& write);
+
+// Writes the files of one output folder as a set. The last file is the set's completion marker:
+// it is removed first and written last, so a folder holding it holds a complete set from one
+// run, and a folder without it holds an unfinished one (every file is still written atomically).
+using FileWriter = std::pair<std::string, std::function<void(std::ostream&)>>;
+void write_file_set(const std::filesystem::path& dir, const std::vector<FileWriter>& files_marker_last);
 
 }  // namespace secpe

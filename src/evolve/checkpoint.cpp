@@ -1,49 +1,120 @@
 #include "evolve/checkpoint.hpp"
 
 #include <fstream>
+#include <iterator>
 
 #include "core/atomic_file.hpp"
+#include "core/digest.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
+namespace {
+
+constexpr std::string_view kHead = R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:)";
+constexpr std::string_view kContent = R"(","content":)";
+constexpr std::size_t kHexDigits = 64;
+
+// The content's bytes, after checking the layout and the checksum.
+std::string_view checked_content(std::string_view text, const std::string& file) {
+  if (text.ends_with('\n')) text.remove_suffix(1);
+  if (text.starts_with(R"({"format":"secpe-checkpoint","format_version":1)")) {
+    throw InputError(file + ": written by an older secpe without a checksum; start afresh (run without --resume)");
+  }
+  if (!text.starts_with(kHead) || text.size() < kHead.size() + kHexDigits + kContent.size() + 1 ||
+      text.substr(kHead.size() + kHexDigits, kContent.size()) != kContent || !text.ends_with('}')) {
+    throw InputError(file + ": not a secpe checkpoint (or damaged: it does not have the layout secpe writes)");
+  }
+  const auto digest = text.substr(kHead.size(), kHexDigits);
+  const auto content = text.substr(kHead.size() + kHexDigits + kContent.size(),
+                                   text.size() - kHead.size() - kHexDigits - kContent.size() - 1);
+  if (blake2b_256_hex(content) != digest) throw InputError(file + ": damaged or edited checkpoint: the checksum does not match");
+  return content;
+}
+
+// Field checks: each names the field, never its value (which may be synthetic text).
+class Fields {
+ public:
+  explicit Fields(std::string file) : file_(std::move(file)) {}
+  const nlohmann::ordered_json& at(const nlohmann::ordered_json& object, const std::string& key, const std::string& where,
+                                   nlohmann::json::value_t type) const {
+    const auto it = object.find(key);
+    if (it == object.end()) fail(where + key + " is missing");
+    const bool ok = it->type() == type || (type == nlohmann::json::value_t::number_integer && it->is_number_integer());
+    if (!ok) fail(where + key + " is not " + std::string(nlohmann::ordered_json(type).type_name()));
+    return *it;
+  }
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(file_ + ": damaged checkpoint: " + what); }
+
+ private:
+  std::string file_;
+};
+
+using Type = nlohmann::json::value_t;
+
+LabelOutcome read_outcome(const nlohmann::ordered_json& l, const std::string& where, const Fields& fields) {
+  LabelOutcome o;
+  for (const auto& text : fields.at(l, "synthetic", where, Type::array)) {
+    if (!text.is_string()) fields.fail(where + "synthetic holds a value that is not a string");
+    o.synthetic.push_back(text.get<std::string>());
+  }
+  o.report = fields.at(l, "report", where, Type::object);
+  if (o.report.contains("name") && !o.report["name"].is_string()) fields.fail(where + "report.name is not a string");
+  o.releases = fields.at(l, "releases", where, Type::array);
+  for (const auto& release : o.releases) {
+    if (!release.is_object() || !release.contains("iteration") || !release["iteration"].is_number_integer() ||
+        release["iteration"].get<std::int64_t>() < 0) {
+      fields.fail(where + "releases holds an entry without a whole iteration number of 0 or more");
+    }
+  }
+  for (const auto& m : fields.at(l, "metrics", where, Type::array)) {
+    if (!m.is_object()) fields.fail(where + "metrics holds a value that is not an object");
+    o.metrics.push_back(m);
+  }
+  return o;
+}
+
+}  // namespace
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& state_dir) { return state_dir / "checkpoint.json"; }
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
-  nlohmann::ordered_json j;
-  j["format"] = "secpe-checkpoint";
-  j["format_version"] = 1;
-  j["fingerprint"] = checkpoint.fingerprint;
-  j["labels"] = nlohmann::ordered_json::array();
+  nlohmann::ordered_json content;
+  content["fingerprint"] = checkpoint.fingerprint;
+  content["labels"] = nlohmann::ordered_json::array();
   for (const auto& [label, outcome] : checkpoint.labels) {
-    j["labels"].push_back({{"label", label},
-                           {"synthetic", outcome.synthetic},
-                           {"report", outcome.report},
-                           {"releases", outcome.releases},
-                           {"metrics", outcome.metrics}});
+    content["labels"].push_back({{"label", label},
+                                 {"synthetic", outcome.synthetic},
+                                 {"report", outcome.report},
+                                 {"releases", outcome.releases},
+                                 {"metrics", outcome.metrics}});
   }
-  write_file_atomically(path, [&](std::ostream& o) { o << j.dump() << "\n"; });
+  const std::string text = content.dump();
+  write_file_atomically(path, [&](std::ostream& o) { o << kHead << blake2b_256_hex(text) << kContent << text << "}\n"; });
   std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
-Checkpoint load_checkpoint(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot read checkpoint " + path.string());
+Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels) {
+  const std::string file = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read checkpoint " + file);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  const auto content = nlohmann::ordered_json::parse(checked_content(text, file), nullptr, /*allow_exceptions=*/false);
+  const Fields fields(file);
+  if (!content.is_object()) fields.fail("the content is not a JSON object");
   Checkpoint c;
-  try {
-    const auto j = nlohmann::ordered_json::parse(in);
-    if (j.value("format", "") != "secpe-checkpoint") throw InputError(path.string() + ": not a secpe checkpoint");
-    c.fingerprint = j.at("fingerprint");
-    for (const auto& l : j.at("labels")) {
-      LabelOutcome o;
-      o.synthetic = l.at("synthetic").get<std::vector<std::string>>();
-      o.report = l.at("report");
-      o.releases = l.at("releases");
-      for (const auto& m : l.at("metrics")) o.metrics.push_back(m);
-      c.labels[l.at("label").get<std::size_t>()] = std::move(o);
+  c.fingerprint = fields.at(content, "fingerprint", "", Type::object);
+  const auto& labels = fields.at(content, "labels", "", Type::array);
+  for (std::size_t k = 0; k < labels.size(); ++k) {
+    const std::string where = "labels[" + std::to_string(k) + "].";
+    if (!labels[k].is_object()) fields.fail("labels[" + std::to_string(k) + "] is not an object");
+    const auto& id = fields.at(labels[k], "label", where, Type::number_integer);
+    if (id.get<std::int64_t>() < 0 || (num_labels && id.get<std::uint64_t>() >= *num_labels)) {
+      fields.fail(where + "label is " + id.dump() + ", outside the dataset's " +
+                  (num_labels ? std::to_string(*num_labels) + " labels" : std::string("label ids")));
     }
-  } catch (const nlohmann::json::exception&) {
-    throw InputError(path.string() + ": not a valid secpe checkpoint");
+    const auto label = id.get<std::size_t>();
+    if (c.labels.count(label)) fields.fail(where + "label " + std::to_string(label) + " is listed twice");
+    c.labels[label] = read_outcome(labels[k], where, fields);
   }
   return c;
 }

@@ -5,6 +5,12 @@
 // noise key, so a resume with another key is refused). A run with --resume skips those labels, so
 // an interrupted job loses at most one label's work and the final outputs are the same as an
 // uninterrupted run's. Apart from the key check, it holds only released values and synthetic text.
+//
+// Layout (one line, valid JSON; format version 2):
+//   {"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:HEX","content":CONTENT}
+// where CONTENT is {"fingerprint": {...}, "labels": [...]} and HEX the BLAKE2b-256 of CONTENT's
+// bytes exactly as stored, so any edit, truncation or bit flip of the content is detected without
+// re-serialising it. Loading then checks every field the pipeline and `secpe inspect` use.
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -22,8 +28,10 @@ struct Checkpoint {
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& state_dir);
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
-// Reads a checkpoint; InputError naming the file when it is not one.
-Checkpoint load_checkpoint(const std::filesystem::path& path);
+// Reads a checkpoint; InputError naming the file (and the field) when it is not one, its checksum
+// does not match, or a field is missing, of the wrong type or out of range. With `num_labels`,
+// every finished label must be below it.
+Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels = std::nullopt);
 // InputError naming the first setting that differs, with a note when more iterations are
 // requested (the finished labels' budget was spent for the old T).
 void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::ordered_json& current,

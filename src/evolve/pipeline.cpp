@@ -12,6 +12,7 @@
 #include "compute/verify.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/label_evolution.hpp"
+#include "evolve/run_estimate.hpp"
 #include "evolve/synthetic_split.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
@@ -158,6 +159,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
     if (!secrets.is_private(i)) ++public_counts[static_cast<std::size_t>(labels[i])];
   comm.allreduce_sum(public_counts);
   const auto synthetic_per_label = split_synthetic(config.synthetic, public_counts);
+  check_run_fits(estimate_run(config, synthetic_per_label, info.embedding_dim, end - begin), memory_per_rank_bytes());
 
   // ---- generator and embedder ----
   auto t0 = Clock::now();
@@ -232,11 +234,11 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   if (config.resume) {
     std::string text;
     if (comm.is_root() && std::filesystem::is_regular_file(ckpt_path)) {
-      text = load_checkpoint(ckpt_path).fingerprint.dump();  // validates the file on rank 0
+      text = load_checkpoint(ckpt_path, num_labels).fingerprint.dump();  // validates the file on rank 0
     }
     comm.broadcast(text);
     if (!text.empty()) {
-      const Checkpoint saved = load_checkpoint(ckpt_path);
+      const Checkpoint saved = load_checkpoint(ckpt_path, num_labels);
       check_fingerprint(saved.fingerprint, checkpoint.fingerprint, ckpt_path);
       checkpoint.labels = saved.labels;
       for (const auto& [label, outcome] : saved.labels) ledger.restore(label, outcome.releases);

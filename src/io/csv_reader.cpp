@@ -36,6 +36,7 @@ Corpus read_augpe_csv(const std::filesystem::path& path, const CsvReadOptions& o
   if (!scanner.next(record, fields)) throw InputError(file + ": empty file (no header row)");
   if (record.error) throw input_error_at(file, record.line, std::string(record.error) + " in the header");
   if (!is_valid_utf8(record.raw)) throw input_error_at(file, record.line, "invalid UTF-8 in the header");
+  if (has_nul(record.raw)) throw input_error_at(file, record.line, "NUL byte in the header");
   const std::size_t num_columns = record.num_fields;
   const std::size_t text_index = find_column(fields, num_columns, options.text_column, file);
   std::vector<std::size_t> label_index;
@@ -64,6 +65,10 @@ Corpus read_augpe_csv(const std::filesystem::path& path, const CsvReadOptions& o
     }
     if (!is_valid_utf8(record.raw)) {
       bad("invalid UTF-8");
+      continue;
+    }
+    if (has_nul(record.raw)) {
+      bad("NUL byte in the record");
       continue;
     }
     if (is_blank(fields[text_index])) {

@@ -15,6 +15,16 @@
 //   root attributes    provenance: format_version, secpe_version, source, source_format,
 //                      created_utc, embedder, embedding_dim, secret_mode, ... (strings)
 // A record is public when it holds no secret, private otherwise.
+//
+// Damage (format version 2): every chunk of every array carries a Fletcher-32 checksum and every
+// metadata block (attributes, chunk indexes) HDF5's own checksum, all checked by HDF5 as it reads,
+// so each MPI rank verifies exactly the part of the file it reads, at the cost of one pass over
+// those bytes; a mismatch is an InputError naming the file and the array. On top of that the
+// reader checks every structure it returns: types and shapes at open, and in each range it
+// reads, label ids against the label rows, /secrets/indptr non-decreasing from 0 to the number
+// of indices, secret indices in range and increasing per record, text offsets in range and
+// finite embeddings. So a damaged file fails loudly and can never turn a private record public.
+// Version 1 files (no checksums) are refused with a request to import them again.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -26,6 +36,8 @@
 #include "core/matrix.hpp"
 
 namespace secpe {
+
+inline constexpr const char* kDatasetFormatVersion = "2";
 
 struct LabelSet {
   std::vector<std::string> columns;

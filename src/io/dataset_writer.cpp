@@ -57,15 +57,14 @@ void write_texts(hid_t file_id, const std::vector<std::string>& texts, const std
 
 void write_contents(const std::string& tmp, const std::string& file, const DatasetContents& c) {
   const std::size_t n = c.label_ids.size();
-  auto file_id = h5::checked(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, file,
-                             "cannot create the file");
+  auto file_id = h5::create_file(tmp, file);
 
   // Provenance first, then the format markers, which always win over a provenance entry.
   for (const auto& [key, value] : c.provenance) {
     if (key != "format" && key != "format_version") h5::write_string_attribute(file_id.get(), key, value, file);
   }
   h5::write_string_attribute(file_id.get(), "format", "secpe-dataset", file);
-  h5::write_string_attribute(file_id.get(), "format_version", "1", file);
+  h5::write_string_attribute(file_id.get(), "format_version", kDatasetFormatVersion, file);
 
   if (!c.texts.empty()) write_texts(file_id.get(), c.texts, file);
 
@@ -109,7 +108,7 @@ void write_contents(const std::string& tmp, const std::string& file, const Datas
 
 void write_dataset(const std::filesystem::path& path, const DatasetContents& contents) {
   check_contents(contents);
-  h5::silence_errors();
+  h5::init_library();
   // Every handle is closed when write_contents returns, before the rename.
   write_path_atomically(path, [&](const std::filesystem::path& tmp) { write_contents(tmp.string(), path.string(), contents); });
 }

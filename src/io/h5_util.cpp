@@ -10,9 +10,12 @@
 
 namespace secpe::h5 {
 
-void silence_errors() {
+void init_library() {
   static std::once_flag once;
-  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+  std::call_once(once, [] {
+    H5dont_atexit();  // fails harmlessly when something else started HDF5 first
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  });
 }
 
 void fail(const std::string& file, const std::string& what) { throw InputError(file + ": " + what); }
@@ -49,6 +52,12 @@ std::vector<std::string> split_fixed(const std::vector<char>& buffer, std::size_
 
 }  // namespace
 
+Id create_file(const std::string& path, const std::string& file) {
+  auto access = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, file, "cannot create the file");
+  check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V110, H5F_LIBVER_V110), file, "cannot create the file");
+  return checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose, file, "cannot create the file");
+}
+
 Id create_dataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
                   const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk_cap,
                   const void* data, const std::string& file) {
@@ -64,6 +73,7 @@ Id create_dataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem
   auto space = checked(H5Screate_simple(rank, dims.data(), max_dims.data()), H5Sclose, file, what);
   auto props = checked(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, what);
   check(H5Pset_chunk(props.get(), rank, chunk.data()), file, what);
+  check(H5Pset_fletcher32(props.get()), file, what);
   auto link_props = checked(H5Pcreate(H5P_LINK_CREATE), H5Pclose, file, what);
   check(H5Pset_create_intermediate_group(link_props.get(), 1), file, what);
   auto dataset = checked(H5Dcreate2(loc, name.c_str(), file_type, space.get(), link_props.get(),
@@ -71,12 +81,30 @@ Id create_dataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem
                          H5Dclose, file, what);
   if (data && total > 0) {
     check(H5Dwrite(dataset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), file,
-          "cannot write dataset " + name);
+          "cannot write dataset " + name + " (disk full?)");
   }
   return dataset;
 }
 
 namespace {
+
+std::string name_of(hid_t object) {
+  char name[256] = "";
+  H5Iget_name(object, name, sizeof name);
+  return name;
+}
+
+// H5Dread, with a failure explained: when the data reads without its checksums checked, the
+// checksums are what failed (the buffer, garbage then, is never returned).
+void read_checked(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_space, void* out, const std::string& file) {
+  if (H5Dread(dataset, mem_type, mem_space, file_space, H5P_DEFAULT, out) >= 0) return;
+  const std::string name = name_of(dataset);
+  auto transfer = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, file, "cannot read " + name);
+  const bool mismatch = H5Pset_edc_check(transfer.get(), H5Z_DISABLE_EDC) >= 0 &&
+                        H5Dread(dataset, mem_type, mem_space, file_space, transfer.get(), out) >= 0;
+  fail(file, mismatch ? "damaged secpe dataset: " + name + " does not match its checksums"
+                      : "cannot read " + name + " (damaged file?)");
+}
 
 // The file and memory dataspaces of the 1-D range [offset, offset + count) of `dataset`.
 std::pair<Id, Id> select_1d(hid_t dataset, hsize_t offset, hsize_t count, const std::string& file, const std::string& what) {
@@ -94,7 +122,7 @@ void write_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, cons
   if (count == 0) return;
   const auto [file_space, mem_space] = select_1d(dataset, offset, count, file, "write");
   check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), file,
-        "cannot write data");
+        "cannot write data (disk full?)");
 }
 
 void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& values,
@@ -145,6 +173,18 @@ std::vector<hsize_t> dims_of(hid_t dataset, const std::string& file) {
   return dims;
 }
 
+bool has_checksums(hid_t dataset, const std::string& file) {
+  auto props = checked(H5Dget_create_plist(dataset), H5Pclose, file, "cannot read a dataset's properties");
+  unsigned flags = 0, info = 0;
+  std::size_t n = 0;
+  return H5Pget_filter_by_id2(props.get(), H5Z_FILTER_FLETCHER32, &flags, &n, nullptr, 0, nullptr, &info) >= 0;
+}
+
+bool has_type(hid_t dataset, hid_t type, const std::string& file) {
+  auto stored = checked(H5Dget_type(dataset), H5Tclose, file, "cannot read a dataset's type");
+  return H5Tequal(stored.get(), type) > 0;
+}
+
 void read_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_t cols, void* out,
                const std::string& file) {
   if (rows == 0 || cols == 0) return;
@@ -153,16 +193,14 @@ void read_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_t
   check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr), file,
         "cannot select data to read");
   auto mem_space = checked(H5Screate_simple(2, count, nullptr), H5Sclose, file, "cannot read data");
-  check(H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out), file,
-        "cannot read data");
+  read_checked(dataset, mem_type, mem_space.get(), file_space.get(), out, file);
 }
 
 void read_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, void* out,
              const std::string& file) {
   if (count == 0) return;
   const auto [file_space, mem_space] = select_1d(dataset, offset, count, file, "read");
-  check(H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out), file,
-        "cannot read data");
+  read_checked(dataset, mem_type, mem_space.get(), file_space.get(), out, file);
 }
 
 std::vector<std::string> read_strings(hid_t dataset, const std::string& file) {
@@ -177,7 +215,7 @@ std::vector<std::string> read_strings(hid_t dataset, const std::string& file) {
     auto type = checked(H5Tcopy(H5T_C_S1), H5Tclose, file, what);
     check(H5Tset_size(type.get(), H5T_VARIABLE), file, what);
     std::vector<char*> pointers(n, nullptr);
-    check(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), file, what);
+    read_checked(dataset, type.get(), H5S_ALL, H5S_ALL, pointers.data(), file);
     std::vector<std::string> out(n);
     for (std::size_t i = 0; i < n; ++i) out[i] = pointers[i] ? pointers[i] : "";
     auto space = checked(H5Dget_space(dataset), H5Sclose, file, what);
@@ -187,7 +225,7 @@ std::vector<std::string> read_strings(hid_t dataset, const std::string& file) {
   const std::size_t size = H5Tget_size(file_type.get());
   auto type = string_type(size, file);
   std::vector<char> buffer(n * size);
-  check(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()), file, what);
+  read_checked(dataset, type.get(), H5S_ALL, H5S_ALL, buffer.data(), file);
   return split_fixed(buffer, size, n);
 }
 

@@ -39,8 +39,12 @@ class Id {
   Closer close_ = nullptr;
 };
 
-// Turns off HDF5's printing of its error stack to stderr (once per process).
-void silence_errors();
+// Call before any other HDF5 call (once per process is enough): turns off HDF5's printing of its
+// error stack to stderr and its clean-up at exit. A file whose writes failed (disk full) cannot be
+// closed, and HDF5 1.10's exit-time clean-up of such a file crashes (exit 139 after the right
+// error message); without that clean-up the process exits with its own code and the operating
+// system releases the file.
+void init_library();
 
 [[noreturn]] void fail(const std::string& file, const std::string& what);
 // Wraps a freshly created identifier; throws when HDF5 returned an error.
@@ -48,8 +52,13 @@ Id checked(hid_t id, Id::Closer close, const std::string& file, const std::strin
 void check(herr_t status, const std::string& file, const std::string& what);
 
 // ---- writing ----
+// A file in HDF5 1.10's format, in which every metadata block (object headers with their
+// attributes, chunk indexes, the superblock) carries a checksum that HDF5 checks when it loads it.
+Id create_file(const std::string& path, const std::string& file);
 // A chunked dataset of `dims` (max dims unlimited, so empty arrays are fine) holding `data`
-// (row-major, may be null when nothing is to be written yet).
+// (row-major, may be null when nothing is to be written yet). Every chunk carries a Fletcher-32
+// checksum, which HDF5 checks whenever the chunk is read: each reader verifies exactly the
+// chunks it reads, whatever its share of the file.
 Id create_dataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
                   const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk_cap,
                   const void* data, const std::string& file);
@@ -63,9 +72,15 @@ void write_string_attribute(hid_t loc, const std::string& name, const std::strin
                             const std::string& file);
 
 // ---- reading ----
+// Reads fail with an InputError naming the dataset; when the data is there but disagrees with
+// its chunk checksums, the message says so.
 bool exists(hid_t loc, const std::string& path);  // path relative to loc, checked link by link
 Id open_dataset(hid_t loc, const std::string& path, const std::string& file);
 std::vector<hsize_t> dims_of(hid_t dataset, const std::string& file);
+// True when every chunk of the dataset carries a checksum (see create_dataset).
+bool has_checksums(hid_t dataset, const std::string& file);
+// True when the dataset's stored type is exactly `type` (H5T_STD_I32LE, ...).
+bool has_type(hid_t dataset, hid_t type, const std::string& file);
 // Reads `count` elements from `offset` of a 1-D dataset into `out` (only that hyperslab).
 void read_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, void* out,
              const std::string& file);

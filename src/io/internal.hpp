@@ -23,6 +23,10 @@ std::vector<std::string> prefixes_for_columns(const std::vector<std::string>& co
 // Removes `prefix` from the front of `value` when it is there.
 void strip_prefix(std::string& value, const std::string& prefix);
 
+// True when `s` holds a NUL byte: HDF5's fixed-length strings and C APIs would cut the value
+// there, so a record with one is refused at import rather than silently changed.
+inline bool has_nul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
+
 // True when the text has no non-whitespace character (such a record has nothing to learn from).
 bool is_blank(std::string_view text);
 

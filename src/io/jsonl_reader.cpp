@@ -92,6 +92,10 @@ Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& opt
         problem = "field '" + name + "' is not a string or a number";
       }
     }
+    if (problem.empty() && has_nul(text->get_ref<const std::string&>())) problem = "NUL character in field '" + options.text_field + "'";
+    for (std::size_t c = 0; c < values.size() && problem.empty(); ++c) {
+      if (has_nul(values[c])) problem = "NUL character in field '" + options.label_fields[c] + "'";
+    }
     if (!problem.empty()) {
       bad(problem);
       continue;

@@ -1,6 +1,7 @@
 #include "privacy/budgets.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -28,6 +29,25 @@ double parse_number(const std::string& field, const std::string& file, long long
   throw input_error_at(file, line, std::string("field '") + name + "' is not a number");
 }
 
+// A comment is '#' followed by a blank or nothing ("# note"); "#J" with no blank is a secret index.
+bool is_comment(const std::string& line) {
+  const auto b = line.find_first_not_of(" \t");
+  return b != std::string::npos && line[b] == '#' && (b + 1 == line.size() || std::isspace(static_cast<unsigned char>(line[b + 1])));
+}
+
+// "#J": J in plain decimal digits (no sign, point, exponent or hex) and below `count`. The
+// message never repeats the field, which may be a secret mistyped after '#'.
+std::size_t parse_secret_index(const std::string& key, std::size_t count, const std::string& file, long long line) {
+  const std::string digits = key.substr(1);
+  std::uint64_t j = 0;
+  const bool plain = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (!plain || std::from_chars(digits.data(), digits.data() + digits.size(), j).ec != std::errc()) {
+    throw input_error_at(file, line, "a secret index is '#' followed by decimal digits only (a comment is '#' followed by a space)");
+  }
+  if (j >= count) throw input_error_at(file, line, "secret index out of range (the dataset has " + std::to_string(count) + " secrets)");
+  return static_cast<std::size_t>(j);
+}
+
 }  // namespace
 
 void check_budget(double p, double r, const std::string& what) {
@@ -53,8 +73,7 @@ SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::ve
   bool header = true;
   while (std::getline(in, text)) {
     ++line;
-    const bool comment = text[0] == '#' && (text.size() == 1 || !std::isdigit(static_cast<unsigned char>(text[1])));
-    if (lower_trimmed(text).empty() || comment) continue;
+    if (lower_trimmed(text).empty() || is_comment(text)) continue;
     std::vector<std::string> fields;
     std::stringstream ss(text);
     for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
@@ -68,9 +87,8 @@ SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::ve
     if (fields.size() != 3) throw input_error_at(file, line, "expected 3 fields: secret,p,r");
     const std::string key = lower_trimmed(fields[0]);
     std::size_t j = 0;
-    if (key.size() > 1 && key[0] == '#') {
-      j = static_cast<std::size_t>(parse_number(key.substr(1), file, line, "secret"));
-      if (j >= secret_names.size()) throw input_error_at(file, line, "secret index out of range (the dataset has " + std::to_string(secret_names.size()) + " secrets)");
+    if (key.starts_with('#')) {
+      j = parse_secret_index(key, secret_names.size(), file, line);
     } else {
       const auto it = index.find(key);
       if (it == index.end()) throw input_error_at(file, line, "the secret is not in the dataset's secret list");

@@ -17,7 +17,10 @@ void check_budget(double p, double r, const std::string& what);
 SecretBudgets uniform_budgets(std::size_t secrets, double p, double r);
 
 // A CSV file with the header "secret,p,r" and one line per secret: the secret as it appears in
-// the dataset's secret list (matched case-insensitively), or "#J" for the secret with index J.
+// the dataset's secret list (matched case-insensitively), or "#J" for the secret with index J
+// (J in plain decimal digits, below the number of secrets; a secret whose name starts with '#' is
+// named by its index). A line whose first non-blank is '#' followed by a blank, or '#' alone, is
+// a comment; blank lines are skipped.
 // Secrets not listed keep `defaults`. Errors name the file and line, never the secret.
 SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::vector<std::string>& secret_names,
                                 SecretBudgets defaults);

@@ -117,7 +117,7 @@ class FirstWordIndex {
 }  // namespace
 
 SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, int count, double quantile,
-                                     int min_length) {
+                                     const std::vector<std::string>& published, int min_length) {
   if (count <= 0) throw InputError("random-word secrets: the number of secrets must be positive");
   if (!(quantile >= 0.0 && quantile <= 1.0)) throw InputError("random-word secrets: the quantile must be in [0, 1]");
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> freq;
@@ -131,6 +131,9 @@ SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, int 
       if (it != freq.end()) ++it->second;
       else freq.emplace(buf, 1);
     });
+  }
+  for (const auto& text : published) {
+    for (const auto& w : words_lower(text)) freq.erase(w);
   }
   std::vector<std::pair<std::uint64_t, const std::string*>> vocab;
   vocab.reserve(freq.size());
@@ -167,6 +170,7 @@ SecretSet read_secret_list(const std::filesystem::path& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (lineno == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // byte-order mark
     if (!valid_utf8(line)) throw input_error_at(file, lineno, "invalid UTF-8");
+    if (line.find('\0') != std::string::npos) throw input_error_at(file, lineno, "NUL byte in the secret");
     const std::string secret = collapse_lower(line);
     if (secret.empty() || secret.front() == '#') continue;
     const auto words = words_lower(secret);

@@ -41,7 +41,8 @@ for d in sys.argv[2:]:
         assert raw not in open(os.path.join(d, f), 'rb').read(), f
 PY
   done
-  check=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['fingerprint']['noise_key_check'])" "$T/$m-a1.state/checkpoint.json")
+  check=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['content']['fingerprint']['noise_key_check'])" "$T/$m-a1.state/checkpoint.json")
+  [ -n "$check" ] || fail "$m: no key check in the checkpoint"
   grep -rq "$check" "$T/$m-a1" && fail "$m: the key check value reached an output"
   # The private state folder: 0700, checkpoint 0600, an OS key deleted once the run completed.
   [ "$(stat -c %a "$T/$m-os1.state")" = 700 ] || fail "$m: state folder is not 0700"

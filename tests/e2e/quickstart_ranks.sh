@@ -72,15 +72,17 @@ grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'records      1200' || fail "inspect of a dataset"
 # Resume: keep the first 10 finished labels of the checkpoint (in the private state folder), as if
 # the job had been killed; --resume finishes the rest and gives the same outputs as the
-# uninterrupted run.
+# uninterrupted run. (The checksum covers the content's bytes as stored: src/evolve/checkpoint.hpp.)
 [ -e "$T/out2/checkpoint.json" ] && fail "the checkpoint is in the publishable output folder"
 mkdir -p "$T/resumed.state"
 python3 - "$T/out2.state/checkpoint.json" "$T/resumed.state/checkpoint.json" <<'PY' || fail "checkpoint truncation"
-import json, sys
+import hashlib, json, sys
 c = json.load(open(sys.argv[1]))
 assert c['format'] == 'secpe-checkpoint'
-c['labels'] = c['labels'][:10]
-json.dump(c, open(sys.argv[2], 'w'))
+c['content']['labels'] = c['content']['labels'][:10]
+text = json.dumps(c['content'])
+digest = hashlib.blake2b(text.encode(), digest_size=32).hexdigest()
+open(sys.argv[2], 'w').write('{"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:%s","content":%s}\n' % (digest, text))
 PY
 "$SECPE" inspect "$T/resumed.state/checkpoint.json" | grep -q 'finished     10 label' || fail "inspect of a checkpoint"
 mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --noise-key-file "$T/noise.key" \

@@ -70,6 +70,29 @@ TEST(Budgets, FileErrorsNameFileAndLineButNotTheSecret) {
   bad("fields.csv", "secret,p,r\n#0,1e-4\n", "fields.csv:2: expected 3 fields");
 }
 
+// Only '#' and plain decimal digits is an index; before, "#-1" and "#abc" were comments (the
+// budget silently dropped), "#1.5" and "#0x1" meant secret 1, "#1e300" and 2^64 secret 0.
+TEST(Budgets, OnlyPlainDecimalIndicesAfterHash) {
+  const std::vector<std::string> names{"a", "b", "c"};
+  const auto defaults = uniform_budgets(3, 1e-4, 1e-3);
+  for (const std::string key : {"#-1", "#abc", "#1.5", "#0x1", "#1e300", "#18446744073709551616", "#+1", "#", "#1 2"}) {
+    SCOPED_TRACE(key);
+    const auto path = write_temp("index.csv", "secret,p,r\n\n" + key + ",1e-4,1e-3\n");
+    try {
+      read_budgets_file(path, names, defaults);
+      FAIL() << "no error";
+    } catch (const InputError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("index.csv:3: a secret index is '#' followed by decimal digits only"), std::string::npos) << msg;
+      if (key.size() > 1) EXPECT_EQ(msg.find(key), std::string::npos) << "the field was quoted: " << msg;
+    }
+  }
+  const auto path = write_temp("comments.csv", "# budgets\nsecret,p,r\n  # indented note\n#\n# 1,5e-4,1e-2 (commented out)\n#0002,2e-4,1e-2\n");
+  const auto b = read_budgets_file(path, names, defaults);
+  EXPECT_EQ(b.p[2], 2e-4);
+  EXPECT_EQ(b.p[1], 1e-4);
+}
+
 TEST(PrivacyLedger, RefusesReleasesBeyondTheCalibratedBudget) {
   PrivacyLedger ledger(2, 3);
   for (int t = 0; t < 3; ++t) ledger.charge(0, t, {{"sigma", 1.0}});

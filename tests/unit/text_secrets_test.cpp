@@ -92,6 +92,11 @@ TEST(TextSecrets, RandomWordsComeFromTheQuantileAndSkipDigitsAndShortWords) {
   EXPECT_THROW(choose_random_word_secrets(texts, 0, 0.2), InputError);
   EXPECT_THROW(choose_random_word_secrets(texts, 5, 1.5), InputError);
   EXPECT_THROW(choose_random_word_secrets({"1 2 3"}, 5, 0.2), InputError);
+
+  // Label values are published: none of their words is ever chosen.
+  const SecretSet without = choose_random_word_secrets(texts, 10, 0.2, {"Category: " + s.secrets[0] + " | 5.0"});
+  ASSERT_EQ(without.secrets.size(), 10u);
+  EXPECT_EQ(std::count(without.secrets.begin(), without.secrets.end(), s.secrets[0]), 0);
 }
 
 TEST(TextSecrets, ReadsListFiles) {

@@ -1,0 +1,118 @@
+// Checkpoints are checksummed and validated: an edited, damaged or hand-made checkpoint is an
+// InputError naming the file and the field, never a crash or edited text in the outputs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "evolve/checkpoint.hpp"
+#include "io_test_util.hpp"
+
+namespace secpe {
+namespace {
+
+using testing_io::TempFile;
+
+Checkpoint sample(std::size_t label = 3) {
+  Checkpoint c{{{"seed", 5}, {"iterations", 2}}, {}};
+  LabelOutcome o;
+  o.synthetic = {"a synthetic review", "another one"};
+  o.report = {{"id", label}, {"name", "Bars | 5.0"}, {"sigma", 1.5}};
+  o.releases = nlohmann::ordered_json::array({{{"iteration", 0}, {"sigma", 1.5}}, {{"iteration", 1}, {"sigma", 1.5}}});
+  o.metrics = {{{"label", label}, {"iteration", 0}}};
+  c.labels[label] = o;
+  return c;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// A checkpoint file with `content` and a correct checksum: what a careful hand edit makes.
+void write_with_checksum(const TempFile& file, const std::string& content) {
+  file.write(R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:)" + blake2b_256_hex(content) +
+             R"(","content":)" + content + "}\n");
+}
+
+void expect_error(const TempFile& file, const std::string& needle, std::optional<std::size_t> labels = 41) {
+  try {
+    load_checkpoint(file.path(), labels);
+    FAIL() << "no error; expected one containing '" << needle << "'";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(file.str() + ": "), std::string::npos) << msg;
+    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("synthetic review"), std::string::npos) << "text leaked into: " << msg;
+  }
+}
+
+TEST(Checkpoint, SavesAndLoadsWithAChecksum) {
+  TempFile file("checkpoint.json");
+  save_checkpoint(file.path(), sample());
+  const Checkpoint c = load_checkpoint(file.path(), 41);
+  ASSERT_EQ(c.labels.size(), 1u);
+  EXPECT_EQ(c.fingerprint, sample().fingerprint);
+  EXPECT_EQ(c.labels.at(3).synthetic, sample().labels.at(3).synthetic);
+  EXPECT_EQ(c.labels.at(3).releases, sample().labels.at(3).releases);
+  EXPECT_EQ(c.labels.at(3).metrics, sample().labels.at(3).metrics);
+  EXPECT_EQ(read_text(file.path()).find(R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:)"), 0u);
+}
+
+// Before, edited synthetic text was copied to synthetic.csv by --resume.
+TEST(Checkpoint, EditedOrDamagedContentIsRefused) {
+  TempFile file("edited.json");
+  save_checkpoint(file.path(), sample());
+  const std::string text = read_text(file.path());
+  std::string edited = text;
+  edited.replace(edited.find("another one"), 11, "injected!!!");
+  file.write(edited);
+  expect_error(file, "damaged or edited checkpoint: the checksum does not match");
+
+  std::string flipped = text;
+  flipped[flipped.find("\"seed\"") + 8] ^= 1;
+  file.write(flipped);
+  expect_error(file, "the checksum does not match");
+
+  const auto j = nlohmann::ordered_json::parse(text);
+  file.write(j.dump(2));  // pretty-printed: not the layout secpe writes
+  expect_error(file, "not a secpe checkpoint");
+  file.write(R"({"format":"secpe-checkpoint","format_version":1,"fingerprint":{},"labels":[]})");
+  expect_error(file, "written by an older secpe without a checksum");
+  file.write("");
+  expect_error(file, "not a secpe checkpoint");
+}
+
+// Before, a label of 999999 or -1 crashed --resume.
+TEST(Checkpoint, LabelsMustBeInRangeAndFieldsOfTheirTypes) {
+  TempFile file("fields.json");
+  save_checkpoint(file.path(), sample(999999));
+  expect_error(file, "labels[0].label is 999999, outside the dataset's 41 labels");
+  EXPECT_NO_THROW(load_checkpoint(file.path()));  // `secpe inspect` knows no dataset
+
+  const std::string ok_label = R"({"label":1,"synthetic":[],"report":{},"releases":[],"metrics":[]})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"fingerprint":{},"labels":[{"label":-1,"synthetic":[],"report":{},"releases":[],"metrics":[]}]})", "labels[0].label is -1"},
+      {R"({"fingerprint":{},"labels":[{"label":"1","synthetic":[],"report":{},"releases":[],"metrics":[]}]})", "labels[0].label is not number"},
+      {R"({"fingerprint":{},"labels":[)" + ok_label + "," + ok_label + "]}", "labels[1].label 1 is listed twice"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"report":{},"releases":[],"metrics":[]}]})", "labels[0].synthetic is missing"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[7],"report":{},"releases":[],"metrics":[]}]})", "synthetic holds a value that is not a string"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"report":{"name":3},"releases":[],"metrics":[]}]})", "report.name is not a string"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"report":{},"releases":[{"sigma":1}],"metrics":[]}]})", "without a whole iteration number"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"report":{},"releases":[],"metrics":[1]}]})", "metrics holds a value that is not an object"},
+      {R"({"fingerprint":{},"labels":{}})", "labels is not array"},
+      {R"({"labels":[]})", "fingerprint is missing"},
+      {R"([1,2])", "the content is not a JSON object"},
+      {R"({"fingerprint":{},"labels":[)", "the content is not a JSON object"},
+  };
+  for (const auto& [content, needle] : cases) {
+    SCOPED_TRACE(content);
+    write_with_checksum(file, content);
+    expect_error(file, needle);
+  }
+}
+
+}  // namespace
+}  // namespace secpe
