@@ -1,7 +1,6 @@
 #include "audit/privacy_audit.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -11,6 +10,7 @@
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "core/timer.hpp"
 #include "privacy/blow_up.hpp"
 #include "privacy/poisson_binomial.hpp"
 
@@ -138,10 +138,7 @@ void validate(const AuditOptions& o) {
 
 AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   validate(o);
-  const auto start = std::chrono::steady_clock::now();
-  const auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
+  const Timer start;
   AuditResult res;
 
   // The accountant's view of the secret: its count PMF, the certified sigma and r = U(p).
@@ -164,7 +161,8 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   std::vector<std::uint64_t> ids(static_cast<std::size_t>(o.holders));
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
   const Communicator self(MPI_COMM_SELF);
-  const ReferenceKernel kernel;
+  const auto kernel_owner = make_kernel("reference");
+  const NearestCentreKernel& kernel = *kernel_owner;
   const SecretClustering with_secret(self, centre, {o.public_size}, holders, ids, rho, kernel, Metric::kL2, o.clip_radius);
   const SecretClustering without_secret(self, centre, {o.public_size}, MatrixF(0, o.dim), {}, {}, kernel, Metric::kL2, o.clip_radius);
 
@@ -174,7 +172,7 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   const std::size_t m = grid.size();
 
   // The trials, this rank's share; hits[k] (D) and hits[m + k] (D') count statistics >= threshold k.
-  const auto trial_start = std::chrono::steady_clock::now();
+  const Timer trial_start;
   std::vector<std::int64_t> hits(2 * m, 0);
   const auto [begin, end] = world.shard(static_cast<std::uint64_t>(o.trials));
   for (const Source dataset : {Source::kWithSecret, Source::kWithoutSecret}) {
@@ -188,7 +186,7 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
     }
   }
   world.allreduce_sum(hits);
-  res.trial_seconds = world.allreduce_max(since(trial_start));
+  res.trial_seconds = world.allreduce_max(trial_start.seconds());
 
   // Bounds and the comparison with the certificate.
   res.error_per_bound = (1.0 - o.confidence) / (2.0 * static_cast<double>(m));
@@ -216,7 +214,7 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   const auto by_ratio = [](const AuditThreshold& x, const AuditThreshold& y) { return x.ratio < y.ratio; };
   res.worst = static_cast<std::size_t>(std::max_element(res.thresholds.begin(), res.thresholds.end(), by_ratio) - res.thresholds.begin());
   res.exceeds = res.thresholds[res.worst].ratio > 1.0 || res.implied_b_at_p > res.certified_r;
-  res.seconds = since(start);
+  res.seconds = start.seconds();
   return res;
 }
 

@@ -1,16 +1,17 @@
 #include "bench/histogram_bench.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "bench/bench_report.hpp"
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
-#include "core/secret_key.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
+#include "core/secret_key.hpp"
+#include "core/timer.hpp"
+#include "evolve/shard.hpp"
 #include "evolve/synthetic_split.hpp"
 #include "evolve/votes.hpp"
 #include "io/dataset.hpp"
@@ -18,17 +19,15 @@
 namespace secpe {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Wall time of `f` across all ranks (barrier before and after).
 template <typename F>
 double timed(const Communicator& comm, F&& f) {
   comm.barrier();
-  const auto t0 = Clock::now();
+  const Timer t0;
   f();
   comm.barrier();
-  return comm.allreduce_max(seconds_since(t0));
+  return comm.allreduce_max(t0.seconds());
 }
 
 MatrixF random_candidates(std::uint64_t seed, std::size_t label, std::size_t n, Eigen::Index d) {
@@ -50,31 +49,18 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
   const auto kernel = make_kernel(o.kernel);
 
-  auto t0 = Clock::now();
-  DatasetReader reader(o.data);
-  const auto& info = reader.info();
-  if (info.embedding_dim == 0) throw InputError(o.data.string() + ": the dataset has no embeddings");
-  const auto [begin, end] = comm.shard(info.num_records);
-  const auto labels = reader.label_ids(begin, end);
-  const auto secrets = reader.secrets(begin, end);
-  const MatrixF embeddings = reader.embeddings(begin, end);
-  const double load_seconds = comm.allreduce_max(seconds_since(t0));
-  const std::size_t n_labels = info.labels.size();
+  Timer t0;
+  const Shard shard(comm, o.data);
+  const double load_seconds = comm.allreduce_max(t0.seconds());
+  const DatasetInfo& info = shard.info();
+  const std::size_t n_labels = shard.num_labels();
   const Eigen::Index d = info.embedding_dim;
-
-  std::vector<std::int64_t> public_counts(n_labels, 0), private_counts(n_labels, 0);
-  std::vector<std::vector<std::size_t>> pub_rows(n_labels), pri_rows(n_labels);
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    const auto l = static_cast<std::size_t>(labels[i]);
-    (secrets.is_private(i) ? pri_rows[l] : pub_rows[l]).push_back(i);
-  }
-  for (std::size_t l = 0; l < n_labels; ++l) {
-    public_counts[l] = static_cast<std::int64_t>(pub_rows[l].size());
-    private_counts[l] = static_cast<std::int64_t>(pri_rows[l].size());
-  }
-  comm.allreduce_sum(public_counts);
-  comm.allreduce_sum(private_counts);
-  const auto syn = split_synthetic(o.synthetic, public_counts);
+  const MatrixF& embeddings = shard.embeddings;
+  const auto& pub_rows = shard.public_rows;
+  const auto& pri_rows = shard.private_rows;
+  const auto& private_counts = shard.private_counts;
+  const std::uint64_t begin = shard.begin;
+  const auto syn = split_synthetic(o.synthetic, shard.public_counts);
 
   std::vector<MatrixF> candidates(n_labels);
   std::size_t total_candidates = 0;
@@ -137,12 +123,12 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
         for (std::size_t l = 0; l < n_labels; ++l) {
           if (!clustering[l]) continue;
           const auto [cb, ce] = comm.shard(static_cast<std::uint64_t>(candidates[l].rows()));
-          auto t0 = Clock::now();
+          Timer t0;
           const NoisyClusters noisy = clustering[l]->release(noise_key, l, t, o.sigma);
-          release += seconds_since(t0);
-          t0 = Clock::now();
+          release += t0.seconds();
+          t0.restart();
           secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine, 1, syn[l]);
-          vote += seconds_since(t0);
+          vote += t0.seconds();
         }
       }));
       release_seconds.push_back(comm.allreduce_max(release));

@@ -1,11 +1,9 @@
 // secpe run: the pipeline under MPI (one process per rank; rank 0 writes the outputs).
 #include <H5public.h>
-#include <mpi.h>
-
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <mpi.h>
 #include <optional>
 
 #include "cli/commands.hpp"
@@ -15,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
+#include "core/timer.hpp"
 #include "evolve/pipeline.hpp"
 #include "evolve/private_state.hpp"
 #include "io/corpus.hpp"
@@ -75,6 +74,7 @@ RunConfig run_config_from(const po::variables_map& vm) {
   c.clusters = option_in(vm, "clusters", 1, 100000000);
   c.votes_per_centre = option_in(vm, "votes-per-center", 1, 1000000);
   c.private_batch = vm["private-batch"].as<double>();
+  if (!(c.private_batch > 0 && c.private_batch <= 1e12)) throw InputError("--private-batch must be in (0, 1e12]");
   c.p = vm["p"].as<double>();
   c.r = vm.count("r") ? vm["r"].as<double>() : c.p * vm["r-over-p"].as<double>();
   if (!(c.p > 0 && c.p < 1)) throw InputError("--p must be in (0, 1)");
@@ -89,6 +89,7 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (!(c.delta >= 0 && c.delta < 1)) throw InputError("--delta must be in [0, 1)");
   c.metric = parse_metric(vm["metric"].as<std::string>());
   c.clip_radius = vm["clip-radius"].as<double>();
+  if (!(c.clip_radius > 0 && c.clip_radius <= 1e6)) throw InputError("--clip-radius must be in (0, 1e6]");
   c.kmeans_iterations = option_in(vm, "kmeans-iterations", 0, 1000000);
   c.kmeans_tolerance = option_in(vm, "kmeans-tolerance", 0.0, 1e6);
   c.augpe_threshold = option_in(vm, "threshold", 0.0, 1e15);
@@ -175,7 +176,7 @@ int command_run(const std::vector<std::string>& args) {
     }
     comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
 
-    const auto start = std::chrono::steady_clock::now();
+    const Timer start;
     const RunResult result = run_pipeline(comm, config);
     if (comm.is_root()) {
       nlohmann::ordered_json run_json;
@@ -200,7 +201,7 @@ int command_run(const std::vector<std::string>& args) {
                               {"cuda_backend", "not compiled"}};
 #endif
       run_json["summary"] = result.summary;
-      run_json["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      run_json["wall_seconds"] = start.seconds();
       run_json["outputs"] = {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"};
       write_outputs(out, result, run_json);
       close_private_state(state);

@@ -1,11 +1,11 @@
 // secpe synth-embeddings: a Yelp-scale embedding dataset (no text) for scaling studies.
-#include <chrono>
 #include <filesystem>
 
 #include "bench/synth_embeddings.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/log.hpp"
+#include "core/timer.hpp"
 
 namespace secpe::cli {
 
@@ -28,12 +28,12 @@ int command_synth_embeddings(const std::vector<std::string>& args) {
   if (!parse_options("synth-embeddings", "secpe synth-embeddings --records N --dim D --labels yelp --out FILE.h5", desc, {}, args, vm)) return 0;
   const std::filesystem::path out = vm["out"].as<std::string>();
   check_output_file("out", out);
-  const auto t0 = std::chrono::steady_clock::now();
+  const Timer t0;
   const DatasetContents contents = synth_embeddings(o);
-  const double generate = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double generate = t0.seconds();
   if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
   write_dataset(out, contents);
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double total = t0.seconds();
   log_info("wrote " + out.string() + ": " + std::to_string(o.records) + " records x " + std::to_string(o.dim) + " in " +
            std::to_string(total) + " s (generation " + std::to_string(generate) + " s)");
   return 0;

@@ -1,18 +1,18 @@
 #include "cluster/kmeans.hpp"
 
-#include "core/parallel.hpp"
-
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <thread>
 #include <unordered_set>
 
-#include "compute/cpu/fast_float.hpp"
+#include "compute/fast_float.hpp"
+#include "compute/fixed_point.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
+#include "core/timer.hpp"
 
 namespace secpe {
 
@@ -34,8 +34,6 @@ std::string kmeans_init_name(KMeansInit init) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Seeding weights (D^2) are reduced as fixed point with 2^-20 resolution: enough to order
 // candidates, and two million unit-sphere rows still sum far below 2^63.
@@ -56,14 +54,9 @@ double seeding_distance(double score, Metric metric) {
 std::int64_t weight_of(double distance) { return static_cast<std::int64_t>(std::llround(distance * kWeightScale)); }
 
 // How many threads are worth starting for n items of `cost` units (about a flop) each.
-int chunk_count(int threads, std::size_t n, double cost) {
-  const double min_work = 1 << 17;
-  const double useful = std::floor(double(n) * cost / min_work);
-  return static_cast<int>(std::max(1.0, std::min({double(threads), useful, double(n)})));
-}
 
 
-// The seeding distance computed with compute/cpu/fast_float.hpp (not the kernel's exact score):
+// The seeding distance computed with compute/fast_float.hpp (not the kernel's exact score):
 // squared L2, or 1 - cos as half the squared distance of the normalised vectors (exactly 0 for a
 // duplicate of the centre). Depends only on the two vectors, so every rank gets the same value.
 class FastSeeding {
@@ -330,11 +323,11 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
   const Eigen::Index n = rows.rows();
   const auto nz = static_cast<std::size_t>(n);
   const std::int64_t offset = comm.exclusive_scan_sum(n);
-  const int threads = options.threads > 0 ? options.threads : default_kernel_threads();
+  const int threads = options.threads > 0 ? options.threads : default_threads();
   const Shape shape{n, d, k, offset, total_rows, threads};
 
   // ---- seeding ----
-  auto t0 = Clock::now();
+  Timer t0;
   MatrixF centres;
   switch (options.init) {
     case KMeansInit::kParallel: centres = seed_parallel(comm, rows, kernel, options, shape, result); break;
@@ -342,46 +335,18 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
     case KMeansInit::kRandom: centres = seed_random(comm, rows, options, shape); break;
   }
   const Eigen::Index kk = centres.rows();
-  result.seed_seconds = seconds_since(t0);
-  t0 = Clock::now();
+  result.seed_seconds = t0.seconds();
+  t0.restart();
 
   // ---- Lloyd iterations ----
-  // Rows with a coordinate of 2^19 or more would overflow the vectorised fixed-point conversion
-  // (|x 2^32| < 2^51); they take std::llrint, which rounds the same way.
-  const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
-  std::vector<std::uint8_t> big(nz);
-  for (std::size_t i = 0; i < nz; ++i) big[i] = fast::max_abs_bits(rows.row(static_cast<Eigen::Index>(i)).data(), d) >= big_bits;
   std::vector<std::int32_t> nearest(nz);
   std::vector<double> score(nz);
-  const auto stride = static_cast<std::size_t>(kk * d + kk);  // per chunk: sums, then counts
-  std::vector<std::int64_t> partial;
   std::vector<std::int64_t> sums(static_cast<std::size_t>(kk * d)), counts(static_cast<std::size_t>(kk));
   auto accumulate = [&] {
     kernel.search(rows, centres, options.metric, nearest, score);
-    const int chunks = chunk_count(threads, nz, 2.0 * double(d));
-    partial.assign(stride * static_cast<std::size_t>(chunks), 0);
-    run_chunks(chunks, nz, [&](int q, std::size_t b, std::size_t e) {
-      std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
-      std::int64_t* cnt = s + kk * d;
-      for (std::size_t i = b; i < e; ++i) {
-        const auto c = static_cast<std::size_t>(nearest[i]);
-        ++cnt[c];
-        const float* x = rows.row(static_cast<Eigen::Index>(i)).data();
-        std::int64_t* sc = s + c * static_cast<std::size_t>(d);
-        if (!big[i]) {
-          fast::add_rounded(sc, x, d, kFixedPointScale);
-        } else {
-          for (Eigen::Index j = 0; j < d; ++j) sc[j] += std::llrint(static_cast<double>(x[j]) * kFixedPointScale);
-        }
-      }
-    });
-    std::copy_n(partial.begin(), sums.size(), sums.begin());
-    std::copy_n(partial.begin() + static_cast<std::ptrdiff_t>(sums.size()), counts.size(), counts.begin());
-    for (int q = 1; q < chunks; ++q) {
-      const std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
-      for (std::size_t j = 0; j < sums.size(); ++j) sums[j] += s[j];
-      for (std::size_t c = 0; c < counts.size(); ++c) counts[c] += s[sums.size() + c];
-    }
+    std::fill(sums.begin(), sums.end(), 0);
+    std::fill(counts.begin(), counts.end(), 0);
+    kernel.add_to_centres(rows, nearest, {}, sums, counts);
     comm.allreduce_sum(sums);
     comm.allreduce_sum(counts);
   };
@@ -422,7 +387,7 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
     if (shift <= options.tolerance) break;
   }
   accumulate();  // sizes and assignment for the final centres
-  result.lloyd_seconds = seconds_since(t0);
+  result.lloyd_seconds = t0.seconds();
   result.centres = std::move(centres);
   result.sizes = counts;
   result.assignment = nearest;

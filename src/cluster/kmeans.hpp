@@ -59,7 +59,7 @@ struct KMeansResult {
 // is rank order (ranks own contiguous record ranges), which seeding relies on to be rank-count
 // independent: every random draw is keyed by global row ids, every reduction is exact, and the
 // seeding distances are computed by rank-independent routines (the kernel's exact scores, or
-// compute/cpu/fast_float.hpp). `kernel` computes assignments.
+// compute/fast_float.hpp). `kernel` computes assignments.
 KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows,
                                 const NearestCentreKernel& kernel, const KMeansOptions& options);
 

@@ -11,7 +11,7 @@
 // (k-means of unit vectors stays inside the unit ball, but not inside a radius R < 1, and under
 // the l2 metric nothing bounds it). Assignments use the unclipped centres: they depend on one
 // record's own embedding and on public data only. Released values are snapped to the release
-// grid (privacy/release_grid.hpp) before they leave rank 0 (broadcast). The private-to-centre
+// grid (privacy/noisy_release.hpp) before they leave rank 0 (broadcast). The private-to-centre
 // assignment never changes across iterations, so it is computed once.
 #include <cstdint>
 #include <vector>
@@ -44,6 +44,7 @@ class SecretClustering {
 
  private:
   const Communicator& comm_;
+  const NearestCentreKernel& kernel_;     // assignments, per-centre sums, and the noise's thread count
   MatrixF centres_;                       // k-means centres: private rows are assigned to these
   MatrixF public_part_;                   // the same, clipped to the radius: what the means add
   Eigen::Index clipped_centres_ = 0;
@@ -53,7 +54,6 @@ class SecretClustering {
   std::vector<double> rho_;
   std::vector<std::int32_t> assignment_;  // cached nearest public centre per private row
   double clip_radius_;
-  bool vectorised_sums_ = true;           // every clipped value small enough for fast::add_rounded
 };
 
 }  // namespace secpe

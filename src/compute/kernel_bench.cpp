@@ -1,13 +1,15 @@
 #include "compute/kernel_bench.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
-#include <chrono>
-#include <ctime>
+#include <cblas.h>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <vector>
+
+#include "compute/cpu/blas_kernel.hpp"
+#include "compute/cpu/reference_kernel.hpp"
+#include "core/timer.hpp"
 
 namespace secpe {
 namespace {
@@ -36,9 +38,9 @@ Timing best_of(int repeats, F&& f) {
   Timing best;
   for (int r = 0; r < std::max(1, repeats); ++r) {
     const double c0 = process_cpu_seconds();
-    const auto t0 = std::chrono::steady_clock::now();
+    const Timer t0;
     f();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall = t0.seconds();
     const double cpu = process_cpu_seconds() - c0;
     if (r == 0 || wall < best.wall) best = {wall, cpu};
   }

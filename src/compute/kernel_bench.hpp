@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "compute/nearest.hpp"
+#include "compute/cpu/blas_kernel.hpp"
 
 namespace secpe {
 

@@ -34,52 +34,19 @@ class NearestCentreKernel {
   // The default implementation is the reference one; kernels override it with a faster one.
   virtual void search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
                         std::span<std::int32_t> nearest, std::span<double> score) const;
+  // Per-centre sums in fixed point (compute/fixed_point.hpp): for every row i of x with include[i]
+  // set (every row when include is empty), sums[c*d + j] += round(x_ij 2^32) (to nearest, ties to
+  // even) and counts[c] += 1, c = centre_of[i]. Integer arithmetic, so the result is exact and the
+  // same for any blocking, thread count or backend. The default is the CPU implementation
+  // (compute/cpu/centre_sums.cpp), threaded over threads().
+  virtual void add_to_centres(const MatrixF& x, std::span<const std::int32_t> centre_of, std::span<const std::uint8_t> include,
+                              std::span<std::int64_t> sums, std::span<std::int64_t> counts) const;
+  // Worker threads the kernel uses (1 unless it says otherwise).
+  virtual int threads() const { return 1; }
 };
 
-// The plain reference kernel: one dot product at a time, accumulated in double in a fixed order,
-// so each result depends only on the two vectors involved (never on blocking or threads).
-class ReferenceKernel final : public NearestCentreKernel {
- public:
-  std::string name() const override { return "reference"; }
-  void search(const MatrixF& x, const MatrixF& centres, Metric metric,
-              std::span<std::int32_t> nearest, std::span<double> score) const override;
-  void search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
-                std::span<std::int32_t> nearest, std::span<double> score) const override;
-};
-
-// The optimised CPU kernel: blocks of X times blocks of C (transposed) with OpenBLAS cblas_sgemm,
-// fused with the norm terms and a running per-row minimum, so only one block of approximate
-// scores exists at a time (per thread). The float scores only select candidates: every centre
-// whose approximate score is within a rigorous rounding-error bound of the best is rescored with
-// the reference's exact double formula, so the results equal ReferenceKernel's bit for bit.
-// Threads work on separate blocks of X (OpenBLAS itself is set to one thread).
-struct BlasKernelOptions {
-  // Worker threads. 0: the environment variable SECPE_THREADS if set (a positive integer),
-  // else std::thread::hardware_concurrency(). An explicit value > 0 wins over the environment.
-  int threads = 0;
-  int row_block = 512;      // rows of X per block (a thread's unit of work); fewer for small X
-  int centre_block = 1024;  // centres per GEMM call; a thread holds row_block x centre_block floats
-};
-
-class BlasKernel final : public NearestCentreKernel {
- public:
-  explicit BlasKernel(BlasKernelOptions options = {});
-  std::string name() const override { return "blas"; }
-  int threads() const { return threads_; }
-  void search(const MatrixF& x, const MatrixF& centres, Metric metric,
-              std::span<std::int32_t> nearest, std::span<double> score) const override;
-  void search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
-                std::span<std::int32_t> nearest, std::span<double> score) const override;
-
- private:
-  int threads_;
-  int row_block_;
-  int centre_block_;
-};
-
-// The thread count BlasKernelOptions{threads = 0} resolves to (SECPE_THREADS or the hardware's).
-int default_kernel_threads();
-
-std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name);  // "reference" | "blas"
+// The kernel named "reference" (compute/cpu/reference_kernel.hpp) or "blas" (compute/cpu/blas_kernel.hpp)
+// with `threads` workers (0: SECPE_THREADS if set, else the hardware's; the reference kernel uses one).
+std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads = 0);
 
 }  // namespace secpe

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "compute/cpu/reference_kernel.hpp"
 #include "core/error.hpp"
 
 namespace secpe {

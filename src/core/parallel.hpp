@@ -3,11 +3,23 @@
 // Results never depend on the number of chunks: callers give each chunk a fixed share of the
 // work and combine partial results exactly (integers) or in a fixed order.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <thread>
 #include <vector>
 
 namespace secpe {
+
+// Worker threads when none is given: SECPE_THREADS if set (a positive integer; InputError
+// otherwise), else the hardware's. Commands pass --threads explicitly; this is the fallback.
+int default_threads();
+
+// Chunks worth starting for n items of `cost` operations each: at most `threads`, and none
+// smaller than about 2^17 operations (a thread costs more than that).
+inline int chunk_count(int threads, std::size_t n, double cost) {
+  const double useful = std::floor(double(n) * cost / double(1 << 17));
+  return static_cast<int>(std::max(1.0, std::min({double(threads), useful, double(n)})));
+}
 
 // f(chunk, begin, end) over `chunks` contiguous pieces of [0, n), one thread each. f must not throw.
 template <typename F>

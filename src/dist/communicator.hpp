@@ -62,10 +62,4 @@ class Communicator {
   mutable std::uint64_t bytes_sent_ = 0;
 };
 
-// Fixed-point encoding of sums of floats, so sums reduce as exact 64-bit integers.
-// 2^-32 resolution; |sum| up to 2^31 (two billion unit vectors) fits.
-constexpr double kFixedPointScale = 4294967296.0;
-inline std::int64_t to_fixed(double x) { return static_cast<std::int64_t>(x * kFixedPointScale + (x >= 0 ? 0.5 : -0.5)); }
-inline double from_fixed(std::int64_t x) { return static_cast<double>(x) / kFixedPointScale; }
-
 }  // namespace secpe

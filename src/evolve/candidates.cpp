@@ -1,16 +1,9 @@
 #include "evolve/candidates.hpp"
 
-#include <chrono>
-
 #include "core/rng.hpp"
+#include "core/timer.hpp"
 
 namespace secpe {
-namespace {
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-}  // namespace
-
 CandidatePool make_candidate_pool(const Communicator& comm, const Generator& generator, const Embedder& embedder,
                                   std::uint64_t seed, std::size_t label, int iteration,
                                   const std::vector<std::string>& parents, int variations, std::size_t initial) {
@@ -19,7 +12,7 @@ CandidatePool make_candidate_pool(const Communicator& comm, const Generator& gen
   CandidatePool pool;
   std::tie(pool.shard_begin, pool.shard_end) = comm.shard(total);
 
-  auto t0 = std::chrono::steady_clock::now();
+  Timer t0;
   std::vector<std::string> mine;
   mine.reserve(pool.shard_end - pool.shard_begin);
   for (std::size_t c = pool.shard_begin; c < pool.shard_end; ++c) {
@@ -32,12 +25,12 @@ CandidatePool make_candidate_pool(const Communicator& comm, const Generator& gen
       mine.push_back(generator.vary(label, parents[(c - n_parents) / static_cast<std::size_t>(variations)], rng));
     }
   }
-  pool.generate_seconds = seconds_since(t0);
+  pool.generate_seconds = t0.seconds();
 
-  t0 = std::chrono::steady_clock::now();
+  t0.restart();
   MatrixF local;
   embedder.embed(mine, local);
-  pool.embed_seconds = seconds_since(t0);
+  pool.embed_seconds = t0.seconds();
 
   pool.texts = comm.allgather_strings(mine);
   const std::vector<float> all = comm.allgather(std::span<const float>(local.data(), static_cast<std::size_t>(local.size())));

@@ -1,26 +1,20 @@
 #include "evolve/label_evolution.hpp"
 
-#include <chrono>
-
 #include "core/log.hpp"
+#include "core/timer.hpp"
 #include "evolve/candidates.hpp"
 #include "evolve/selection.hpp"
 #include "evolve/votes.hpp"
 
 namespace secpe {
-namespace {
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-}  // namespace
-
 void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
   std::vector<std::string> parents;
   const std::size_t initial = job.synthetic * static_cast<std::size_t>(job.variations);
   for (int t = 0; t < job.iterations; ++t) {
-    const auto iter_start = Clock::now();
+    const Timer iter_start;
     const CandidatePool pool = make_candidate_pool(job.comm, job.generator, job.embedder, job.seed, job.label, t,
                                                    parents, job.variations, initial);
-    auto t0 = Clock::now();
+    Timer t0;
     VoteResult votes;
     if (job.clustering) {
       const auto k = std::to_string(job.clustering->clusters());
@@ -36,9 +30,9 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
       votes = augpe_votes(job.comm, *job.voters, pool.embeddings, job.kernel, job.metric, job.sigma,
                           job.augpe_threshold, job.noise_key, job.label, t);
     }
-    const double vote_seconds = seconds_since(t0);
+    const double vote_seconds = t0.seconds();
 
-    t0 = Clock::now();
+    t0.restart();
     const auto selected = rank_select(votes.votes, votes.tie_key, job.synthetic);
     parents.clear();
     std::size_t voted = 0, selected_voted = 0;
@@ -62,8 +56,8 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                {"generate_seconds", pool.generate_seconds},
                                {"embed_seconds", pool.embed_seconds},
                                {"vote_seconds", vote_seconds},
-                               {"select_seconds", seconds_since(t0)},
-                               {"iteration_seconds", seconds_since(iter_start)}});
+                               {"select_seconds", t0.seconds()},
+                               {"iteration_seconds", iter_start.seconds()}});
   }
   outcome.synthetic = std::move(parents);
   outcome.releases = job.ledger.entries(job.label);

@@ -1,18 +1,20 @@
 #include "evolve/pipeline.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
 
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
+#include "compute/verify.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "compute/verify.hpp"
+#include "core/timer.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/label_evolution.hpp"
+#include "evolve/noise_calibration.hpp"
 #include "evolve/run_estimate.hpp"
+#include "evolve/shard.hpp"
 #include "evolve/synthetic_split.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
@@ -26,8 +28,6 @@
 namespace secpe {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Public training texts per label for the built-in generator: up to `cap` public records of
 // each label, evenly spaced over the file. Every rank reads the same records, so every rank
@@ -123,264 +123,298 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"generator_texts", c.generator_texts}};
 }
 
+// ---- the stages of a run, in order ----
+
+// Stage "models": the generator (public texts only), the candidate embedder, the kernel, and the
+// optional built-in kernel check on this rank's data.
+struct Models {
+  std::unique_ptr<NgramGenerator> generator;
+  std::unique_ptr<Embedder> embedder;
+  std::unique_ptr<NearestCentreKernel> kernel;
+};
+
+Models build_models(const Communicator& comm, const RunConfig& config, const Shard& shard) {
+  const DatasetInfo& info = shard.info();
+  const auto training = config.generator_corpus.empty() ? public_training_texts(shard.reader, config.generator_texts)
+                                                        : corpus_training_texts(config.generator_corpus, info.labels);
+  const std::string source = config.generator_corpus.empty()
+                                 ? "the public records (no secret) of " + config.data.filename().string()
+                                 : config.generator_corpus.string();
+  Models m{.generator = std::make_unique<NgramGenerator>(training, source, config.generator),
+           .embedder = embedder_for(info, config.data),
+           .kernel = make_kernel(config.kernel)};
+  if (config.verify) {
+    // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.
+    const MatrixF& x = shard.embeddings;
+    const Eigen::Index n = x.rows(), rows = std::min<Eigen::Index>(n / 2, 512);
+    const Eigen::Index centres = std::min<Eigen::Index>(n - rows, 256);
+    std::string report;
+    const bool ok = rows == 0 || verify_against_reference(*m.kernel, x.topRows(rows), x.middleRows(rows, centres), config.metric, &report,
+                                                          std::min<int>(3, static_cast<int>(centres)));
+    if (comm.allreduce_max(ok ? 0.0 : 1.0) > 0) throw std::runtime_error("--verify: kernel '" + m.kernel->name() + "' disagrees with the reference kernel: " + report);
+    log_info("--verify: kernel '" + m.kernel->name() + "' agrees with the reference kernel bit for bit");
+  }
+  return m;
+}
+
+// Stage "calibrate": budgets, then SecPE's noise plan or Aug-PE's record-level sigma and what each
+// secret gets from it.
+struct Calibration {
+  SecretBudgets budgets;
+  double delta = 0.0;                       // for the reported (eps, delta)
+  SecretNoisePlan plan;                     // SecPE
+  AugPECalibration augpe;                   // Aug-PE
+  std::vector<AugPESecretCost> augpe_costs;
+};
+
+Calibration calibrate(const Communicator& comm, const RunConfig& config, const Shard& shard) {
+  const DatasetInfo& info = shard.info();
+  const std::size_t num_labels = shard.num_labels(), m = static_cast<std::size_t>(info.num_secrets);
+  Calibration c;
+  c.delta = config.delta > 0 ? config.delta : 1.0 / (double(info.num_records) * std::log(double(std::max<std::uint64_t>(info.num_records, 3))));
+  c.budgets = uniform_budgets(m, config.p, config.r);
+  if (!config.budgets_file.empty()) c.budgets = read_budgets_file(config.budgets_file, shard.reader.secret_names(), c.budgets);
+  const Timer timer;
+  if (config.method == Method::kSecPE) {
+    log_info("calibrating noise (" + calibration_name(config.calibration) + ")");
+    c.plan = calibrate_secret_noise(comm, {.local_secrets = shard.secrets,
+                                           .local_labels = shard.labels,
+                                           .num_labels = num_labels,
+                                           .budgets = c.budgets,
+                                           .iterations = config.iterations,
+                                           .batch = config.private_batch,
+                                           .mode = config.calibration});
+    std::size_t lowered = 0;
+    for (const auto& l : c.plan.labels) lowered += l.has_private && l.batch_used < l.batch_requested ? 1 : 0;
+    if (lowered > 0) {
+      log_warn("--private-batch " + std::to_string(config.private_batch) + " was lowered for " + std::to_string(lowered) +
+               " label(s) so that no sampling probability exceeds 1 (see private_batch_used in privacy.json)");
+    }
+    log_info("noise calibrated in " + std::to_string(timer.seconds()) + " s" +
+             (config.calibration == CalibrationMode::kExact ? " (lambda = " + std::to_string(c.plan.lambda) + ")" : ""));
+  } else {
+    // Aug-PE protects records, not secrets: sigma from a record-level mu; then what each secret
+    // really gets from its voting holders per label (an exact Gaussian shift).
+    c.augpe = calibrate_augpe(c.budgets, config.p, config.r, config.epsilon, c.delta, config.iterations);
+    std::vector<std::int64_t> holders(num_labels * m, 0);
+    for (std::size_t i = 0; i < shard.labels.size(); ++i)
+      for (const auto j : shard.secrets.secrets_of(i)) ++holders[static_cast<std::size_t>(shard.labels[i]) * m + static_cast<std::size_t>(j)];
+    comm.allreduce_sum(holders);  // every holder is private, so it votes under either voter set
+    std::vector<std::int64_t> square_sums(m, 0);
+    for (std::size_t l = 0; l < num_labels; ++l)
+      for (std::size_t j = 0; j < m; ++j) square_sums[j] += holders[l * m + j] * holders[l * m + j];
+    c.augpe_costs = augpe_secret_costs(square_sums, c.budgets, config.iterations, c.augpe.sigma);
+  }
+  return c;
+}
+
+// Stage "resume": the labels an interrupted run with the same settings finished, with their
+// releases restored to the ledger (nothing when not resuming or no checkpoint exists).
+void resume_checkpoint(const Communicator& comm, const RunConfig& config, std::size_t num_labels, Checkpoint& checkpoint,
+                       PrivacyLedger& ledger) {
+  if (!config.resume) return;
+  const auto path = checkpoint_path(config.state_dir);
+  std::string text;
+  if (comm.is_root() && std::filesystem::is_regular_file(path)) {
+    text = load_checkpoint(path, num_labels).fingerprint.dump();  // validates the file on rank 0
+  }
+  comm.broadcast(text);
+  if (text.empty()) {
+    log_info("--resume: no checkpoint in " + config.state_dir.string() + "; starting afresh");
+    return;
+  }
+  const Checkpoint saved = load_checkpoint(path, num_labels);
+  check_fingerprint(saved.fingerprint, checkpoint.fingerprint, path);
+  checkpoint.labels = saved.labels;
+  for (const auto& [label, outcome] : saved.labels) ledger.restore(label, outcome.releases);
+  log_info("resuming: " + std::to_string(saved.labels.size()) + " label(s) finished in " + path.string());
+}
+
+// Stage "evolve a label": SecPE clusters the label's public rows and builds its secret
+// clustering; Aug-PE gathers its voters; then T iterations of protected evolution.
+struct RunContext {
+  const Communicator& comm;
+  const RunConfig& config;
+  const Shard& shard;
+  const Models& models;
+  const Calibration& calibration;
+  PrivacyLedger& ledger;
+};
+
+LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::size_t n_syn) {
+  const RunConfig& config = run.config;
+  const Shard& shard = run.shard;
+  const SecretNoisePlan& plan = run.calibration.plan;
+  const auto& public_rows = shard.public_rows[label];
+  const auto& private_rows = shard.private_rows[label];
+  const std::string name = shard.info().labels.display(label);
+  LabelOutcome outcome;
+  outcome.report = {{"id", label}, {"name", name}, {"synthetic", n_syn}};
+  outcome.releases = nlohmann::ordered_json::array();
+
+  std::unique_ptr<SecretClustering> clustering;
+  MatrixF voters;  // Aug-PE's (SecPE's private rows reach the release through the clustering)
+  double sigma = run.calibration.augpe.sigma, kmeans_seconds = 0.0;
+  if (config.method == Method::kSecPE) {
+    sigma = plan.labels[label].sigma;
+    const Timer timer;
+    KMeansOptions km{config.clusters, config.kmeans_iterations, config.kmeans_tolerance,
+                     config.metric == Metric::kInnerProduct ? Metric::kL2 : config.metric, config.seed, label};
+    KMeansResult clusters = distributed_kmeans(run.comm, select_rows(shard.embeddings, public_rows), *run.models.kernel, km);
+    std::vector<std::uint64_t> ids;
+    std::vector<double> rho;
+    for (auto i : private_rows) {
+      ids.push_back(shard.begin + i);
+      rho.push_back(plan.rho[i]);
+    }
+    outcome.report["clusters"] = clusters.centres.rows();
+    outcome.report["clip_radius"] = config.clip_radius;
+    outcome.report["kmeans_iterations"] = clusters.iterations;
+    kmeans_seconds = timer.seconds();
+    clustering = std::make_unique<SecretClustering>(run.comm, std::move(clusters.centres), std::move(clusters.sizes),
+                                                    select_rows(shard.embeddings, private_rows), std::move(ids), std::move(rho),
+                                                    *run.models.kernel, config.metric, config.clip_radius);
+    const LabelNoise& noise = plan.labels[label];
+    outcome.report["public_centres_clipped"] = clustering->clipped_centres();
+    outcome.report["sigma"] = sigma;
+    outcome.report["sigma_paper"] = noise.sigma_paper;
+    outcome.report["sampling_lp"] = noise.lp_path;
+    outcome.report["private_batch_requested"] = noise.batch_requested;
+    outcome.report["private_batch_used"] = noise.batch_used;
+    if (noise.has_private && noise.batch_used < noise.batch_requested) {
+      outcome.report["private_batch_note"] = "lowered so that no sampling probability exceeds 1";
+    }
+  } else {
+    std::vector<std::size_t> rows = private_rows;
+    if (config.augpe_voters == AugPEVoters::kAll) {
+      rows.insert(rows.end(), public_rows.begin(), public_rows.end());
+      std::sort(rows.begin(), rows.end());
+    }
+    voters = select_rows(shard.embeddings, rows);
+    outcome.report["sigma"] = sigma;
+    outcome.report["threshold"] = config.augpe_threshold;
+    outcome.report["voters"] = augpe_voters_name(config.augpe_voters);
+  }
+  evolve_label({.comm = run.comm,
+                .generator = *run.models.generator,
+                .embedder = *run.models.embedder,
+                .kernel = *run.models.kernel,
+                .metric = config.metric,
+                .seed = config.seed,
+                .noise_key = config.noise_key,
+                .label = label,
+                .label_name = name,
+                .synthetic = n_syn,
+                .iterations = config.iterations,
+                .variations = config.variations,
+                .sigma = sigma,
+                .clustering = clustering.get(),
+                .voters = &voters,
+                .augpe_threshold = config.augpe_threshold,
+                .ledger = run.ledger,
+                .votes_per_centre = config.votes_per_centre},
+               outcome);
+  if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
+  return outcome;
+}
+
+// Stage "report": privacy.json from the calibration, the finished labels and the ledger.
+nlohmann::ordered_json privacy_report_of(const RunConfig& config, const Calibration& c, const Checkpoint& checkpoint,
+                                         const PrivacyLedger& ledger, const Models& models) {
+  nlohmann::ordered_json label_reports = nlohmann::ordered_json::array();
+  for (const auto& [label, outcome] : checkpoint.labels) label_reports.push_back(outcome.report);
+  PrivacyReportInputs report{.method = method_name(config.method),
+                             .iterations = config.iterations,
+                             .p = config.p,
+                             .r = config.r,
+                             .budgets_file = config.budgets_file.string(),
+                             .budgets = &c.budgets,
+                             .delta = c.delta,
+                             .labels = label_reports,
+                             .releases = ledger.all_entries(),
+                             .generator = models.generator->describe()};
+  if (config.method == Method::kSecPE) report.plan = &c.plan;
+  if (config.method == Method::kAugPE) {
+    report.augpe = &c.augpe;
+    report.augpe_costs = &c.augpe_costs;
+    report.augpe_voters = augpe_voters_name(config.augpe_voters);
+  }
+  return privacy_report(report);
+}
+
 }  // namespace
 
 std::string method_name(Method method) { return method == Method::kSecPE ? "secpe" : "augpe"; }
 std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters::kAll ? "all" : "private"; }
 
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
-  const auto run_start = Clock::now();
-  if (config.iterations < 1) throw InputError("--iterations must be at least 1");
-  if (config.variations < 1) throw InputError("--variations must be at least 1");
-  if (config.clusters < 1) throw InputError("--clusters must be at least 1");
-  if (config.synthetic < 1) throw InputError("--synthetic must be at least 1");
-  if (!(config.private_batch > 0)) throw InputError("--private-batch must be positive");
-  if (!(config.clip_radius > 0)) throw InputError("--clip-radius must be positive");
-
-  // ---- this rank's shard ----
-  DatasetReader reader(config.data);
-  const DatasetInfo& info = reader.info();
-  if (info.embedding_dim == 0) throw InputError(config.data.string() + ": the dataset has no embeddings");
+  const Timer run_timer;
+  const Shard shard(comm, config.data);
+  const DatasetInfo& info = shard.info();
   if (!info.has_text && config.generator_corpus.empty()) {
     throw InputError(config.data.string() + ": the dataset has no texts; name public texts with --generator-corpus");
   }
-  const auto [begin, end] = comm.shard(info.num_records);
-  const auto labels = reader.label_ids(begin, end);
-  const SecretMatrix secrets = reader.secrets(begin, end);
-  const MatrixF embeddings = reader.embeddings(begin, end);
-  const std::size_t num_labels = info.labels.size();
+  const std::size_t num_labels = shard.num_labels();
   log_info("dataset " + config.data.string() + ": " + std::to_string(info.num_records) + " records, " +
            std::to_string(num_labels) + " labels, " + std::to_string(info.num_secrets) + " secrets, d = " +
            std::to_string(info.embedding_dim) + "; " + std::to_string(comm.size()) + " rank(s)");
+  // Public records are public under secret protection, so N_syn follows their label counts.
+  const auto synthetic_per_label = split_synthetic(config.synthetic, shard.public_counts);
+  check_run_fits(estimate_run(config, synthetic_per_label, info.embedding_dim, shard.end - shard.begin), memory_per_rank_bytes());
 
-  // Public records per label: public under secret protection, so N_syn follows them.
-  std::vector<std::int64_t> public_counts(num_labels, 0);
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    if (!secrets.is_private(i)) ++public_counts[static_cast<std::size_t>(labels[i])];
-  comm.allreduce_sum(public_counts);
-  const auto synthetic_per_label = split_synthetic(config.synthetic, public_counts);
-  check_run_fits(estimate_run(config, synthetic_per_label, info.embedding_dim, end - begin), memory_per_rank_bytes());
+  Timer timer;
+  const Models models = build_models(comm, config, shard);
+  const double setup_seconds = timer.seconds();
+  timer.restart();
+  const Calibration calibration = calibrate(comm, config, shard);
+  const double calibration_seconds = timer.seconds();
 
-  // ---- generator and embedder ----
-  auto t0 = Clock::now();
-  const auto training = config.generator_corpus.empty() ? public_training_texts(reader, config.generator_texts)
-                                                        : corpus_training_texts(config.generator_corpus, info.labels);
-  const std::string source = config.generator_corpus.empty()
-                                 ? "the public records (no secret) of " + config.data.filename().string()
-                                 : config.generator_corpus.string();
-  const NgramGenerator generator(training, source, config.generator);
-  const auto embedder = embedder_for(info, config.data);
-  const auto kernel = make_kernel(config.kernel);
-  if (config.verify) {
-    // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.
-    const Eigen::Index n = embeddings.rows(), rows = std::min<Eigen::Index>(n / 2, 512);
-    std::string report;
-    const bool ok = rows == 0 || verify_against_reference(*kernel, embeddings.topRows(rows), embeddings.middleRows(rows, std::min<Eigen::Index>(n - rows, 256)),
-                                                          config.metric, &report, std::min<int>(3, static_cast<int>(std::min<Eigen::Index>(n - rows, 256))));
-    if (comm.allreduce_max(ok ? 0.0 : 1.0) > 0) throw std::runtime_error("--verify: kernel '" + kernel->name() + "' disagrees with the reference kernel: " + report);
-    log_info("--verify: kernel '" + kernel->name() + "' agrees with the reference kernel bit for bit");
-  }
-  const double setup_seconds = seconds_since(t0);
-
-  // ---- noise calibration ----
-  const double delta = config.delta > 0 ? config.delta
-                                        : 1.0 / (double(info.num_records) * std::log(double(std::max<std::uint64_t>(info.num_records, 3))));
-  SecretBudgets budgets = uniform_budgets(static_cast<std::size_t>(info.num_secrets), config.p, config.r);
-  if (!config.budgets_file.empty()) budgets = read_budgets_file(config.budgets_file, reader.secret_names(), budgets);
-  SecretNoisePlan plan;
-  AugPECalibration augpe;
-  std::vector<AugPESecretCost> augpe_costs;
-  t0 = Clock::now();
-  if (config.method == Method::kSecPE) {
-    log_info("calibrating noise (" + calibration_name(config.calibration) + ")");
-    plan = plan_secret_noise(comm, secrets, labels, num_labels, budgets, config.iterations, config.private_batch,
-                             config.calibration);
-    std::size_t lowered = 0;
-    for (const auto& l : plan.labels) lowered += l.has_private && l.batch_used < l.batch_requested ? 1 : 0;
-    if (lowered > 0) {
-      log_warn("--private-batch " + std::to_string(config.private_batch) + " was lowered for " + std::to_string(lowered) +
-               " label(s) so that no sampling probability exceeds 1 (see private_batch_used in privacy.json)");
-    }
-    log_info("noise calibrated in " + std::to_string(seconds_since(t0)) + " s" +
-             (config.calibration == CalibrationMode::kExact ? " (lambda = " + std::to_string(plan.lambda) + ")" : ""));
-  } else {
-    // Aug-PE protects records, not secrets: sigma from a record-level mu; then what each secret
-    // really gets from its voting holders per label (an exact Gaussian shift).
-    augpe = calibrate_augpe(budgets, config.p, config.r, config.epsilon, delta, config.iterations);
-    std::vector<std::int64_t> holders(num_labels * static_cast<std::size_t>(info.num_secrets), 0);
-    for (std::size_t i = 0; i < labels.size(); ++i)
-      for (const auto j : secrets.secrets_of(i)) ++holders[static_cast<std::size_t>(labels[i]) * static_cast<std::size_t>(info.num_secrets) + static_cast<std::size_t>(j)];
-    comm.allreduce_sum(holders);  // every holder is private, so it votes under either voter set
-    std::vector<std::int64_t> square_sums(static_cast<std::size_t>(info.num_secrets), 0);
-    for (std::size_t l = 0; l < num_labels; ++l)
-      for (std::size_t j = 0; j < square_sums.size(); ++j) {
-        const std::int64_t n = holders[l * square_sums.size() + j];
-        square_sums[j] += n * n;
-      }
-    augpe_costs = augpe_secret_costs(square_sums, budgets, config.iterations, augpe.sigma);
-  }
-  const double calibration_seconds = seconds_since(t0);
   PrivacyLedger ledger(num_labels, config.iterations);
-
-  RunResult result;
-  result.synthetic.resize(num_labels);
-  result.label_columns = info.labels.columns;
-  result.label_prefixes = info.labels.prefixes;
-  result.label_values = info.labels.values;
-
-  // ---- checkpoint: labels finished by an earlier, interrupted run with the same settings ----
   Checkpoint checkpoint{fingerprint(config, info), {}};
-  const auto ckpt_path = checkpoint_path(config.state_dir);
-  if (config.resume) {
-    std::string text;
-    if (comm.is_root() && std::filesystem::is_regular_file(ckpt_path)) {
-      text = load_checkpoint(ckpt_path, num_labels).fingerprint.dump();  // validates the file on rank 0
-    }
-    comm.broadcast(text);
-    if (!text.empty()) {
-      const Checkpoint saved = load_checkpoint(ckpt_path, num_labels);
-      check_fingerprint(saved.fingerprint, checkpoint.fingerprint, ckpt_path);
-      checkpoint.labels = saved.labels;
-      for (const auto& [label, outcome] : saved.labels) ledger.restore(label, outcome.releases);
-      log_info("resuming: " + std::to_string(saved.labels.size()) + " label(s) finished in " + ckpt_path.string());
-    } else {
-      log_info("--resume: no checkpoint in " + config.state_dir.string() + "; starting afresh");
-    }
-  }
+  resume_checkpoint(comm, config, num_labels, checkpoint, ledger);
 
+  const RunContext run{.comm = comm, .config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger};
   std::size_t active = 0;
   for (std::size_t l = 0; l < num_labels; ++l) active += synthetic_per_label[l] > 0 && !checkpoint.labels.count(l) ? 1 : 0;
   Progress progress("evolve", active);
   std::size_t done = 0;
-
   for (std::size_t label = 0; label < num_labels; ++label) {
     if (checkpoint.labels.count(label)) continue;
-    const std::size_t n_syn = synthetic_per_label[label];
-    LabelOutcome outcome;
-    outcome.report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", n_syn}};
-    outcome.releases = nlohmann::ordered_json::array();
-    if (n_syn == 0) {
-      outcome.report["skipped"] = "no public records: nothing to learn from and no synthetic share";
-      checkpoint.labels[label] = std::move(outcome);
+    if (synthetic_per_label[label] == 0) {
+      LabelOutcome skipped;
+      skipped.report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", 0},
+                        {"skipped", "no public records: nothing to learn from and no synthetic share"}};
+      skipped.releases = nlohmann::ordered_json::array();
+      checkpoint.labels[label] = std::move(skipped);
       continue;
     }
-    // This rank's public and private rows of the label.
-    std::vector<std::size_t> public_rows, private_rows;
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-      if (static_cast<std::size_t>(labels[i]) != label) continue;
-      (secrets.is_private(i) ? private_rows : public_rows).push_back(i);
-    }
-    const MatrixF private_embeddings = select_rows(embeddings, private_rows);
-    // Aug-PE's voters (SecPE: none; its private rows reach the release through the clustering).
-    MatrixF voters;
-    if (config.method == Method::kAugPE) {
-      std::vector<std::size_t> rows = private_rows;
-      if (config.augpe_voters == AugPEVoters::kAll) {
-        rows.insert(rows.end(), public_rows.begin(), public_rows.end());
-        std::sort(rows.begin(), rows.end());
-      }
-      voters = select_rows(embeddings, rows);
-    }
-
-    std::unique_ptr<SecretClustering> clustering;
-    double sigma = augpe.sigma;
-    double kmeans_seconds = 0.0;
-    if (config.method == Method::kSecPE) {
-      sigma = plan.labels[label].sigma;
-      t0 = Clock::now();
-      KMeansOptions km{config.clusters, config.kmeans_iterations, config.kmeans_tolerance,
-                       config.metric == Metric::kInnerProduct ? Metric::kL2 : config.metric, config.seed, label};
-      KMeansResult clusters = distributed_kmeans(comm, select_rows(embeddings, public_rows), *kernel, km);
-      std::vector<std::uint64_t> ids;
-      std::vector<double> rho;
-      for (auto i : private_rows) {
-        ids.push_back(begin + i);
-        rho.push_back(plan.rho[i]);
-      }
-      outcome.report["clusters"] = clusters.centres.rows();
-      outcome.report["clip_radius"] = config.clip_radius;
-      outcome.report["kmeans_iterations"] = clusters.iterations;
-      kmeans_seconds = seconds_since(t0);
-      clustering = std::make_unique<SecretClustering>(comm, std::move(clusters.centres), std::move(clusters.sizes),
-                                                      private_embeddings, std::move(ids), std::move(rho), *kernel,
-                                                      config.metric, config.clip_radius);
-      outcome.report["public_centres_clipped"] = clustering->clipped_centres();
-      outcome.report["sigma"] = sigma;
-      outcome.report["sigma_paper"] = plan.labels[label].sigma_paper;
-      outcome.report["sampling_lp"] = plan.labels[label].lp_path;
-      outcome.report["private_batch_requested"] = plan.labels[label].batch_requested;
-      outcome.report["private_batch_used"] = plan.labels[label].batch_used;
-      if (plan.labels[label].has_private && plan.labels[label].batch_used < plan.labels[label].batch_requested) {
-        outcome.report["private_batch_note"] = "lowered so that no sampling probability exceeds 1";
-      }
-    } else {
-      outcome.report["sigma"] = sigma;
-      outcome.report["threshold"] = config.augpe_threshold;
-      outcome.report["voters"] = augpe_voters_name(config.augpe_voters);
-    }
-    const LabelEvolution job{.comm = comm,
-                             .generator = generator,
-                             .embedder = *embedder,
-                             .kernel = *kernel,
-                             .metric = config.metric,
-                             .seed = config.seed,
-                             .noise_key = config.noise_key,
-                             .label = label,
-                             .label_name = info.labels.display(label),
-                             .synthetic = n_syn,
-                             .iterations = config.iterations,
-                             .variations = config.variations,
-                             .sigma = sigma,
-                             .clustering = clustering.get(),
-                             .voters = &voters,
-                             .augpe_threshold = config.augpe_threshold,
-                             .ledger = ledger,
-                             .votes_per_centre = config.votes_per_centre};
-    evolve_label(job, outcome);
-    if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
-    checkpoint.labels[label] = std::move(outcome);
-    if (comm.is_root()) save_checkpoint(ckpt_path, checkpoint);
+    checkpoint.labels[label] = evolve_one_label(run, label, synthetic_per_label[label]);
+    if (comm.is_root()) save_checkpoint(checkpoint_path(config.state_dir), checkpoint);
     progress.step(++done, "label " + std::to_string(label) + " (" + info.labels.display(label) + ")");
   }
   progress.finish();
 
-  nlohmann::ordered_json label_reports = nlohmann::ordered_json::array();
+  RunResult result;
+  result.privacy = privacy_report_of(config, calibration, checkpoint, ledger, models);
+  result.synthetic.resize(num_labels);
   for (auto& [label, outcome] : checkpoint.labels) {
-    label_reports.push_back(outcome.report);
     for (auto& m : outcome.metrics) result.metrics.push_back(m);
     result.synthetic[label] = outcome.synthetic;
   }
-
-  // ---- privacy report ----
-  PrivacyReportInputs report;
-  report.method = method_name(config.method);
-  report.iterations = config.iterations;
-  report.p = config.p;
-  report.r = config.r;
-  report.budgets_file = config.budgets_file.string();
-  report.budgets = &budgets;
-  report.delta = delta;
-  if (config.method == Method::kSecPE) report.plan = &plan;
-  if (config.method == Method::kAugPE) {
-    report.augpe = &augpe;
-    report.augpe_costs = &augpe_costs;
-    report.augpe_voters = augpe_voters_name(config.augpe_voters);
-  }
-  report.labels = label_reports;
-  report.releases = ledger.all_entries();
-  report.generator = generator.describe();
-  result.privacy = privacy_report(report);
-
+  result.label_columns = info.labels.columns;
+  result.label_prefixes = info.labels.prefixes;
+  result.label_values = info.labels.values;
   for (std::size_t l = 0; l < num_labels; ++l)
     for (std::size_t i = 0; i < result.synthetic[l].size(); ++i) result.synthetic_labels.push_back(static_cast<std::int32_t>(l));
   result.summary = {{"records", info.num_records}, {"labels", num_labels}, {"secrets", info.num_secrets},
-                    {"embedding_dim", info.embedding_dim}, {"embedder", embedder->name()},
-                    {"generator", generator.describe()}, {"kernel", kernel->name()},
+                    {"embedding_dim", info.embedding_dim}, {"embedder", models.embedder->name()},
+                    {"generator", models.generator->describe()}, {"kernel", models.kernel->name()},
                     {"setup_seconds", setup_seconds},
-                    {"calibration_seconds", calibration_seconds}, {"run_seconds", seconds_since(run_start)},
+                    {"calibration_seconds", calibration_seconds}, {"run_seconds", run_timer.seconds()},
                     {"bytes_sent_rank0", comm.bytes_sent()},
                     {"dataset_provenance", info.provenance}};
   return result;
 }
+
 
 }  // namespace secpe

@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/secret_rng.hpp"
-#include "privacy/release_grid.hpp"
+#include "privacy/noisy_release.hpp"
 
 namespace secpe {
 
@@ -109,7 +109,7 @@ VoteResult augpe_votes(const Communicator& comm, const MatrixF& voters, const Ma
   if (comm.is_root()) {
     SecretRng noise = SecretStreamFamily(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration)).stream(0);
     for (std::size_t i = 0; i < n_cand; ++i) {
-      const double noisy = snap_to_release_grid(double(histogram[i]) + sigma * noise.normal(), sigma);
+      const double noisy = noisy_release(double(histogram[i]), sigma, noise);
       result.votes[i] = std::max(0.0, noisy - threshold);
     }
   }

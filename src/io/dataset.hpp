@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/matrix.hpp"
+#include "core/secret_matrix.hpp"
 
 namespace secpe {
 
@@ -45,19 +46,6 @@ struct LabelSet {
   std::vector<std::vector<std::string>> values;  // [label id][column]
   std::size_t size() const { return values.size(); }
   std::string display(std::size_t label) const;  // "Restaurants | 5.0"
-};
-
-// Compressed sparse rows over a range of records: the secrets of record i are
-// indices[indptr[i] - indptr[0] .. indptr[i+1] - indptr[0]).
-struct SecretMatrix {
-  std::vector<std::int64_t> indptr;   // size rows + 1 (absolute offsets from the file)
-  std::vector<std::int32_t> indices;
-  std::int32_t num_secrets = 0;
-  std::size_t rows() const { return indptr.empty() ? 0 : indptr.size() - 1; }
-  bool is_private(std::size_t row) const { return indptr[row + 1] > indptr[row]; }
-  std::span<const std::int32_t> secrets_of(std::size_t row) const {
-    return {indices.data() + (indptr[row] - indptr[0]), static_cast<std::size_t>(indptr[row + 1] - indptr[row])};
-  }
 };
 
 struct DatasetInfo {

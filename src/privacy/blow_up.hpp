@@ -1,5 +1,6 @@
 #pragma once
-// The exact privacy accountant for one secret (docs/secpe-reference.md sections 1 and 3).
+// The exact privacy accountant for one secret (docs/method.md, sections 2 '(p, r)-secret
+// protection and the blow-up function' and 5 'Noise calibration').
 //
 // Per iteration the released statistics of secret j form the dominating pair
 //     P = sum_c pi_c N(s c, sigma^2)   vs   Q = N(0, sigma^2),
@@ -58,7 +59,8 @@
 
 namespace secpe {
 
-// The sensitivity scale when noisy counts and noisy centres are both released (section 3).
+// The sensitivity scale when noisy counts and noisy centres are both released (docs/method.md,
+// sections 5 'Noise calibration' and 6 'SecretClustering').
 inline constexpr double kCountsAndCentresScale = std::numbers::sqrt2;
 
 enum class LossDiscretisation { kConnectDots, kRoundUp };

@@ -1,6 +1,6 @@
 #pragma once
 // Conversions between (p, r)-secret protection, mu-GDP and (eps, delta)-DP
-// (docs/secpe-reference.md section 1).
+// (docs/method.md, section 2 '(p, r)-secret protection and the blow-up function').
 // Inputs are validated (NaN always rejected) with an InputError naming the quantity:
 // p in (0, 1), r in (p, 1), mu finite and > 0, eps finite and >= 0, delta in (0, 1).
 // eps_from_mu and mu_from_eps_delta bracket and bisect to ~1e-15 relative and return the

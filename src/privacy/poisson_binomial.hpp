@@ -1,7 +1,7 @@
 #pragma once
 // The Poisson-binomial distribution: the number of successes C of independent Bernoulli(rho_i)
 // trials, here the number of records holding a secret that one iteration samples
-// (docs/secpe-reference.md section 3).
+// (docs/method.md, section 5 'Noise calibration').
 //
 // Computed by the dynamic-programming convolution pmf' [k] = (1 - rho) pmf[k] + rho pmf[k-1], one
 // holder at a time. Every term is non-negative, so each entry carries a relative error of at most

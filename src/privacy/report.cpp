@@ -22,7 +22,9 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   } else {
     j["guarantee"] = "record-level mu-GDP (Aug-PE): two datasets that differ in one record are hard to tell apart (mu below, or (epsilon, delta) at the stated delta). "
                      "This is not (p, r)-secret protection: a secret held by n records is protected only as strongly as n records are; "
-                     "what each secret really gets is r_achieved below";
+                     "what each secret really gets is r_achieved below. The record-level guarantee covers the noisy vote histograms only: "
+                     "the generator learned from the records without a secret and N_syn follows their label counts, as in SecPE, so those "
+                     "records are treated as public (train the generator on another corpus with --generator-corpus to avoid that)";
   }
   j["budget"] = {{"p", in.p}, {"r", in.r}, {"r_over_p", in.r / in.p}, {"mu", eta},
                  {"per_secret_file", in.budgets_file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(in.budgets_file)}};

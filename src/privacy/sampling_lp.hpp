@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-#include "io/dataset.hpp"
+#include "core/secret_matrix.hpp"
 
 namespace secpe {
 

@@ -1,14 +1,10 @@
 #include "privacy/secret_noise.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstring>
-#include <limits>
 #include <numeric>
 
 #include "core/error.hpp"
-#include "core/log.hpp"
 #include "privacy/blow_up.hpp"
 #include "privacy/calibration.hpp"
 #include "privacy/conversions.hpp"
@@ -16,64 +12,6 @@
 #include "privacy/sampling_lp.hpp"
 
 namespace secpe {
-namespace {
-
-// The private records of one label, in global record order, as every rank sees them.
-struct LabelPrivateRows {
-  SecretMatrix secrets;              // indptr from 0
-  std::size_t my_offset = 0;         // index of this rank's first row of the label
-};
-
-// Every rank gets every label's private secret sets (small: a few ints per private record), in
-// global record order: ranks own contiguous record ranges and allgather keeps rank order. Each
-// rank can then solve the per-label LPs itself, identically, whatever the number of ranks.
-std::vector<LabelPrivateRows> gather_private_rows(const Communicator& comm, const SecretMatrix& local,
-                                                  std::span<const std::int32_t> labels, std::size_t num_labels) {
-  std::vector<std::int32_t> packed;  // per private row: label, count, secret ids
-  for (std::size_t i = 0; i < local.rows(); ++i) {
-    if (!local.is_private(i)) continue;
-    const auto s = local.secrets_of(i);
-    packed.push_back(labels[i]);
-    packed.push_back(static_cast<std::int32_t>(s.size()));
-    packed.insert(packed.end(), s.begin(), s.end());
-  }
-  const auto all = comm.allgather_strings({std::string(reinterpret_cast<const char*>(packed.data()), packed.size() * sizeof(std::int32_t))});
-  std::vector<LabelPrivateRows> out(num_labels);
-  for (auto& l : out) {
-    l.secrets.indptr = {0};
-    l.secrets.num_secrets = local.num_secrets;
-  }
-  for (int r = 0; r < comm.size(); ++r) {
-    const auto& bytes = all[static_cast<std::size_t>(r)];
-    std::vector<std::int32_t> v(bytes.size() / sizeof(std::int32_t));
-    if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-    if (r == comm.rank())
-      for (auto& l : out) l.my_offset = l.secrets.rows();
-    for (std::size_t k = 0; k < v.size();) {
-      auto& l = out[static_cast<std::size_t>(v[k])].secrets;
-      const auto count = static_cast<std::size_t>(v[k + 1]);
-      l.indices.insert(l.indices.end(), v.begin() + static_cast<std::ptrdiff_t>(k + 2), v.begin() + static_cast<std::ptrdiff_t>(k + 2 + count));
-      l.indptr.push_back(static_cast<std::int64_t>(l.indices.size()));
-      k += 2 + count;
-    }
-  }
-  return out;
-}
-
-// The releases of secret j: one mixture per label holding it, at lambda = 1.
-std::vector<MixtureRelease> releases_of(std::size_t j, const std::vector<std::vector<std::vector<double>>>& pmf,
-                                        const std::vector<LabelNoise>& labels, int iterations, double lambda) {
-  std::vector<MixtureRelease> out;
-  for (std::size_t l = 0; l < labels.size(); ++l) {
-    if (pmf[l][j].empty() || labels[l].sigma_paper <= 0) continue;
-    // Same arithmetic as the accountant's own scaling (step at lambda = 1, then / lambda), so the
-    // reported bound is bit-for-bit the one the calibration certified.
-    out.push_back({pmf[l][j], kCountsAndCentresScale / labels[l].sigma_paper / lambda, iterations});
-  }
-  return out;
-}
-
-}  // namespace
 
 CalibrationMode parse_calibration(const std::string& name) {
   if (name == "exact") return CalibrationMode::kExact;
@@ -83,39 +21,37 @@ CalibrationMode parse_calibration(const std::string& name) {
 
 std::string calibration_name(CalibrationMode mode) { return mode == CalibrationMode::kExact ? "exact" : "paper"; }
 
-SecretNoisePlan plan_secret_noise(const Communicator& comm, const SecretMatrix& local_secrets,
-                                  std::span<const std::int32_t> local_labels, std::size_t num_labels,
-                                  const SecretBudgets& budgets, int iterations, double batch, CalibrationMode mode) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto m = static_cast<std::size_t>(local_secrets.num_secrets);
-  if (budgets.p.size() != m) throw InputError("budgets: expected one per secret");
-  SecretNoisePlan plan;
-  plan.mode = mode;
-  plan.labels.resize(num_labels);
-  plan.rho.assign(local_secrets.rows(), 0.0);
-  plan.eta.resize(m);
-  for (std::size_t j = 0; j < m; ++j) plan.eta[j] = mu_from_pr(budgets.p[j], budgets.r[j]);
+SecretNoiseModel::SecretNoiseModel(std::vector<SecretMatrix> label_rows, const SecretBudgets& budgets, int iterations,
+                                   double batch, CalibrationMode mode)
+    : budgets_(budgets), iterations_(iterations), mode_(mode) {
+  const std::size_t num_labels = label_rows.size();
+  const std::size_t m = budgets.p.size();
+  for (const auto& rows : label_rows)
+    if (static_cast<std::size_t>(rows.num_secrets) != m) throw InputError("budgets: expected one per secret");
+  labels_.resize(num_labels);
+  rho_.resize(num_labels);
+  eta_.resize(m);
+  for (std::size_t j = 0; j < m; ++j) eta_[j] = mu_from_pr(budgets.p[j], budgets.r[j]);
 
-  const auto rows = gather_private_rows(comm, local_secrets, local_labels, num_labels);
   // Labels holding each secret.
   std::vector<double> labels_holding(m, 0.0);
   std::vector<std::vector<std::int64_t>> holders(num_labels, std::vector<std::int64_t>(m, 0));
   for (std::size_t l = 0; l < num_labels; ++l) {
-    for (auto j : rows[l].secrets.indices) ++holders[l][static_cast<std::size_t>(j)];
+    for (auto j : label_rows[l].indices) ++holders[l][static_cast<std::size_t>(j)];
     for (std::size_t j = 0; j < m; ++j) labels_holding[j] += holders[l][j] > 0 ? 1.0 : 0.0;
   }
 
   // Per label: exact LP weights, rho scaled to the batch, Poisson-binomial PMFs, paper sigma.
-  std::vector<std::vector<std::vector<double>>> pmf(num_labels, std::vector<std::vector<double>>(m));
-  std::vector<std::vector<double>> expected_count(num_labels);  // Delta_{j,l}
+  pmf_.assign(num_labels, std::vector<std::vector<double>>(m));
+  expected_count_.resize(num_labels);
   for (std::size_t l = 0; l < num_labels; ++l) {
-    auto& noise = plan.labels[l];
+    auto& noise = labels_[l];
     noise.batch_requested = batch;
-    const SecretMatrix& s = rows[l].secrets;
+    const SecretMatrix& s = label_rows[l];
     if (s.rows() == 0) continue;
     noise.has_private = true;
     std::vector<double> eta_label(m);
-    for (std::size_t j = 0; j < m; ++j) eta_label[j] = plan.eta[j] / std::sqrt(std::max(1.0, labels_holding[j]));
+    for (std::size_t j = 0; j < m; ++j) eta_label[j] = eta_[j] / std::sqrt(std::max(1.0, labels_holding[j]));
     const SamplingLpResult lp = solve_sampling_lp(s, eta_label);
     noise.lp_path = to_string(lp.path);
     const double wmax = *std::max_element(lp.weights.begin(), lp.weights.end());
@@ -124,7 +60,8 @@ SecretNoisePlan plan_secret_noise(const Communicator& comm, const SecretMatrix& 
     noise.batch_used = scaling.batch;
     std::vector<std::vector<double>> rho_of_holders(m);
     std::vector<double> expected(m, 0.0);
-    std::vector<double> rho(s.rows());
+    std::vector<double>& rho = rho_[l];
+    rho.resize(s.rows());
     for (std::size_t i = 0; i < s.rows(); ++i) {
       rho[i] = std::min(1.0, scaling.scale * lp.weights[i]);
       for (auto j : s.secrets_of(i)) {
@@ -135,58 +72,64 @@ SecretNoisePlan plan_secret_noise(const Communicator& comm, const SecretMatrix& 
     for (std::size_t j = 0; j < m; ++j) {
       if (rho_of_holders[j].empty()) continue;
       noise.sigma_paper = std::max(noise.sigma_paper, paper_sigma(expected[j], eta_label[j], iterations));
-      pmf[l][j] = poisson_binomial_pmf(rho_of_holders[j]);
+      pmf_[l][j] = poisson_binomial_pmf(rho_of_holders[j]);
     }
-    expected_count[l] = expected;
-    // This rank's rows of the label are a contiguous run starting at my_offset.
-    std::size_t k = rows[l].my_offset;
-    for (std::size_t i = 0; i < local_secrets.rows(); ++i) {
-      if (local_secrets.is_private(i) && static_cast<std::size_t>(local_labels[i]) == l) plan.rho[i] = rho[k++];
-    }
+    expected_count_[l] = std::move(expected);
   }
+}
 
-  // Exact mode: the smallest common factor lambda that certifies every secret. Secrets are split
-  // over the ranks; each rank skips a secret that a cheap rigorous screen already certifies at
-  // its current lambda (skipped secrets cannot raise the maximum), and the maximum is exact.
-  if (mode == CalibrationMode::kExact) {
-    // Most exposed secrets first (single-Gaussian estimate of mu^2), so the checks skip the rest.
-    std::vector<double> exposure(m, 0.0);
-    for (std::size_t l = 0; l < num_labels; ++l) {
-      if (plan.labels[l].sigma_paper <= 0) continue;
-      for (std::size_t j = 0; j < m; ++j) exposure[j] += std::pow(expected_count[l][j] / plan.labels[l].sigma_paper, 2) / (plan.eta[j] * plan.eta[j]);
-    }
-    std::vector<std::size_t> order(m);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return exposure[a] > exposure[b]; });
-    double lambda = 0.0;
-    for (std::size_t k = static_cast<std::size_t>(comm.rank()); k < m; k += static_cast<std::size_t>(comm.size())) {
-      const std::size_t j = order[k];
-      const auto releases = releases_of(j, pmf, plan.labels, iterations, 1.0);
-      if (releases.empty()) continue;
-      if (lambda > 0) {  // certified at the running lambda: cheap screen first, then one exact bound
-        const auto scaled = releases_of(j, pmf, plan.labels, iterations, lambda);
-        if (blow_up_screen(scaled, budgets.p[j]) <= budgets.r[j]) continue;
-        if (blow_up_upper_composed(scaled, budgets.p[j]) <= budgets.r[j]) continue;
-      }
-      lambda = std::max(lambda, calibrate_scale_composed(releases, budgets.p[j], budgets.r[j]));
-    }
-    plan.lambda = comm.allreduce_max(lambda);
-    // Every secret certified even without noise (tiny sampling rates): keep a negligible noise
-    // rather than none, so every release stays a Gaussian mechanism.
-    if (plan.lambda <= 0) plan.lambda = 1e-6;
+std::vector<MixtureRelease> SecretNoiseModel::releases_of(std::size_t j, double lambda) const {
+  std::vector<MixtureRelease> out;
+  for (std::size_t l = 0; l < labels_.size(); ++l) {
+    if (pmf_[l][j].empty() || labels_[l].sigma_paper <= 0) continue;
+    // Same arithmetic as the accountant's own scaling (step at lambda = 1, then / lambda), so the
+    // reported bound is bit-for-bit the one the calibration certified.
+    out.push_back({pmf_[l][j], kCountsAndCentresScale / labels_[l].sigma_paper / lambda, iterations_});
   }
-  for (auto& noise : plan.labels) noise.sigma = plan.lambda * noise.sigma_paper;
+  return out;
+}
 
-  // What every secret actually gets with the sigmas used (both modes), split over the ranks.
-  std::vector<MinLoc> achieved(m, MinLoc{std::numeric_limits<double>::infinity(), 0});
-  for (std::size_t j = static_cast<std::size_t>(comm.rank()); j < m; j += static_cast<std::size_t>(comm.size())) {
-    const auto releases = releases_of(j, pmf, plan.labels, iterations, plan.lambda);
-    achieved[j].value = releases.empty() ? budgets.p[j] : blow_up_upper_composed(releases, budgets.p[j]);
+std::vector<std::size_t> SecretNoiseModel::secrets_by_exposure() const {
+  const std::size_t m = eta_.size();
+  std::vector<double> exposure(m, 0.0);  // single-Gaussian estimate of mu^2 / eta^2
+  for (std::size_t l = 0; l < labels_.size(); ++l) {
+    if (labels_[l].sigma_paper <= 0) continue;
+    for (std::size_t j = 0; j < m; ++j) exposure[j] += std::pow(expected_count_[l][j] / labels_[l].sigma_paper, 2) / (eta_[j] * eta_[j]);
   }
-  comm.allreduce_min_loc(achieved);
-  plan.achieved_r.resize(m);
-  for (std::size_t j = 0; j < m; ++j) plan.achieved_r[j] = achieved[j].value;
-  plan.accounting_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return exposure[a] > exposure[b]; });
+  return order;
+}
+
+double SecretNoiseModel::lambda_for(std::span<const std::size_t> secrets) const {
+  double lambda = 0.0;
+  for (const std::size_t j : secrets) {
+    const auto releases = releases_of(j, 1.0);
+    if (releases.empty()) continue;
+    if (lambda > 0) {  // certified at the running lambda: cheap screen first, then one exact bound
+      const auto scaled = releases_of(j, lambda);
+      if (blow_up_screen(scaled, budgets_.p[j]) <= budgets_.r[j]) continue;
+      if (blow_up_upper_composed(scaled, budgets_.p[j]) <= budgets_.r[j]) continue;
+    }
+    lambda = std::max(lambda, calibrate_scale_composed(releases, budgets_.p[j], budgets_.r[j]));
+  }
+  return lambda;
+}
+
+double SecretNoiseModel::achieved_r(std::size_t j, double lambda) const {
+  const auto releases = releases_of(j, lambda);
+  return releases.empty() ? budgets_.p[j] : blow_up_upper_composed(releases, budgets_.p[j]);
+}
+
+SecretNoisePlan SecretNoiseModel::plan(double lambda, std::vector<double> achieved_r) const {
+  SecretNoisePlan plan;
+  plan.mode = mode_;
+  plan.lambda = lambda;
+  plan.labels = labels_;
+  for (auto& noise : plan.labels) noise.sigma = lambda * noise.sigma_paper;
+  plan.eta = eta_;
+  plan.achieved_r = std::move(achieved_r);
   return plan;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
-// SecretNoise (paper Algorithm 1), distributed, with exact accounting.
+// SecretNoise (paper Algorithm 1) with exact accounting, as pure maths: no MPI, no storage. The
+// distributed orchestration (gathering the secret sets, splitting the accountant's work over the
+// ranks, exact reductions) is the pipeline's calibration stage, evolve/noise_calibration.hpp.
 //
 // Per label: the packing LP gives sampling weights to the label's private records (solved
 // exactly, privacy/sampling_lp.hpp), scaled to an expected batch B. The paper then sets
@@ -22,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "dist/communicator.hpp"
-#include "io/dataset.hpp"
+#include "core/secret_matrix.hpp"
+#include "privacy/blow_up.hpp"
 #include "privacy/budgets.hpp"
 
 namespace secpe {
@@ -51,8 +53,41 @@ struct SecretNoisePlan {
   double accounting_seconds = 0.0;
 };
 
-SecretNoisePlan plan_secret_noise(const Communicator& comm, const SecretMatrix& local_secrets,
-                                  std::span<const std::int32_t> local_labels, std::size_t num_labels,
-                                  const SecretBudgets& budgets, int iterations, double batch, CalibrationMode mode);
+// Everything the calibration derives from the labels' private secret sets: per label the exact LP
+// weights scaled to the batch (rho), the paper's sigma, and per (label, secret) the Poisson-binomial
+// PMF of the holders' sampled count. Deterministic: every rank that builds it from the same rows
+// gets the same model.
+class SecretNoiseModel {
+ public:
+  // `label_rows[l]`: label l's private records' secret sets, in global record order.
+  SecretNoiseModel(std::vector<SecretMatrix> label_rows, const SecretBudgets& budgets, int iterations, double batch,
+                   CalibrationMode mode);
+
+  std::size_t num_secrets() const { return eta_.size(); }
+  // Secrets ordered by a single-Gaussian estimate of their exposure, most exposed first: checked in
+  // this order, the exact calibration can skip most secrets with a cheap screen.
+  std::vector<std::size_t> secrets_by_exposure() const;
+  // The smallest common factor lambda that certifies every secret of `secrets` (0 when none needs
+  // noise). The largest over a partition of all secrets is the exact calibration's lambda.
+  double lambda_for(std::span<const std::size_t> secrets) const;
+  // An upper bound on B_j(p_j) at sigma_l = lambda * sigma_paper_l (p_j for a secret held nowhere).
+  double achieved_r(std::size_t secret, double lambda) const;
+  // Label l's sampling probabilities, one per private record in global order.
+  const std::vector<double>& label_rho(std::size_t label) const { return rho_[label]; }
+  // The plan for a calibrated lambda and the per-secret achieved r (local rho left empty).
+  SecretNoisePlan plan(double lambda, std::vector<double> achieved_r) const;
+
+ private:
+  std::vector<MixtureRelease> releases_of(std::size_t secret, double lambda) const;
+
+  const SecretBudgets& budgets_;
+  int iterations_;
+  CalibrationMode mode_;
+  std::vector<LabelNoise> labels_;                      // sigma still 0: set by plan()
+  std::vector<double> eta_;
+  std::vector<std::vector<double>> rho_;                // [label][private row]
+  std::vector<std::vector<std::vector<double>>> pmf_;   // [label][secret]: count PMF, empty if none
+  std::vector<std::vector<double>> expected_count_;     // [label][secret]: Delta_{j,l}
+};
 
 }  // namespace secpe

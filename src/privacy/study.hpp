@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/dataset.hpp"
+#include "core/secret_matrix.hpp"
 #include "privacy/budgets.hpp"
 
 namespace secpe {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/dataset.hpp"
+#include "core/secret_matrix.hpp"
 
 namespace secpe {
 

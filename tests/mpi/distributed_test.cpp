@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compute/cpu/blas_kernel.hpp"
+#include "compute/cpu/reference_kernel.hpp"
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
 #include "core/error.hpp"

@@ -7,9 +7,12 @@
 #include <random>
 #include <vector>
 
+#include "compute/cpu/blas_kernel.hpp"
+#include "compute/cpu/reference_kernel.hpp"
 #include "compute/nearest.hpp"
 #include "compute/verify.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace secpe {
 namespace {
@@ -241,11 +244,11 @@ TEST(ComputeKernel, ThreadCountFromEnvironment) {
   const char* saved = std::getenv("SECPE_THREADS");
   const std::string keep = saved ? saved : "";
   setenv("SECPE_THREADS", "3", 1);
-  EXPECT_EQ(default_kernel_threads(), 3);
+  EXPECT_EQ(default_threads(), 3);
   EXPECT_EQ(BlasKernel().threads(), 3);
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.threads = 1}).threads(), 1);  // explicit wins
   setenv("SECPE_THREADS", "zero", 1);
-  EXPECT_THROW(default_kernel_threads(), InputError);
+  EXPECT_THROW(default_threads(), InputError);
   if (saved) {
     setenv("SECPE_THREADS", keep.c_str(), 1);
   } else {

@@ -1,4 +1,4 @@
-// The fast deterministic float routines (compute/cpu/fast_float.hpp): the documented summation
+// The fast deterministic float routines (compute/fast_float.hpp): the documented summation
 // order bit for bit, independence of alignment, agreement with the exact double scores within the
 // float error bound, and exact fixed-point accumulation.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compute/cpu/exact_score.hpp"
-#include "compute/cpu/fast_float.hpp"
+#include "compute/fast_float.hpp"
 
 namespace secpe {
 namespace {

@@ -47,7 +47,7 @@ TEST(BlowUp, PureGaussianComposedMatchesClosedForm) {
 }
 
 TEST(BlowUp, OneShotMixtureMatchesClosedForm) {
-  // docs/secpe-reference.md section 8: P = 0.5 N(0,1) + 0.5 N(1,1) vs N(0,1) at alpha = 1e-4.
+  // docs/method.md section 11 (test vectors): P = 0.5 N(0,1) + 0.5 N(1,1) vs N(0,1) at alpha = 1e-4.
   const std::vector<double> half = {0.5, 0.5};
   const double reference = 0.5 * 1e-4 + 0.5 * normal_cdf(1.0 - normal_quantile(1.0 - 1e-4));
   EXPECT_NEAR(blow_up_mixture_one_shot(half, 1.0, 1.0, 1e-4), reference, 1e-15);

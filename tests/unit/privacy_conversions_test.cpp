@@ -14,7 +14,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// docs/secpe-reference.md section 8; the 20-digit values were computed with mpmath.
+// docs/method.md section 11 (test vectors); the 20-digit values were computed with mpmath.
 TEST(PrivacyConversions, MuFromPrMatchesReference) {
   EXPECT_NEAR(mu_from_pr(1e-4, 2e-4), 0.178932686, 1e-9);
   EXPECT_NEAR(mu_from_pr(1e-4, 10e-4), 0.628784179, 1e-9);

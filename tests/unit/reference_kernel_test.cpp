@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compute/cpu/reference_kernel.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 

@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "core/secret_rng.hpp"
 #include "privacy/gaussian.hpp"
-#include "privacy/release_grid.hpp"
+#include "privacy/noisy_release.hpp"
 
 namespace secpe {
 namespace {

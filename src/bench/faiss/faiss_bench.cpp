@@ -1,23 +1,20 @@
 #include "bench/faiss/faiss_bench.hpp"
 
+#include <cblas.h>
+#include <ctime>
 #include <faiss/Clustering.h>
 #include <faiss/IndexFlat.h>
-#include <cblas.h>
 #include <omp.h>
-
-#include <chrono>
-#include <ctime>
 
 #include "cluster/kmeans.hpp"
 #include "compute/nearest.hpp"
 #include "core/rng.hpp"
+#include "core/timer.hpp"
 #include "dist/communicator.hpp"
 
 namespace secpe {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 double process_cpu_seconds() {  // all threads of this process
   timespec ts{};
@@ -52,15 +49,15 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   index.add(static_cast<faiss::Index::idx_t>(o.candidates), base.data());
   std::vector<float> distances(o.queries);
   std::vector<faiss::Index::idx_t> labels(o.queries);
-  auto t0 = Clock::now();
+  Timer t0;
   index.search(static_cast<faiss::Index::idx_t>(o.queries), queries.data(), 1, distances.data(), labels.data());
-  const double faiss_search = seconds_since(t0);
+  const double faiss_search = t0.seconds();
 
   std::vector<std::int32_t> nearest(o.queries);
   std::vector<double> score(o.queries);
-  t0 = Clock::now();
+  t0.restart();
   kernel->search(queries, base, Metric::kInnerProduct, nearest, score);
-  const double our_search = seconds_since(t0);
+  const double our_search = t0.seconds();
   std::size_t agree = 0;
   for (std::size_t i = 0; i < o.queries; ++i) agree += labels[i] == nearest[i] ? 1 : 0;
 
@@ -74,10 +71,10 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   cp.spherical = true;
   faiss::Clustering clustering(o.dim, o.kmeans_clusters, cp);
   faiss::IndexFlatIP kindex(o.dim);
-  t0 = Clock::now();
+  t0.restart();
   double cpu0 = process_cpu_seconds();
   clustering.train(static_cast<faiss::Index::idx_t>(o.kmeans_points), points.data(), kindex);
-  const double faiss_kmeans = seconds_since(t0);
+  const double faiss_kmeans = t0.seconds();
   const double faiss_kmeans_cpu = process_cpu_seconds() - cpu0;
 
   const Communicator self(MPI_COMM_SELF);
@@ -85,10 +82,10 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   ko.init = init;
   ko.init_rounds = o.kmeans_init_rounds;
   ko.threads = o.threads;
-  t0 = Clock::now();
+  t0.restart();
   cpu0 = process_cpu_seconds();
   const KMeansResult ours = distributed_kmeans(self, points, *kernel, ko);
-  const double our_kmeans = seconds_since(t0);
+  const double our_kmeans = t0.seconds();
   const double our_kmeans_cpu = process_cpu_seconds() - cpu0;
   const int lloyd_passes = ours.iterations + 1;  // the iterations and the final assignment pass
   const double faiss_per_iteration = faiss_kmeans / o.kmeans_iterations;

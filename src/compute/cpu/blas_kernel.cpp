@@ -31,27 +31,14 @@
 #include <vector>
 
 #include "compute/cpu/exact_score.hpp"
-#include "compute/nearest.hpp"
+#include "compute/cpu/blas_kernel.hpp"
+#include "core/parallel.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
 
-int default_kernel_threads() {
-  if (const char* env = std::getenv("SECPE_THREADS"); env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    const long v = std::strtol(env, &end, 10);
-    if (*end != '\0' || v < 1 || v > 4096) {
-      throw InputError("SECPE_THREADS must be a positive integer (got '" + std::string(env) + "')");
-    }
-    return static_cast<int>(v);
-  }
-  // Asked once: glibc reads /sys on every call, which costs more than a small release itself.
-  static const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
-}
-
 BlasKernel::BlasKernel(BlasKernelOptions options)
-    : threads_(options.threads > 0 ? options.threads : default_kernel_threads()),
+    : threads_(options.threads > 0 ? options.threads : default_threads()),
       row_block_(std::max(1, options.row_block)),
       centre_block_(std::max(1, options.centre_block)) {}
 

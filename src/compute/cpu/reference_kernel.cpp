@@ -4,7 +4,8 @@
 #include <stdexcept>
 
 #include "compute/cpu/exact_score.hpp"
-#include "compute/nearest.hpp"
+#include "compute/cpu/blas_kernel.hpp"
+#include "compute/cpu/reference_kernel.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
@@ -118,9 +119,9 @@ std::string metric_name(Metric metric) {
   return "?";
 }
 
-std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name) {
+std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads) {
   if (name == "reference") return std::make_unique<ReferenceKernel>();
-  if (name == "blas") return std::make_unique<BlasKernel>();
+  if (name == "blas") return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = threads});
   throw InputError("unknown compute kernel '" + name + "' (expected reference or blas)");
 }
 

@@ -1,4 +1,8 @@
 #pragma once
+// The one place where noise is added to a private statistic: value + N(0, noise_std^2) from a
+// secret-keyed stream, snapped to the release grid. SecPE's cluster release and Aug-PE's histogram
+// both call noisy_release, so the noise and its rounding cannot differ between them.
+//
 // Released floating-point values are snapped to a grid before they leave rank 0. The low-order
 // bits of a floating-point "value + noise" depend on the value in ways the Gaussian model does not
 // capture (Mironov, "On Significance of the Least Significant Bits for Differential Privacy", CCS
@@ -9,6 +13,8 @@
 // s / 4096: at most 1/4096 of the noise, so utility is untouched, and a power of two, so the
 // float32 centres stay on it. Values are rounded to the nearest grid point, ties to even.
 #include <cmath>
+
+#include "core/secret_rng.hpp"
 
 namespace secpe {
 
@@ -26,6 +32,11 @@ inline double release_grid(double noise_std) {
 inline double snap_to_release_grid(double noisy, double noise_std) {
   const double grid = release_grid(noise_std);
   return grid > 0 ? std::nearbyint(noisy / grid) * grid : noisy;
+}
+
+// value + noise_std * N(0, 1), the normal drawn from `noise`, snapped to the release grid.
+inline double noisy_release(double value, double noise_std, SecretRng& noise) {
+  return snap_to_release_grid(value + noise_std * noise.normal(), noise_std);
 }
 
 }  // namespace secpe

@@ -1,0 +1,54 @@
+// The CPU per-centre fixed-point sum (NearestCentreKernel::add_to_centres): rows are split into
+// chunks, each chunk sums into its own integer buffer, and the buffers are added in chunk order.
+// Integer addition is exact, so the result is the same for any chunking.
+#include <bit>
+#include <cmath>
+#include <vector>
+
+#include "compute/fast_float.hpp"
+#include "compute/fixed_point.hpp"
+#include "compute/nearest.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+
+namespace secpe {
+
+void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::int32_t> centre_of,
+                                         std::span<const std::uint8_t> include, std::span<std::int64_t> sums,
+                                         std::span<std::int64_t> counts) const {
+  const auto n = static_cast<std::size_t>(x.rows());
+  const Eigen::Index d = x.cols();
+  const std::size_t k = counts.size();
+  if (centre_of.size() != n || (!include.empty() && include.size() != n) || sums.size() != k * static_cast<std::size_t>(d)) {
+    throw std::logic_error("add_to_centres: sizes do not match");
+  }
+  // Rows with a coordinate of 2^19 or more would overflow the vectorised fixed-point conversion
+  // (|x 2^32| < 2^51); they take std::llrint, which rounds the same way (to nearest, ties to even).
+  const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
+  const std::size_t stride = sums.size() + k;  // per chunk: sums, then counts
+  const int chunks = chunk_count(threads(), n, 2.0 * double(d));
+  std::vector<std::int64_t> partial(stride * static_cast<std::size_t>(chunks), 0);
+  run_chunks(chunks, n, [&](int q, std::size_t b, std::size_t e) {
+    std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
+    std::int64_t* cnt = s + sums.size();
+    for (std::size_t i = b; i < e; ++i) {
+      if (!include.empty() && !include[i]) continue;
+      const auto c = static_cast<std::size_t>(centre_of[i]);
+      ++cnt[c];
+      const float* row = x.row(static_cast<Eigen::Index>(i)).data();
+      std::int64_t* sc = s + c * static_cast<std::size_t>(d);
+      if (fast::max_abs_bits(row, d) < big_bits) {
+        fast::add_rounded(sc, row, d, kFixedPointScale);
+      } else {
+        for (Eigen::Index j = 0; j < d; ++j) sc[j] += std::llrint(static_cast<double>(row[j]) * kFixedPointScale);
+      }
+    }
+  });
+  for (int q = 0; q < chunks; ++q) {
+    const std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
+    for (std::size_t j = 0; j < sums.size(); ++j) sums[j] += s[j];
+    for (std::size_t c = 0; c < k; ++c) counts[c] += s[sums.size() + c];
+  }
+}
+
+}  // namespace secpe

@@ -1,0 +1,12 @@
+#pragma once
+// Fixed-point encoding of sums of floats, so per-centre sums are exact 64-bit integers: they add
+// up the same way in any order, on any thread, rank or device, and reduce exactly over MPI.
+// 2^-32 resolution; |sum| up to 2^31 (two billion unit vectors) fits.
+#include <cstdint>
+
+namespace secpe {
+
+inline constexpr double kFixedPointScale = 4294967296.0;
+inline double from_fixed(std::int64_t x) { return static_cast<double>(x) / kFixedPointScale; }
+
+}  // namespace secpe

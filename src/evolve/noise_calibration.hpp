@@ -1,0 +1,30 @@
+#pragma once
+// The pipeline's calibration stage: the distributed side of SecretNoise (the maths is
+// privacy/secret_noise.hpp). Every rank gathers every label's private secret sets in global
+// record order (a few integers per private record) and builds the same SecretNoiseModel, so the
+// LPs and sigmas do not depend on the rank count. The accountant's work is split over the ranks
+// (secret k goes to rank k mod R, most exposed first) and combined with exact reductions: the
+// maximum lambda, and each secret's achieved r from the rank that computed it.
+#include <cstdint>
+#include <span>
+
+#include "core/secret_matrix.hpp"
+#include "dist/communicator.hpp"
+#include "privacy/secret_noise.hpp"
+
+namespace secpe {
+
+struct NoiseCalibrationInputs {
+  const SecretMatrix& local_secrets;            // this rank's records
+  std::span<const std::int32_t> local_labels;   // their label ids
+  std::size_t num_labels = 0;
+  const SecretBudgets& budgets;
+  int iterations = 0;
+  double batch = 0.0;                           // expected private records sampled per label and iteration
+  CalibrationMode mode = CalibrationMode::kExact;
+};
+
+// The plan, with `rho` for this rank's records (0 for public ones) and the wall time.
+SecretNoisePlan calibrate_secret_noise(const Communicator& comm, const NoiseCalibrationInputs& in);
+
+}  // namespace secpe
