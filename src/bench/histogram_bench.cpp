@@ -47,7 +47,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("--augpe-fraction must be in (0, 1]");
   if (o.iterations < 1) throw InputError("--iterations must be at least 1");
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
-  const auto kernel = make_kernel(o.kernel);
+  const auto kernel = make_kernel(o.kernel, o.threads);
 
   Timer t0;
   const Shard shard(comm, o.data);
@@ -97,6 +97,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       KMeansResult km;
       kmeans_seconds += timed(comm, [&] {
         KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
+        ko.threads = o.threads;
         km = distributed_kmeans(comm, select_rows(embeddings, pub_rows[l]), *kernel, ko);
       });
       kmeans_seed_seconds += km.seed_seconds;

@@ -21,6 +21,7 @@ struct HistogramBenchOptions {
   int kmeans_iterations = 10;
   double private_batch = 1000.0;
   double sigma = 10.0;            // noise scale (its value does not change the cost)
+  int threads = 1;                // compute threads per rank
   std::string method = "both";    // secpe | augpe | both
   std::string augpe_voters = "all";  // all (every record votes, as in Aug-PE) | private
   double augpe_fraction = 1.0;    // share of the voters measured; below 1 the time is a cost-model estimate

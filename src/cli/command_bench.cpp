@@ -41,7 +41,7 @@ void check_bench_out(const po::variables_map& vm) {
 void add_bench_options(po::options_description& desc) {
   desc.add_options()("out", po::value<std::string>()->default_value(""), "also write the JSON report to this file")(
       "kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas or reference")(
-      "threads", po::value<int>()->default_value(1), "compute threads per process (SECPE_THREADS for the histogram benchmark)")(
+      "threads", po::value<int>()->default_value(1), "compute threads per process")(
       "iterations", po::value<int>()->default_value(3), "timed repetitions")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed");
 }
@@ -103,7 +103,6 @@ int bench_faiss_command(const std::vector<std::string>& args) {
   o.kernel = vm["kernel"].as<std::string>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (o.threads < 1) throw InputError("--threads must be at least 1");
-  ::setenv("SECPE_THREADS", std::to_string(o.threads).c_str(), 1);
   MPI_Init(nullptr, nullptr);  // our k-means runs over MPI_COMM_SELF
   auto report = bench_frame("faiss", args, o.threads, 1);
   report["kernel"] = o.kernel;
@@ -144,8 +143,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   option_in(vm, "releases", 1, 100000);
   option_in<std::size_t>(vm, "records", 1, 10000000000);
   synth.seed = vm["seed"].as<std::uint64_t>();
-  const int threads = vm["threads"].as<int>();
-  ::setenv("SECPE_THREADS", std::to_string(threads).c_str(), 1);
+  synth.threads = static_cast<unsigned>(option_in(vm, "threads", 1, 4096));
   return run_under_mpi([&](const Communicator& comm) {
     // Every rank builds the same matrix and keeps its shard, as `secpe run` would read it.
     const DatasetContents data = synth_embeddings(synth);
@@ -178,7 +176,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
       figures[calibration_name(mode)] = {{"seconds", seconds}, {"seconds_best", *std::min_element(seconds.begin(), seconds.end())},
                                          {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}};
     }
-    auto report = bench_frame("privacy", args, threads, comm.size());
+    auto report = bench_frame("privacy", args, static_cast<int>(synth.threads), comm.size());
     report["figures"] = figures;
     report["metrics"] = "seconds: calibrate_secret_noise wall time (gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret)";
     if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
@@ -216,7 +214,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   o.iterations = vm["iterations"].as<int>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (!std::filesystem::is_regular_file(o.data)) throw InputError("--data: cannot read '" + o.data.string() + "'");
-  ::setenv("SECPE_THREADS", std::to_string(vm["threads"].as<int>()).c_str(), 1);
+  o.threads = option_in(vm, "threads", 1, 4096);
 
   return run_under_mpi([&](const Communicator& comm) {
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());

@@ -53,7 +53,7 @@ void describe_run_options(po::options_description& desc) {
     ("generator-corpus", po::value<std::string>(), "generator: learn from this public Aug-PE CSV instead of the dataset's public records")
     ("generator-texts", po::value<std::size_t>()->default_value(5000), "generator: public training texts per label at most")
     ("kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas (blocked sgemm, exact) or reference")
-    ("threads", po::value<int>()->default_value(0), "compute threads per rank (0: SECPE_THREADS, else all hardware threads)")
+    ("threads", po::value<int>()->default_value(0), "compute threads per rank (0: the SECPE_THREADS environment variable if set, else all hardware threads)")
     ("resume", po::bool_switch(), "skip the labels finished in the state folder's checkpoint by an interrupted run with the same options")
     ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
     ("quiet", po::bool_switch(), "no progress output");
@@ -104,7 +104,7 @@ RunConfig run_config_from(const po::variables_map& vm) {
   c.generator_texts = option_in<std::size_t>(vm, "generator-texts", 1, 1000000000);
   c.kernel = vm["kernel"].as<std::string>();
   const int threads = option_in(vm, "threads", 0, 65536);
-  if (threads > 0) ::setenv("SECPE_THREADS", std::to_string(threads).c_str(), 1);
+  c.threads = threads;
   c.out = vm["out"].as<std::string>();
   check_output_folder("out", c.out, {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"});
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(c.out);

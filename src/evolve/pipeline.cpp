@@ -142,7 +142,7 @@ Models build_models(const Communicator& comm, const RunConfig& config, const Sha
                                  : config.generator_corpus.string();
   Models m{.generator = std::make_unique<NgramGenerator>(training, source, config.generator),
            .embedder = embedder_for(info, config.data),
-           .kernel = make_kernel(config.kernel)};
+           .kernel = make_kernel(config.kernel, config.threads)};
   if (config.verify) {
     // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.
     const MatrixF& x = shard.embeddings;
@@ -260,6 +260,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
     const Timer timer;
     KMeansOptions km{config.clusters, config.kmeans_iterations, config.kmeans_tolerance,
                      config.metric == Metric::kInnerProduct ? Metric::kL2 : config.metric, config.seed, label};
+    km.threads = config.threads;
     KMeansResult clusters = distributed_kmeans(run.comm, select_rows(shard.embeddings, public_rows), *run.models.kernel, km);
     std::vector<std::uint64_t> ids;
     std::vector<double> rho;

@@ -51,6 +51,7 @@ struct RunConfig {
   std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
   std::size_t generator_texts = 5000;      // public training texts per label, at most
   std::string kernel = "blas";
+  int threads = 0;                  // compute threads per rank (0: SECPE_THREADS, else the hardware's)
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first
 };
 

@@ -39,7 +39,7 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   // FAISS parallelises with OpenMP and calls sgemm, which runs on OpenBLAS's own threads: cap both.
   omp_set_num_threads(o.threads);
   openblas_set_num_threads(o.threads);
-  const auto kernel = make_kernel(o.kernel);
+  const auto kernel = make_kernel(o.kernel, o.threads);
   const MatrixF queries = random_unit_rows(o.seed, 1, o.queries, o.dim);
   const MatrixF base = random_unit_rows(o.seed, 2, o.candidates, o.dim);
   const double search_gflop = 2.0 * double(o.queries) * double(o.candidates) * o.dim / 1e9;
@@ -81,6 +81,7 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   KMeansOptions ko{o.kmeans_clusters, o.kmeans_iterations, 0.0, Metric::kCosine, o.seed, 0};
   ko.init = init;
   ko.init_rounds = o.kmeans_init_rounds;
+  ko.threads = o.threads;
   ko.threads = o.threads;
   t0.restart();
   cpu0 = process_cpu_seconds();
