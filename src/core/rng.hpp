@@ -21,6 +21,7 @@ enum class Stream : std::uint32_t {
   kKMeansInit = 3,      // k-means seeding (k-means||, k-means++, random)
   kSimulation = 5,      // simulated data in studies and tests (never a release's noise)
   kGeneration = 6,      // built-in generator: initial samples and variations
+  kEvaluation = 7,      // secpe eval: which synthetic and real records the sample-based metrics use
 };
 
 std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> counter,
