@@ -14,5 +14,6 @@ int command_inspect(const std::vector<std::string>& args);
 int command_synth_embeddings(const std::vector<std::string>& args);
 int command_bench(const std::vector<std::string>& args);
 int command_privacy(const std::vector<std::string>& args);
+int command_eval(const std::vector<std::string>& args);
 
 }  // namespace secpe::cli

@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  inspect   summarise a dataset, a checkpoint or an output folder\n"
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
     "  privacy   calibrate a dataset's (or a simulated) secret matrix in every mode; what a sigma really gives\n"
+    "  eval      score a synthetic set against real records: downstream accuracy, FID, precision/recall, lengths, diversity\n"
     "  bench     benchmarks, written as JSON (secpe bench --help)\n";
 
 // Under mpirun, only the first process prints errors that every process would print alike.
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
     if (command == "synth-embeddings") return secpe::cli::command_synth_embeddings(args);
     if (command == "bench") return secpe::cli::command_bench(args);
     if (command == "privacy") return secpe::cli::command_privacy(args);
+    if (command == "eval") return secpe::cli::command_eval(args);
     if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const secpe::InputError& e) {

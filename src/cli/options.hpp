@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "io/corpus.hpp"
+
 namespace secpe::cli {
 
 namespace po = boost::program_options;
@@ -18,6 +20,12 @@ void add_common_options(po::options_description& desc);
 bool parse_options(const std::string& command, const std::string& usage, po::options_description& desc,
                    const po::positional_options_description& positional, const std::vector<std::string>& args,
                    po::variables_map& vm);
+
+// "a,b," split at `sep` -> {"a", "b", ""} (an empty string gives no item).
+std::vector<std::string> split_list(const std::string& s, char sep);
+
+// --on-bad-record: "error" or "skip" (InputError otherwise).
+OnBadRecord parse_on_bad_record(const std::string& value);
 
 // Every option's final value as text (for run.json), sorted by name.
 std::vector<std::pair<std::string, std::string>> option_values(const po::variables_map& vm);

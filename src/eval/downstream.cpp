@@ -1,11 +1,15 @@
 #include "eval/downstream.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 
+#include "compute/nearest.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/parallel.hpp"
 #include "dist/communicator.hpp"
 #include "eval/ngrams.hpp"
 #include "eval/seconds.hpp"
@@ -94,18 +98,36 @@ std::vector<LabelColumnReport> downstream_reports(const Corpus& synthetic, const
     makers.push_back(f == ClassifierFeatures::kTfidf ? FeatureMaker{&*tfidf, nullptr}
                                                      : FeatureMaker{nullptr, real.embedder.get()});
   }
-  // models[column][features]. Each model is trained on one thread, so with several ranks the
-  // models are shared out (model m on rank m % ranks), then broadcast.
+  // models[column][features]. Each model is trained on one thread (so it is the same whoever
+  // trains it): model m goes to rank m % ranks, and a rank trains its models side by side on up
+  // to SECPE_THREADS threads.
   std::vector<std::vector<LogisticModel>> models(columns.size(), std::vector<LogisticModel>(makers.size()));
   auto owner = [&](std::size_t c, std::size_t f) { return static_cast<int>((f * columns.size() + c) % comm.size()); };
+  std::vector<SparseRows> rows;
+  for (const FeatureMaker& maker : makers) rows.push_back(maker.rows(synthetic.texts));
+  std::vector<std::pair<std::size_t, std::size_t>> mine;  // (column, features)
   for (std::size_t f = 0; f < makers.size(); ++f) {
-    const SparseRows x = makers[f].rows(synthetic.texts);
     for (std::size_t c = 0; c < columns.size(); ++c) {
-      if (owner(c, f) != comm.rank()) continue;
-      log_info("eval: training the " + features_name(options.features[f]) + " classifier of '" + columns[c].name + "'");
-      models[c][f] = train_logistic(x, columns[c].synthetic_y, static_cast<int>(columns[c].classes.size()), options.classifier);
+      if (owner(c, f) == comm.rank()) mine.emplace_back(c, f);
     }
   }
+  log_info("eval: training " + std::to_string(columns.size() * makers.size()) + " classifiers");
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  run_chunks(std::min(default_kernel_threads(), static_cast<int>(mine.size())), mine.size(),
+             [&](int, std::size_t begin, std::size_t end) {
+               for (std::size_t i = begin; i < end; ++i) {
+                 const auto [c, f] = mine[i];
+                 try {
+                   models[c][f] = train_logistic(rows[f], columns[c].synthetic_y,
+                                                 static_cast<int>(columns[c].classes.size()), options.classifier);
+                 } catch (...) {
+                   const std::lock_guard<std::mutex> lock(error_mutex);
+                   if (!error) error = std::current_exception();
+                 }
+               }
+             });
+  if (error) std::rethrow_exception(error);
   for (std::size_t f = 0; f < makers.size(); ++f) {
     for (std::size_t c = 0; c < columns.size(); ++c) {
       broadcast_model(models[c][f], static_cast<Eigen::Index>(makers[f].num_features()),
