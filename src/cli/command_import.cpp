@@ -5,7 +5,6 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -18,21 +17,6 @@
 
 namespace secpe::cli {
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(s);
-  while (std::getline(in, item, sep)) out.push_back(item);
-  if (!s.empty() && s.back() == sep) out.emplace_back();
-  return out;
-}
-
-OnBadRecord parse_on_bad_record(const std::string& v) {
-  if (v == "error") return OnBadRecord::kError;
-  if (v == "skip") return OnBadRecord::kSkip;
-  throw InputError("--on-bad-record must be 'error' or 'skip', not '" + v + "'");
-}
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -122,9 +106,9 @@ int command_import(const std::vector<std::string>& args) {
   const std::filesystem::path out = vm["out"].as<std::string>();
   check_output_file("out", out);
   std::string format = vm.count("format") ? vm["format"].as<std::string>() : (input.extension() == ".jsonl" ? "jsonl" : "augpe-csv");
-  const auto columns = split(vm["label-columns"].as<std::string>(), ',');
+  const auto columns = split_list(vm["label-columns"].as<std::string>(), ',');
   check_label_columns(columns, vm["text-column"].as<std::string>());
-  auto prefixes = split(vm["label-prefixes"].as<std::string>(), '|');
+  auto prefixes = split_list(vm["label-prefixes"].as<std::string>(), '|');
   if (vm["label-prefixes"].defaulted() && format == "jsonl") prefixes.assign(columns.size(), "");
   prefixes.resize(columns.size());
   const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());

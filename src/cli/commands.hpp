@@ -16,5 +16,6 @@ int command_blas_check(const std::vector<std::string>& args);
 int command_bench(const std::vector<std::string>& args);
 int command_privacy(const std::vector<std::string>& args);
 int command_audit(const std::vector<std::string>& args);
+int command_eval(const std::vector<std::string>& args);
 
 }  // namespace secpe::cli

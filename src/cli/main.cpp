@@ -22,6 +22,7 @@ constexpr const char* kUsage =
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
     "  privacy   calibrate a dataset's (or a simulated) secret matrix in every mode; what a sigma really gives\n"
     "  audit     measure one label's release on neighbouring datasets against the accountant's certificate\n"
+    "  eval      score a synthetic set against real records: downstream accuracy, FID, precision/recall, lengths, diversity\n"
     "  bench     benchmarks, written as JSON (secpe bench --help)\n"
     "  blas-check   which OpenBLAS core runs, whether it fits the CPU, and a self-test of it\n";
 
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
     if (command == "bench") return secpe::cli::command_bench(args);
     if (command == "privacy") return secpe::cli::command_privacy(args);
     if (command == "audit") return secpe::cli::command_audit(args);
+    if (command == "eval") return secpe::cli::command_eval(args);
     if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const secpe::InputError& e) {

@@ -161,4 +161,19 @@ std::vector<std::pair<std::string, std::string>> option_values(const po::variabl
   return out;
 }
 
+std::vector<std::string> split_list(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, sep)) out.push_back(item);
+  if (!s.empty() && s.back() == sep) out.emplace_back();
+  return out;
+}
+
+OnBadRecord parse_on_bad_record(const std::string& value) {
+  if (value == "error") return OnBadRecord::kError;
+  if (value == "skip") return OnBadRecord::kSkip;
+  throw InputError("--on-bad-record must be 'error' or 'skip', not '" + value + "'");
+}
+
 }  // namespace secpe::cli

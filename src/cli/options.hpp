@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "io/corpus.hpp"
+
 namespace secpe::cli {
 
 namespace po = boost::program_options;
@@ -44,6 +46,12 @@ T option_in(const po::variables_map& vm, const std::string& name, T lo, T hi) {
 // cannot be the output folder of `files`.
 void check_output_file(const std::string& option, const std::filesystem::path& path);
 void check_output_folder(const std::string& option, const std::filesystem::path& dir, const std::vector<std::string>& files);
+
+// "a,b," split at `sep` -> {"a", "b", ""} (an empty string gives no item).
+std::vector<std::string> split_list(const std::string& s, char sep);
+
+// --on-bad-record: "error" or "skip" (InputError otherwise).
+OnBadRecord parse_on_bad_record(const std::string& value);
 
 // Every option's final value as text (for run.json), sorted by name.
 std::vector<std::pair<std::string, std::string>> option_values(const po::variables_map& vm);

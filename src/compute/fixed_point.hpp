@@ -8,5 +8,7 @@ namespace secpe {
 
 inline constexpr double kFixedPointScale = 4294967296.0;
 inline double from_fixed(std::int64_t x) { return static_cast<double>(x) / kFixedPointScale; }
+// x in fixed point, rounded half away from zero (for sums made in double, e.g. moment sums).
+inline std::int64_t to_fixed(double x) { return static_cast<std::int64_t>(x * kFixedPointScale + (x >= 0 ? 0.5 : -0.5)); }
 
 }  // namespace secpe

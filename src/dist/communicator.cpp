@@ -145,19 +145,39 @@ std::vector<std::string> Communicator::allgather_strings(const std::vector<std::
   return out;
 }
 
-std::vector<float> Communicator::allgather(std::span<const float> local) const {
+namespace {
+
+// Every rank's values, concatenated in rank order, on every rank.
+template <class T>
+std::vector<T> allgather_values(std::span<const T> local, MPI_Datatype type, MPI_Comm comm, int ranks) {
   int my_count = static_cast<int>(local.size());
-  std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
-  MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&my_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   int total = 0;
-  for (int r = 0; r < size_; ++r) {
+  for (int r = 0; r < ranks; ++r) {
     offsets[static_cast<std::size_t>(r)] = total;
     total += counts[static_cast<std::size_t>(r)];
   }
-  std::vector<float> all(static_cast<std::size_t>(total));
-  bytes_sent_ += local.size_bytes();
-  MPI_Allgatherv(local.data(), my_count, MPI_FLOAT, all.data(), counts.data(), offsets.data(), MPI_FLOAT, comm_);
+  std::vector<T> all(static_cast<std::size_t>(total));
+  MPI_Allgatherv(local.data(), my_count, type, all.data(), counts.data(), offsets.data(), type, comm);
   return all;
+}
+
+}  // namespace
+
+std::vector<float> Communicator::allgather(std::span<const float> local) const {
+  bytes_sent_ += local.size_bytes();
+  return allgather_values(local, MPI_FLOAT, comm_, size_);
+}
+
+std::vector<double> Communicator::allgather(std::span<const double> local) const {
+  bytes_sent_ += local.size_bytes();
+  return allgather_values(local, MPI_DOUBLE, comm_, size_);
+}
+
+std::vector<std::int64_t> Communicator::allgather(std::span<const std::int64_t> local) const {
+  bytes_sent_ += local.size_bytes();
+  return allgather_values(local, MPI_INT64_T, comm_, size_);
 }
 
 void Communicator::barrier() const { MPI_Barrier(comm_); }

@@ -50,6 +50,8 @@ class Communicator {
   std::vector<std::string> allgather_strings(const std::vector<std::string>& local) const;
   // Every rank's floats, concatenated in rank order, on every rank (e.g. row-major embedding shards).
   std::vector<float> allgather(std::span<const float> local) const;
+  std::vector<double> allgather(std::span<const double> local) const;
+  std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const;
   // Number of bytes this rank sent through collectives so far (for communication-volume metrics).
   std::uint64_t bytes_sent() const { return bytes_sent_; }
 

@@ -3,8 +3,10 @@
 // HDF5 dataset. Label values are stored as they appear in the file, minus any stripped prefix
 // (Aug-PE writes "Business Category: Restaurants"; we store "Restaurants").
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,29 @@ struct JsonlReadOptions {
 // A bad record (unterminated quote, invalid UTF-8, missing column, empty text) throws an
 // InputError naming the file and the line where the record starts, or is counted and skipped.
 Corpus read_augpe_csv(const std::filesystem::path& path, const CsvReadOptions& options);
+
+// The same file read in chunks of records, for corpora too big to hold at once (the real side of
+// `secpe eval` may hold 1.9M reviews): the records, errors and skips are exactly read_augpe_csv's.
+// The constructor reads the header (InputError for a missing file, an empty file or a missing column).
+class AugpeCsvStream {
+ public:
+  AugpeCsvStream(const std::filesystem::path& path, const CsvReadOptions& options,
+                 std::size_t block_bytes = std::size_t{16} << 20);
+  ~AugpeCsvStream();
+  // Replaces chunk's records with the next (at most max_records) good ones; chunk.bad_records_skipped
+  // counts the records skipped on the way. False when the file held nothing more.
+  bool next(std::size_t max_records, Corpus& chunk);
+  std::uint64_t bytes_read() const;  // for progress
+  std::uint64_t file_size() const;
+  std::size_t bad_records_skipped() const;  // so far, over every chunk
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The header row's column names (InputError for a missing or empty file, or a malformed header).
+std::vector<std::string> read_csv_header(const std::filesystem::path& path);
 
 // One JSON object per line; label values may be strings or numbers.
 Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& options);

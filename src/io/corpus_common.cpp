@@ -1,4 +1,4 @@
-// Small pieces both corpus readers need: whole-file reading, prefix handling, blank checks.
+// Small pieces the corpus readers need: opening and whole-file reading, prefix handling, blank checks.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,12 +9,19 @@
 
 namespace secpe {
 
-std::string read_whole_file(const std::filesystem::path& path) {
+FilePtr open_input_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(name + ": is a directory, not a file");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  FilePtr file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw InputError(name + ": cannot open file (" + std::strerror(errno) + ")");
+  return file;
+}
+
+std::string read_whole_file(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  const FilePtr file = open_input_file(path);
   std::string data;
   // Size from the file itself so one read fills the buffer; grow on the rare file that changes.
   const auto size = std::filesystem::file_size(path, ec);

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/error.hpp"
+#include "io/internal.hpp"
+
 namespace secpe {
 
 CsvScanner::CsvScanner(std::string_view data) : data_(data) {
@@ -91,6 +94,39 @@ bool CsvScanner::next(CsvRecord& record, std::vector<std::string>& fields) {
   }
   record.raw = data_.substr(begin, pos_ - begin);
   return true;
+}
+
+CsvFileScanner::CsvFileScanner(const std::filesystem::path& path, std::size_t block_bytes)
+    : name_(path.string()), file_(open_input_file(path)), block_bytes_(std::max<std::size_t>(block_bytes, 1)) {
+  std::error_code ec;
+  file_size_ = std::filesystem::file_size(path, ec);
+  // The byte order mark is only looked for at the start of the file, so read at least its length.
+  while (!eof_ && buffer_.size() < 3) read_more(0);
+  scanner_ = CsvScanner(buffer_);
+}
+
+void CsvFileScanner::read_more(std::size_t keep_from) {
+  buffer_.erase(0, keep_from);
+  buffer_offset_ += keep_from;
+  const std::size_t have = buffer_.size();
+  buffer_.resize(have + block_bytes_);
+  const std::size_t got = std::fread(buffer_.data() + have, 1, block_bytes_, file_.get());
+  buffer_.resize(have + got);
+  if (std::ferror(file_.get())) throw InputError(name_ + ": read error");
+  if (got < block_bytes_) eof_ = true;
+}
+
+bool CsvFileScanner::next(CsvRecord& record, std::vector<std::string>& fields) {
+  for (;;) {
+    const std::size_t start = scanner_.position();
+    const long long line = scanner_.line();
+    const bool got = scanner_.next(record, fields);
+    // A record that stops before the end of the buffer was read whole (its line break included):
+    // the scanner never looks behind, so the whole-file scanner reads the same bytes the same way.
+    if (eof_ || (got && scanner_.position() < buffer_.size())) return got;
+    read_more(start);
+    scanner_ = CsvScanner(buffer_, 0, line);
+  }
 }
 
 }  // namespace secpe

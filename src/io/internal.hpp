@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the corpus readers and writers; not part of the public io interface.
+#include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,11 @@
 namespace secpe {
 
 bool is_valid_utf8(std::string_view s);
+
+using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+// The file opened for binary reading. InputError naming it when it is a directory or cannot be opened.
+FilePtr open_input_file(const std::filesystem::path& path);
 
 // The whole file in memory: one read, so parsing can be a single pass over a buffer.
 // InputError naming the file when it is missing or unreadable.

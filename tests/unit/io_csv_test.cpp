@@ -160,6 +160,72 @@ TEST(AugpeCsv, WriteThenReadRoundTrips) {
   EXPECT_EQ(corpus.labels, labels);
 }
 
+// Reads `path` through AugpeCsvStream with tiny blocks and chunks, concatenating the chunks.
+Corpus read_streamed(const std::filesystem::path& path, const CsvReadOptions& options, std::size_t block_bytes,
+                     std::size_t chunk_records) {
+  AugpeCsvStream stream(path, options, block_bytes);
+  Corpus all, chunk;
+  while (stream.next(chunk_records, chunk)) {
+    EXPECT_LE(chunk.texts.size(), chunk_records);
+    all.texts.insert(all.texts.end(), chunk.texts.begin(), chunk.texts.end());
+    all.labels.insert(all.labels.end(), chunk.labels.begin(), chunk.labels.end());
+    all.bad_records_skipped += chunk.bad_records_skipped;
+  }
+  EXPECT_EQ(all.bad_records_skipped, stream.bad_records_skipped());
+  EXPECT_EQ(stream.bytes_read(), stream.file_size());
+  all.label_columns = chunk.label_columns;
+  all.label_prefixes = chunk.label_prefixes;
+  return all;
+}
+
+// Every block size cuts records, quoted newlines, CRLF pairs and the byte order mark somewhere.
+TEST(AugpeCsvStream, AnyBlockAndChunkSizeReadsWhatTheWholeFileReaderReads) {
+  const std::string content = "\xEF\xBB\xBFtext,label1,label2\r\na,Business Category: X,Review Stars: 1.0\r\n\r\n"
+                              "\"b\r\nc, \"\"q\"\"\",Business Category: Y,Review Stars: 2.0\r"
+                              "bad\xFF,A,B\nshort,A\n\"\"\"x\",A,B\n\"lone\rcr\",Z,W\r\"un\nterminated,A,B\n";
+  TempFile file("stream.csv", content);
+  CsvReadOptions skip;
+  skip.on_bad_record = OnBadRecord::kSkip;
+  const Corpus whole = read_augpe_csv(file.path(), skip);
+  EXPECT_EQ(whole.texts, (std::vector<std::string>{"a", "b\r\nc, \"q\"", "\"x", "lone\rcr"}));
+  EXPECT_EQ(whole.bad_records_skipped, 3u);
+  for (std::size_t block : {1, 2, 3, 5, 7, 16, 64, 4096}) {
+    for (std::size_t chunk : {1, 2, 1000}) {
+      const Corpus streamed = read_streamed(file.path(), skip, block, chunk);
+      EXPECT_EQ(streamed.texts, whole.texts) << block << " " << chunk;
+      EXPECT_EQ(streamed.labels, whole.labels) << block << " " << chunk;
+      EXPECT_EQ(streamed.bad_records_skipped, whole.bad_records_skipped) << block << " " << chunk;
+      EXPECT_EQ(streamed.label_prefixes, whole.label_prefixes);
+    }
+  }
+}
+
+TEST(AugpeCsvStream, ErrorsNameTheSameLineForAnyBlockSize) {
+  TempFile file("lines.csv", std::string(kHeader) + "ok,A,B\r\n\"two\r\nlines\",A,B\r\rsecret\xFF,A,B\n");
+  for (std::size_t block : {1, 3, 8, 1 << 16}) {
+    try {
+      AugpeCsvStream stream(file.path(), {}, block);
+      Corpus chunk;
+      while (stream.next(1, chunk)) {
+      }
+      FAIL() << "expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), file.str() + ":6: invalid UTF-8") << block;
+    }
+  }
+}
+
+TEST(AugpeCsvStream, HeaderOnlyFileHasNoRecords) {
+  TempFile file("empty.csv", kHeader);
+  AugpeCsvStream stream(file.path(), {});
+  Corpus chunk;
+  EXPECT_FALSE(stream.next(10, chunk));
+  EXPECT_TRUE(chunk.texts.empty());
+  EXPECT_EQ(read_csv_header(file.path()), (std::vector<std::string>{"text", "label1", "label2"}));
+  TempFile nothing("nothing.csv", "");
+  EXPECT_THROW(read_csv_header(nothing.path()), InputError);
+}
+
 TEST(Utf8, ValidatesStrictly) {
   EXPECT_TRUE(is_valid_utf8(""));
   EXPECT_TRUE(is_valid_utf8("plain ascii text that is longer than eight bytes"));

@@ -1,0 +1,122 @@
+#include "eval/report.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+namespace secpe {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template <class T>
+Json optional_json(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json scores_json(const ClassificationScores& s) {
+  return {{"accuracy", s.accuracy}, {"macro_f1", s.macro_f1}, {"records", s.records}};
+}
+
+Json lengths_json(const LengthStats& s) {
+  Json q = Json::object();
+  for (std::size_t i = 0; i < s.quantiles.size(); ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "p%g", 100.0 * LengthStats::kLevels[i]);
+    q[name] = s.quantiles[i];
+  }
+  return {{"texts", s.texts}, {"mean", s.mean}, {"std", s.std}, {"quantiles", q}};
+}
+
+Json diversity_json(const DiversityReport& d) {
+  return {{"texts", d.texts}, {"distinct_1", d.distinct_1}, {"distinct_2", d.distinct_2},
+          {"near_duplicates", d.near_duplicates}, {"near_duplicate_rate", d.near_duplicate_rate}};
+}
+
+std::string percent(double x) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * x);
+  return buf;
+}
+
+std::string number(const std::optional<double>& x, const char* format) {
+  if (!x) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, *x);
+  return buf;
+}
+
+}  // namespace
+
+Json eval_report_json(const EvalReport& r) {
+  Json j;
+  j["synthetic"] = {{"file", r.synthetic_name}, {"records", r.synthetic_records}};
+  j["real"] = {{"file", r.real_name}, {"records", r.real_records}, {"bad_records_skipped", r.real_bad_records_skipped}};
+  j["seed"] = r.seed;
+  j["embedder"] = r.embedder;
+  Json labels = Json::object();
+  for (const auto& l : r.labels) {
+    Json c = {{"classes", l.classes},
+              {"classes_absent_from_real", l.classes_absent_from_real},
+              {"real_values_unseen", l.real_values_unseen},
+              {"real_records_unseen", l.real_records_unseen},
+              {"majority", {{"class", l.majority_class}, {"accuracy", l.majority.accuracy}, {"macro_f1", l.majority.macro_f1}}}};
+    for (const auto& k : l.classifiers) {
+      Json s = scores_json(k.scores);
+      s["features"] = k.num_features;
+      s["iterations"] = k.iterations;
+      s["converged"] = k.converged;
+      c[features_name(k.features)] = s;
+    }
+    labels[l.column] = c;
+  }
+  j["classification"] = labels;
+  j["fid"] = optional_json(r.fid);
+  j["knn"] = {{"k", r.knn}, {"synthetic", r.knn_synthetic}, {"real", r.knn_real},
+              {"precision", optional_json(r.precision)}, {"recall", optional_json(r.recall)}};
+  j["length_words"] = {{"synthetic", lengths_json(r.synthetic_lengths)}, {"real", lengths_json(r.real_lengths)},
+                       {"wasserstein1", r.length_wasserstein1}};
+  j["diversity"] = {{"synthetic", diversity_json(r.synthetic_diversity)}, {"real_sample", diversity_json(r.real_diversity)}};
+  const auto& s = r.seconds;
+  j["run"] = {{"ranks", r.ranks},
+              {"seconds", {{"real_set", s.real_set}, {"classifiers", s.classifiers}, {"scoring", s.scoring},
+                           {"fid", s.fid}, {"precision_recall", s.precision_recall}, {"diversity", s.diversity},
+                           {"total", s.total}}}};
+  return j;
+}
+
+void print_eval_summary(const EvalReport& r, std::ostream& out) {
+  out << "synthetic " << r.synthetic_records << " records (" << r.synthetic_name << "), real " << r.real_records
+      << " records (" << r.real_name << ")\n";
+  out << "downstream (trained on synthetic, tested on real), accuracy / macro-F1:\n";
+  for (const auto& l : r.labels) {
+    out << "  " << l.column << ":";
+    for (const auto& k : l.classifiers) {
+      out << "  " << features_name(k.features) << " " << percent(k.scores.accuracy) << " / " << percent(k.scores.macro_f1)
+          << (k.converged ? "" : " (stopped at the iteration cap)");
+    }
+    out << "   majority '" << l.majority_class << "' " << percent(l.majority.accuracy) << " / "
+        << percent(l.majority.macro_f1) << "\n";
+    if (l.real_records_unseen > 0) {
+      out << "  " << l.column << ": " << l.real_records_unseen << " real records hold one of " << l.real_values_unseen.size()
+          << " values the synthetic set lacks (counted as errors)\n";
+    }
+  }
+  out << "FID " << number(r.fid, "%.4f") << "   k-NN (k = " << r.knn << ", " << r.knn_synthetic << " vs " << r.knn_real
+      << "): precision " << number(r.precision, "%.3f") << ", recall " << number(r.recall, "%.3f") << "\n";
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "length (words): synthetic %.1f +- %.1f, real %.1f +- %.1f, Wasserstein-1 %.2f\n",
+                r.synthetic_lengths.mean, r.synthetic_lengths.std, r.real_lengths.mean, r.real_lengths.std,
+                r.length_wasserstein1);
+  out << buf;
+  const auto& s = r.synthetic_diversity;
+  const auto& q = r.real_diversity;
+  std::snprintf(buf, sizeof buf, "diversity: distinct-1 %.3f, distinct-2 %.3f, near-duplicates %s", s.distinct_1,
+                s.distinct_2, percent(s.near_duplicate_rate).c_str());
+  out << buf;
+  std::snprintf(buf, sizeof buf, "   (real, %zu texts: %.3f, %.3f, %s)\n", q.texts, q.distinct_1, q.distinct_2,
+                percent(q.near_duplicate_rate).c_str());
+  out << buf;
+}
+
+}  // namespace secpe
