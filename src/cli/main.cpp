@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  inspect   summarise a dataset, a checkpoint or an output folder\n"
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
     "  privacy   calibrate a dataset's (or a simulated) secret matrix in every mode; what a sigma really gives\n"
+    "            (privacy calibrate: the sigma for given holders' sampling probabilities, no dataset)\n"
     "  audit     measure one label's release on neighbouring datasets against the accountant's certificate\n"
     "  bench     benchmarks, written as JSON (secpe bench --help)\n"
     "  blas-check   which OpenBLAS core runs, whether it fits the CPU, and a self-test of it\n";
