@@ -35,6 +35,7 @@ SecretMatrix private_rows_of(const DatasetReader& reader) {
 }  // namespace
 
 int command_privacy(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "calibrate") return command_privacy_calibrate({args.begin() + 1, args.end()});
   po::options_description desc("secpe privacy options");
   add_common_options(desc);
   PrivacyStudyOptions o;
@@ -55,7 +56,10 @@ int command_privacy(const std::vector<std::string>& args) {
     ("summary-only", po::bool_switch(), "calibrate exactly only what sigma = max_j sigma_j needs (fast)")
     ("out", po::value<std::string>(), "also write the JSON here");
   po::variables_map vm;
-  if (!parse_options("privacy", "secpe privacy (--data DATA.h5 | --simulate) [--iterations T --p P --r-over-p K] [--out FILE.json]", desc, {}, args, vm)) return 0;
+  if (!parse_options("privacy", "secpe privacy (--data DATA.h5 | --simulate) [--iterations T --p P --r-over-p K] [--out FILE.json]\n"
+                       "       secpe privacy calibrate --help   (the sigma for given holders' rho, without a dataset)\n\n"
+                       "The paper column is sqrt(T) Delta_j / eta_j as published: a single Gaussian at the mean count that also\n"
+                       "leaves out the sqrt(2) of releasing both counts and centres; exact accounts for both.", desc, {}, args, vm)) return 0;
   const bool simulate = vm["simulate"].as<bool>();
   if (simulate == (vm.count("data") > 0)) throw InputError("give exactly one of --data FILE.h5 and --simulate");
   if (vm.count("out")) check_output_file("out", vm["out"].as<std::string>());
@@ -103,6 +107,10 @@ int command_privacy(const std::vector<std::string>& args) {
   j["sampling_lp"] = s.lp_path;
   j["batch_used"] = s.batch_used;
   j["sigma"] = {{"exact", s.sigma_exact}, {"paper", s.sigma_paper}, {"gdp", s.sigma_gdp}, {"evaluated", s.sigma_evaluated}};
+  j["lp_choice"] = {{"definition", "among the optimal LP solutions, secpe uses one that puts each secret set's weight on as few records as possible (same objective, constraints and batch); sigma_exact_spread is what the plain solution (every record of a set at the same weight) needs"},
+                    {"sigma_exact", s.sigma_exact}, {"sigma_exact_spread", s.sigma_exact_spread},
+                    {"sigma_saved_by_lp_choice", s.sigma_exact_spread - s.sigma_exact},
+                    {"weighted_records", s.weighted_records}, {"weighted_records_spread", s.weighted_records_spread}};
   j["sigma_ratio"] = {{"definition", "sigma_gdp / sigma: Aug-PE's record-level noise over SecPE's secret-level noise for the same (p, r); larger is better for secret protection"},
                       {"exact", s.sigma_ratio_exact}, {"paper", s.sigma_ratio_paper}};
   j["group_sigma_ratio"] = {{"definition", "sigma_gdp_group / sigma, with sigma_gdp_group = max_j sqrt(T) n_j / mu_j: the noise record-level GDP needs (group privacy over the n_j holders) for the same secret guarantee"},
@@ -110,7 +118,7 @@ int command_privacy(const std::vector<std::string>& args) {
   j["noise_ratio"] = {{"definition", "(sigma_gdp / records) / (sigma / batch_used): the same per unit of signal (every record votes in Aug-PE, batch_used records are sampled in SecPE)"},
                       {"exact", s.noise_ratio_exact}, {"paper", s.noise_ratio_paper}};
   j["modes"] = {{"exact", "mixture of Gaussians (Poisson-binomial counts), counts and centres (sqrt(2)), discretised PLD composed over T, bisection so that B(p_j) <= r_j"},
-                {"paper", "sqrt(T) * Delta_j / eta_j (single-Gaussian approximation; not an upper bound)"},
+                {"paper", "sqrt(T) * Delta_j / eta_j (single-Gaussian approximation; not an upper bound; it leaves out the sqrt(2) of releasing counts and centres, i.e. it accounts for one of the two statistics released per iteration)"},
                 {"gdp", "sqrt(T) / mu_j (Aug-PE, sensitivity 1 per record)"}};
   nlohmann::ordered_json secrets = nlohmann::ordered_json::array();
   std::size_t over = 0;
@@ -132,6 +140,8 @@ int command_privacy(const std::vector<std::string>& args) {
   std::printf("private records %zu, T = %d, p = %g, r = %g (r/p = %g), batch %.4g (lp: %s)\n", rows.rows(), o.iterations, p, r, r / p,
               s.batch_used, s.lp_path.c_str());
   std::printf("sigma: exact %.6g   paper %.6g   gdp %.6g\n", s.sigma_exact, s.sigma_paper, s.sigma_gdp);
+  std::printf("LP solution: concentrated on %zu records needs sigma %.6g; spread over %zu records it would need %.6g (saved %.4g)\n",
+              s.weighted_records, s.sigma_exact, s.weighted_records_spread, s.sigma_exact_spread, s.sigma_exact_spread - s.sigma_exact);
   std::printf("sigma ratio gdp / secret: exact %.4g   paper %.4g   (per unit of signal: exact %.4g   paper %.4g)\n",
               s.sigma_ratio_exact, s.sigma_ratio_paper, s.noise_ratio_exact, s.noise_ratio_paper);
   std::printf("same secret guarantee by record-level GDP (group privacy): sigma %.6g, ratio to exact %.4g\n", s.sigma_gdp_group, s.group_ratio_exact);

@@ -39,7 +39,7 @@ void describe_run_options(po::options_description& desc) {
     ("r-over-p", po::value<double>()->default_value(10.0, "10.0"), "allowed reconstruction risk as a multiple of p")
     ("r", po::value<double>(), "allowed reconstruction risk r (overrides --r-over-p)")
     ("budgets", po::value<std::string>(), "CSV 'secret,p,r' of per-secret budgets (secret name or #index); others keep --p/--r")
-    ("calibration", po::value<std::string>(), "secpe: exact (default; certified by the exact accountant) or paper (the published formula); augpe: gdp")
+    ("calibration", po::value<std::string>(), "secpe: exact (default; certified by the exact accountant) or paper (the published formula: a single-Gaussian approximation that leaves out the sqrt(2) of releasing counts and centres, not certified); augpe: gdp")
     ("epsilon", po::value<double>()->default_value(0.0, "0"), "augpe: take mu from (epsilon, --delta) instead of (p, r) when > 0")
     ("delta", po::value<double>()->default_value(0.0, "0.0"), "delta of the reported (eps, delta) equivalent (0: 1/(N ln N))")
     ("metric", po::value<std::string>()->default_value("cosine"), "similarity: cosine, l2 or ip")

@@ -15,6 +15,7 @@ int command_synth_embeddings(const std::vector<std::string>& args);
 int command_blas_check(const std::vector<std::string>& args);
 int command_bench(const std::vector<std::string>& args);
 int command_privacy(const std::vector<std::string>& args);
+int command_privacy_calibrate(const std::vector<std::string>& args);  // secpe privacy calibrate
 int command_audit(const std::vector<std::string>& args);
 int command_eval(const std::vector<std::string>& args);
 

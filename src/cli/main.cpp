@@ -21,6 +21,7 @@ constexpr const char* kUsage =
     "  inspect   summarise a dataset, a checkpoint or an output folder\n"
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
     "  privacy   calibrate a dataset's (or a simulated) secret matrix in every mode; what a sigma really gives\n"
+    "            (privacy calibrate: the sigma for given holders' sampling probabilities, no dataset)\n"
     "  audit     measure one label's release on neighbouring datasets against the accountant's certificate\n"
     "  eval      score a synthetic set against real records: downstream accuracy, FID, precision/recall, lengths, diversity\n"
     "  bench     benchmarks, written as JSON (secpe bench --help)\n"

@@ -50,7 +50,7 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
                           {"lambda", plan.lambda}};
     } else {
       j["calibration"] = {{"mode", "paper"},
-                          {"description", "sigma_l = max_j sqrt(T) * Delta_j / eta_j, as published: a single-Gaussian approximation of a Gaussian mixture that accounts for one of the two released statistics; it is NOT an upper bound, see r_achieved per secret"}};
+                          {"description", "sigma_l = max_j sqrt(T) * Delta_j / eta_j, as published: a single-Gaussian approximation of a Gaussian mixture that accounts for one of the two released statistics (it leaves out the sqrt(2) of releasing both counts and centres); it is NOT an upper bound, see r_achieved per secret"}};
     }
     j["cross_label_composition"] = "a secret held in L_j labels gets the per-label allocation target eta_j / sqrt(L_j); r_achieved composes every label holding it";
     for (std::size_t s = 0; s < plan.eta.size(); ++s) {

@@ -36,6 +36,24 @@
 //    w = eta_j / N_j (< 1 here) with price y_j = 1 (binding), and w = 1 for records left with no
 //    secret.
 //
+// Concentration (SamplingLpOptions::concentrate). Grouping returns the optimum that is constant on
+// every group, which is the worst choice for the accountant: a secret whose capacity eta_j is
+// spread over k interchangeable holders at rho / k each has a random count with a tail up to k,
+// where one holder at rho (rho = 1: a fixed count) has the same mean and a far lighter tail. So
+// each group's total x_g = n_g w_g is moved onto floor(x_g / u) of its records at u, the largest
+// weight of the solution, plus one record at the remainder, the others at 0. This is again an
+// optimal solution, exactly: every constraint and the objective sum whole groups, and the group
+// total is unchanged; every weight stays in [0, u] with u <= 1, and the largest weight is still u,
+// so the batch scaling (which depends on the sum and the maximum of the weights only) and every
+// secret's mean count Delta_j (hence the paper's sigma) are unchanged too. What changes is the
+// spread of each secret's count: the holders' rho now majorise the equal ones, which makes the
+// Poisson-binomial count smaller in convex order (Hoeffding 1956). That is what the exact
+// accountant rewards (at T = 1, B(alpha) = E Phi(s C / sigma - z_alpha) is convex in C wherever
+// s C / sigma < z_alpha), though it is not a theorem for every T and budget; the accountant
+// certifies whichever weights are used, and `secpe privacy` reports the sigma of both choices.
+// The records that get the weight are the first of their group in the order of `rows`, so every
+// rank that passes the same rows gets the same weights.
+//
 // Feasibility without trusting tolerances. Clp satisfies constraints only to its primal tolerance
 // (1e-7) and the closed form eta_j / N_j can round up by half an ulp, so after any path the
 // weights are clamped to [0, 1] and every secret's load sum_g n_g w_g is recomputed in long double
@@ -97,6 +115,37 @@ void neumaier_add(long double& sum, long double& carry, long double term) {
     carry += (term - t) + sum;
   }
   sum = t;
+}
+
+
+// The weights of one group of n_g interchangeable records: the first `full` records at `level`,
+// the next one (if any) at `partial`, the rest at 0. Every constraint and the objective see only
+// the group's total full * level + partial.
+struct GroupWeights {
+  std::vector<std::int64_t> full;
+  std::vector<double> level, partial;
+};
+
+// Every record of group g at the group's LP weight w_g.
+GroupWeights spread(const std::vector<double>& w, const std::vector<std::int64_t>& size) {
+  return {size, w, std::vector<double>(w.size(), 0.0)};
+}
+
+// The same group totals x_g = n_g w_g on as few records as possible, each at the largest weight u
+// of the solution: floor(x_g / u) records at u and one at the remainder (see the comment at the top).
+GroupWeights concentrated(const std::vector<double>& w, const std::vector<std::int64_t>& size) {
+  const double u = w.empty() ? 0.0 : *std::max_element(w.begin(), w.end());
+  GroupWeights out{size, w, std::vector<double>(w.size(), 0.0)};
+  if (!(u > 0.0)) return out;
+  for (std::size_t g = 0; g < w.size(); ++g) {
+    if (w[g] >= u) continue;  // already at the top level
+    const long double x = static_cast<long double>(size[g]) * w[g];
+    const auto k = std::min<std::int64_t>(size[g] - 1, static_cast<std::int64_t>(std::floor(x / u)));
+    out.full[g] = k;
+    out.level[g] = u;
+    out.partial[g] = std::clamp(static_cast<double>(x - static_cast<long double>(k) * u), 0.0, u);
+  }
+  return out;
 }
 
 }  // namespace
@@ -302,17 +351,20 @@ SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const 
     }
   }
 
-  // Feasibility without trusting tolerances (see the comment at the top).
   for (double& v : w) v = std::clamp(std::isnan(v) ? 0.0 : v, 0.0, 1.0);
+  GroupWeights gw = options.concentrate ? concentrated(w, group_size) : spread(w, group_size);
+
+  // Feasibility without trusting tolerances (see the comment at the top).
   std::vector<char> repaired(static_cast<std::size_t>(m), 0);
   constexpr long double kMargin = 1.0L - 4.0L * LDBL_EPSILON;  // covers the rounding of the load sums
   for (int pass = 0;; ++pass) {
     std::vector<long double> load(static_cast<std::size_t>(m), 0.0L), carry(static_cast<std::size_t>(m), 0.0L);
     for (std::size_t g = 0; g < num_groups; ++g) {
-      const long double term = static_cast<long double>(group_size[g]) * w[g];
+      const long double full = static_cast<long double>(gw.full[g]) * gw.level[g];
       for (const std::int32_t j : group_set(g)) {
         const auto ju = static_cast<std::size_t>(j);
-        neumaier_add(load[ju], carry[ju], term);
+        neumaier_add(load[ju], carry[ju], full);
+        neumaier_add(load[ju], carry[ju], gw.partial[g]);
       }
     }
     std::vector<double> factor(static_cast<std::size_t>(m), 1.0);
@@ -334,7 +386,8 @@ SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const 
     for (std::size_t g = 0; g < num_groups; ++g) {
       double f = 1.0;
       for (const std::int32_t j : group_set(g)) f = std::min(f, factor[static_cast<std::size_t>(j)]);
-      w[g] *= f;
+      gw.level[g] *= f;
+      gw.partial[g] *= f;
     }
   }
   result.repaired_secrets = static_cast<std::size_t>(std::count(repaired.begin(), repaired.end(), 1));
@@ -347,7 +400,7 @@ SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const 
   }
   for (std::size_t g = 0; g < num_groups; ++g) {
     const auto n = static_cast<long double>(group_size[g]);
-    objective += n * w[g];
+    objective += static_cast<long double>(gw.full[g]) * gw.level[g] + gw.partial[g];
     long double price = 0.0L;
     for (const std::int32_t j : group_set(g)) price += y[static_cast<std::size_t>(j)];
     if (price < 1.0L) bound += n * (1.0L - price);
@@ -355,8 +408,14 @@ SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const 
   result.objective = static_cast<double>(objective);
   result.dual_bound = static_cast<double>(bound);
 
+  // Rows of a group in the order given: the first `full` at `level`, the next at `partial`, the rest 0.
   result.weights.resize(rows.size());
-  for (std::size_t t = 0; t < rows.size(); ++t) result.weights[t] = w[static_cast<std::size_t>(group_of_row[t])];
+  std::vector<std::int64_t> seen(num_groups, 0);
+  for (std::size_t t = 0; t < rows.size(); ++t) {
+    const auto g = static_cast<std::size_t>(group_of_row[t]);
+    const std::int64_t position = seen[g]++;
+    result.weights[t] = position < gw.full[g] ? gw.level[g] : (position == gw.full[g] ? gw.partial[g] : 0.0);
+  }
   return result;
 }
 

@@ -11,6 +11,9 @@
 //    per-secret closed form w = min(1, eta_j / n_j) when every record holds at most one secret
 //    with finite eta (the LP decomposes per secret).
 //  - Otherwise COIN-OR Clp (primal simplex) on the grouped LP.
+//  - Among the optimal solutions, one that the exact accountant prefers: each group's total weight
+//    sits on as few of its records as possible, at the largest weight of the solution (the others
+//    get 0), rather than spread evenly; objective, constraints and maximum weight are unchanged.
 //  - The solver's answer is clamped to [0, 1] and every violated constraint is repaired by
 //    scaling its holders down, so feasibility never rests on a solver tolerance.
 //  - A dual solution (a price y_j >= 0 per secret) comes back with the weights; by weak duality
@@ -39,10 +42,14 @@ struct SamplingLpOptions {
   bool use_shortcuts = true;  // false: always solve with Clp (tests compare the paths)
   bool group_rows = true;     // false: one LP variable per record (tests check the reduction)
   ClpAlgorithm algorithm = ClpAlgorithm::kPrimal;
+  // true: each group's total on as few records as possible (see sampling_lp.cpp); false: every
+  // record of a group at the group's weight (the plain grouped optimum, for comparisons).
+  bool concentrate = true;
 };
 
 struct SamplingLpResult {
   std::vector<double> weights;        // w_i per requested row, in the order given; all in [0, 1]
+                                      // (with concentrate, records of a group differ: the first ones carry it)
   double objective = 0.0;             // sum_i w_i of the returned (feasible) weights
   std::vector<double> secret_prices;  // dual y_j >= 0 per secret (0 where eta_j = inf or unconstrained)
   double dual_bound = 0.0;            // sum_j eta_j y_j + sum_i max(0, 1 - sum_{j in i} y_j) >= optimum

@@ -14,6 +14,65 @@
 
 namespace secpe {
 
+namespace {
+
+// One LP solution's sampling: rho scaled to the batch, and per secret the PMF of its count.
+struct Sampling {
+  BatchScaling scaling;
+  std::size_t weighted_records = 0;           // records with rho > 0
+  std::vector<std::vector<double>> pmf;       // per secret
+  std::vector<double> expected;               // per secret: Delta_j = sum of its holders' rho
+};
+
+Sampling sample(const SecretMatrix& rows, const std::vector<double>& weights, double batch) {
+  const auto m = static_cast<std::size_t>(rows.num_secrets);
+  const double wmax = *std::max_element(weights.begin(), weights.end());
+  const double wsum = std::max(std::accumulate(weights.begin(), weights.end(), 0.0), wmax);
+  Sampling out;
+  out.scaling = batch > 0 ? scale_to_batch(wsum, wmax, batch) : BatchScaling{1.0, wsum, false};
+  std::vector<std::vector<double>> rho_of(m);
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    const double rho = std::min(1.0, out.scaling.scale * weights[i]);
+    out.weighted_records += rho > 0 ? 1 : 0;
+    for (auto j : rows.secrets_of(i)) rho_of[static_cast<std::size_t>(j)].push_back(rho);
+  }
+  out.pmf.resize(m);
+  out.expected.resize(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    out.pmf[j] = poisson_binomial_pmf(rho_of[j]);
+    out.expected[j] = std::accumulate(rho_of[j].begin(), rho_of[j].end(), 0.0);
+  }
+  return out;
+}
+
+// The exact sigma_j of the secrets (into `per_secret` when given, else only what the maximum
+// needs), most exposed first (`order`); returns max_j sigma_j. Without per-secret output, a secret
+// that the cheap screen certifies at the running maximum cannot raise it and is skipped.
+double exact_sigmas(const Sampling& s, const SecretBudgets& budgets, int iterations, const std::vector<std::size_t>& order,
+                    std::vector<SecretStudy>* per_secret) {
+  const std::size_t m = s.pmf.size();
+  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 8));
+  std::vector<double> best(threads, 0.0);
+  auto work = [&](unsigned t) {
+    for (std::size_t k = t; k < m; k += threads) {
+      const std::size_t j = order[k];
+      if (!per_secret && best[t] > 0) {
+        const MixtureRelease release{s.pmf[j], kCountsAndCentresScale / best[t], iterations};
+        if (blow_up_screen(std::span<const MixtureRelease>(&release, 1), budgets.p[j]) <= budgets.r[j]) continue;
+      }
+      const double sigma = calibrate_sigma_exact(s.pmf[j], kCountsAndCentresScale, iterations, budgets.p[j], budgets.r[j]);
+      if (per_secret) (*per_secret)[j].sigma_exact = sigma;
+      best[t] = std::max(best[t], sigma);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+  for (auto& t : pool) t.join();
+  return *std::max_element(best.begin(), best.end());
+}
+
+}  // namespace
+
 PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budgets, const PrivacyStudyOptions& o) {
   if (o.iterations < 1) throw InputError("--iterations must be at least 1");
   if (!(o.batch >= 0)) throw InputError("--private-batch must be 0 (rho = LP weights) or positive");
@@ -29,55 +88,33 @@ PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budget
   }
 
   PrivacyStudy study;
+  // The LP solution secpe run uses (concentrated), and the plain grouped optimum for comparison.
   const SamplingLpResult lp = solve_sampling_lp(rows, eta);
+  const SamplingLpResult lp_spread = solve_sampling_lp(rows, eta, {.concentrate = false});
   study.lp_path = to_string(lp.path);
-  const double wmax = *std::max_element(lp.weights.begin(), lp.weights.end());
-  const double wsum = std::max(std::accumulate(lp.weights.begin(), lp.weights.end(), 0.0), wmax);
-  const BatchScaling scaling = o.batch > 0 ? scale_to_batch(wsum, wmax, o.batch) : BatchScaling{1.0, wsum, false};
-  study.batch_used = scaling.batch;
-  std::vector<std::vector<double>> rho_of(m);
-  for (std::size_t i = 0; i < rows.rows(); ++i) {
-    const double rho = std::min(1.0, scaling.scale * lp.weights[i]);
-    for (auto j : rows.secrets_of(i)) rho_of[static_cast<std::size_t>(j)].push_back(rho);
-  }
-  std::vector<std::vector<double>> pmf(m);
+  const Sampling used = sample(rows, lp.weights, o.batch);
+  const Sampling spread = sample(rows, lp_spread.weights, o.batch);
+  study.batch_used = used.scaling.batch;
+  study.weighted_records = used.weighted_records;
+  study.weighted_records_spread = spread.weighted_records;
   study.secrets.resize(m);
   for (std::size_t j = 0; j < m; ++j) {
-    pmf[j] = poisson_binomial_pmf(rho_of[j]);
-    const double expected = std::accumulate(rho_of[j].begin(), rho_of[j].end(), 0.0);
-    study.secrets[j].sigma_paper = paper_sigma(expected, eta[j], o.iterations);
+    study.secrets[j].sigma_paper = paper_sigma(used.expected[j], eta[j], o.iterations);
     study.secrets[j].sigma_gdp = gdp_sigma(eta[j], o.iterations);
     study.sigma_paper = std::max(study.sigma_paper, study.secrets[j].sigma_paper);
     study.sigma_gdp = std::max(study.sigma_gdp, study.secrets[j].sigma_gdp);
   }
 
-  // Exact sigma_j, most exposed secrets first; without per-secret output, a secret that the cheap
-  // screen certifies at the running maximum cannot raise it and is skipped.
   std::vector<std::size_t> order(m);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return study.secrets[a].sigma_paper / eta[a] > study.secrets[b].sigma_paper / eta[b]; });
-  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 8));
-  std::vector<double> best(threads, 0.0);
-  auto work = [&](unsigned t) {
-    for (std::size_t k = t; k < m; k += threads) {
-      const std::size_t j = order[k];
-      if (!o.per_secret_exact && best[t] > 0) {
-        const MixtureRelease release{pmf[j], kCountsAndCentresScale / best[t], o.iterations};
-        if (blow_up_screen(std::span<const MixtureRelease>(&release, 1), budgets.p[j]) <= budgets.r[j]) continue;
-      }
-      study.secrets[j].sigma_exact = calibrate_sigma_exact(pmf[j], kCountsAndCentresScale, o.iterations, budgets.p[j], budgets.r[j]);
-      best[t] = std::max(best[t], study.secrets[j].sigma_exact);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
-  for (auto& t : pool) t.join();
-  study.sigma_exact = *std::max_element(best.begin(), best.end());
+  study.sigma_exact = exact_sigmas(used, budgets, o.iterations, order, o.per_secret_exact ? &study.secrets : nullptr);
+  study.sigma_exact_spread = exact_sigmas(spread, budgets, o.iterations, order, nullptr);
 
   study.sigma_evaluated = o.sigma > 0 ? o.sigma : study.sigma_paper;
   for (std::size_t j = 0; j < m; ++j) {
-    study.secrets[j].r_at_sigma = achieved_r_exact(pmf[j], kCountsAndCentresScale, study.sigma_evaluated, o.iterations, budgets.p[j]);
+    study.secrets[j].r_at_sigma = achieved_r_exact(used.pmf[j], kCountsAndCentresScale, study.sigma_evaluated, o.iterations, budgets.p[j]);
   }
   const double records = double(std::max<std::uint64_t>(o.records, rows.rows()));
   auto ratio = [&](double sigma) { return sigma > 0 ? (study.sigma_gdp / records) / (sigma / study.batch_used) : 0.0; };

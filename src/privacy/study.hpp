@@ -30,6 +30,12 @@ struct PrivacyStudy {
   std::string lp_path;
   double batch_used = 0.0;
   double sigma_exact = 0.0, sigma_paper = 0.0, sigma_gdp = 0.0, sigma_evaluated = 0.0;
+  // Which optimal LP solution (privacy/sampling_lp.hpp): the exact sigma above is that of the
+  // concentrated one that secpe run uses; the plain grouped optimum (every record of a secret set
+  // at the same weight) needs sigma_exact_spread. The two have the same objective, batch and
+  // paper sigma.
+  double sigma_exact_spread = 0.0;
+  std::size_t weighted_records = 0, weighted_records_spread = 0;  // records sampled with rho > 0
   // sigma_gdp / sigma (the appendix B.1 quantity; larger is better for secret protection), and
   // the same per unit of signal: (sigma_gdp / records) / (sigma / batch_used).
   double sigma_ratio_exact = 0.0, sigma_ratio_paper = 0.0;

@@ -210,6 +210,24 @@ TEST(Accountant, PaperSigmaUnderProtectsAndExactSigmaFixesIt) {
   }
 }
 
+// Far above the budget (a rare holder at a small sigma, B / alpha ~ 10^2 to 10^4) the default grid
+// must be as accurate as near it: the bound against the same bound on a 16 times finer grid (both
+// are upper bounds; the error is second order in the step). Before the lowest loss cell was
+// connected to the dots, the default grid was 1e-3 to 4e-3 too high here.
+TEST(Accountant, FarAboveTheBudgetStaysTight) {
+  struct Case { std::vector<double> rho; int T; };
+  for (const Case& c : {Case{{0.05}, 20}, Case{{0.05, 0.05, 0.05}, 20}, Case{{0.05}, 100}, Case{{0.3}, 5}}) {
+    const auto pi = poisson_binomial_pmf(c.rho);
+    for (double sigma : {0.3, 0.5, 0.8}) {
+      const BlowUpBound coarse = blow_up_bound(pi, kCountsAndCentresScale, sigma, c.T, 1e-4);
+      const BlowUpBound fine = blow_up_bound(pi, kCountsAndCentresScale, sigma, c.T, 1e-4, {.grid = coarse.grid / 16});
+      EXPECT_GT(coarse.value, 50e-4);
+      EXPECT_LE(coarse.value / fine.value - 1.0, 2e-5) << c.rho.size() << " holders, T " << c.T << ", sigma " << sigma;
+      EXPECT_GE(coarse.value / fine.value - 1.0, -1e-6);
+    }
+  }
+}
+
 TEST(Accountant, CalibrationShortcuts) {
   EXPECT_EQ(calibrate_sigma_exact({1.0}, 1.0, 10, 1e-4, 1e-3), 0.0);  // nobody holds the secret
   // A holder is sampled so rarely that revealing the count outright keeps r.

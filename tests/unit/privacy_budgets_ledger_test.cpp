@@ -121,9 +121,10 @@ TEST(PrivacyStudy, ExactSigmaCoversWhatThePaperUnderProtects) {
   double worst = 0;
   for (const auto& x : s.secrets) worst = std::max(worst, x.r_at_sigma);
   EXPECT_GT(worst, 1e-3);
-  // Summary-only gives the same maximum.
+  // Summary-only gives the same maximum, to the calibration's tolerance (~1e-6 relative): it may
+  // skip the top secret when another one's sigma, within that tolerance, already certifies it.
   o.per_secret_exact = false;
-  EXPECT_DOUBLE_EQ(study_privacy(rows, budgets, o).sigma_exact, s.sigma_exact);
+  EXPECT_NEAR(study_privacy(rows, budgets, o).sigma_exact, s.sigma_exact, 1e-6 * s.sigma_exact);
 }
 
 TEST(PrivacyStudy, BadInputs) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -208,7 +209,7 @@ TEST(SamplingLp, SingleSecretClosedForm) {
   // Secret 0: 4 holders, eta 1 -> 1/4. Secret 1: 2 holders, eta 5 -> 1. Secret 2: 3 holders, eta 1 -> 1/3.
   const SecretMatrix m = make_matrix({{0}, {2}, {0}, {1}, {2}, {0}, {1}, {0}, {2}}, 3, 1000);
   const std::vector<double> eta{1.0, 5.0, 1.0};
-  const auto r = solve_sampling_lp(m, eta);
+  const auto r = solve_sampling_lp(m, eta, {.concentrate = false});
   EXPECT_EQ(r.path, SamplingLpPath::kPerSecret);
   const std::vector<double> expected{0.25, 1.0 / 3, 0.25, 1.0, 1.0 / 3, 0.25, 1.0, 0.25, 1.0 / 3};
   for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(r.weights[i], expected[i], 1e-15) << i;
@@ -227,9 +228,10 @@ TEST(SamplingLp, SingleSecretFastPathMatchesClp) {
     std::vector<double> eta(static_cast<std::size_t>(secrets));
     std::uniform_real_distribution<double> u(0.1, 40.0);
     for (auto& e : eta) e = gen() % 7 == 0 ? kInf : u(gen);
-    const auto fast = solve_sampling_lp(m, eta);
+    const auto fast = solve_sampling_lp(m, eta, {.concentrate = false});
     SamplingLpOptions force;
     force.use_shortcuts = false;
+    force.concentrate = false;
     const auto clp = solve_sampling_lp(m, eta, force);
     EXPECT_NE(fast.path, SamplingLpPath::kClp);
     EXPECT_EQ(clp.path, SamplingLpPath::kClp);
@@ -246,7 +248,7 @@ TEST(SamplingLp, InfiniteEtaIsNoConstraint) {
   // Secret 1 is unprotected: record {1} is unconstrained; {0, 1} is constrained by secret 0 only.
   const SecretMatrix m = make_matrix({{1}, {0, 1}, {0}, {1}}, 2);
   const std::vector<double> eta{1.0, kInf};
-  const auto r = solve_sampling_lp(m, eta);
+  const auto r = solve_sampling_lp(m, eta, {.concentrate = false});
   EXPECT_EQ(r.path, SamplingLpPath::kPerSecret);
   // Exactly tight: the feasibility margin takes a relative ~4e-16 off.
   EXPECT_DOUBLE_EQ(r.weights[0], 1.0);
@@ -300,7 +302,7 @@ TEST(SamplingLp, UnsortedAndRepeatedSecretsInARow) {
   // A repeated secret in a row counts once; order does not matter.
   const SecretMatrix m = make_matrix({{1, 0, 1}, {0, 1}, {1}}, 2);
   const std::vector<double> eta{1.0, 1.0};
-  const auto r = solve_sampling_lp(m, eta);
+  const auto r = solve_sampling_lp(m, eta, {.concentrate = false});
   EXPECT_NEAR(r.objective, 1.0, 1e-9);
   EXPECT_DOUBLE_EQ(r.weights[0], r.weights[1]);  // same set, same group
   expect_feasible(m, all_rows(m), eta, r);
@@ -354,7 +356,7 @@ TEST(SamplingLp, DualityCertificateOnMediumInstances) {
     std::vector<double> eta(static_cast<std::size_t>(secrets));
     for (auto& e : eta) e = gen() % 10 == 0 ? kInf : u(gen);
     const SecretMatrix m = make_matrix(sets, secrets, 3);
-    const auto grouped = solve_sampling_lp(m, eta);
+    const auto grouped = solve_sampling_lp(m, eta, {.concentrate = false});
     SamplingLpOptions ungroup;
     ungroup.group_rows = false;
     const auto plain = solve_sampling_lp(m, eta, ungroup);
@@ -416,6 +418,87 @@ TEST(SamplingLp, TightClosedFormStaysFeasible) {
       EXPECT_NEAR(r.objective, std::min<double>(eta, n), 1e-14);
     }
   }
+}
+
+// The concentrated solution (the default) against the plain grouped one: the same LP guarantee
+// (every constraint, the objective to round-off, the dual certificate, the largest weight), each
+// group's total unchanged, and within a group every weight at the largest weight u or 0 except at
+// most one record, which comes after the full ones.
+void expect_same_lp(const SecretMatrix& m, const std::vector<double>& eta, const SamplingLpOptions& base) {
+  SamplingLpOptions spread_options = base;
+  spread_options.concentrate = false;
+  const auto rows = all_rows(m);
+  const auto conc = solve_sampling_lp(m, eta, base);
+  const auto spread = solve_sampling_lp(m, eta, spread_options);
+  expect_feasible(m, rows, eta, conc);
+  expect_optimal(conc);
+  EXPECT_NEAR(conc.objective, spread.objective, 1e-12 * std::max(1.0, spread.objective));
+  EXPECT_EQ(conc.secret_prices, spread.secret_prices);
+  const double u = *std::max_element(conc.weights.begin(), conc.weights.end());
+  EXPECT_NEAR(u, *std::max_element(spread.weights.begin(), spread.weights.end()), 1e-15);
+  // Groups: records with the same set of finite-eta secrets (what the LP sees).
+  std::map<std::vector<std::int32_t>, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < m.rows(); ++i) {
+    std::vector<std::int32_t> set;
+    for (auto j : m.secrets_of(i))
+      if (std::isfinite(eta[static_cast<std::size_t>(j)])) set.push_back(j);
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    groups[set].push_back(i);
+  }
+  for (const auto& [set, members] : groups) {
+    long double total_conc = 0.0L, total_spread = 0.0L;
+    int partial = 0;
+    bool seen_below = false;
+    for (const std::size_t i : members) {
+      total_conc += conc.weights[i];
+      total_spread += spread.weights[i];
+      const double w = conc.weights[i];
+      if (w < u * (1 - 1e-12)) {
+        partial += w > 0.0 ? 1 : 0;
+        seen_below = true;
+      } else {
+        EXPECT_FALSE(seen_below) << "a full record after a partial or empty one";
+      }
+    }
+    if (!set.empty()) EXPECT_NEAR(static_cast<double>(total_conc), static_cast<double>(total_spread), 1e-12 * std::max(1.0L, total_spread));
+    EXPECT_LE(partial, 1);
+  }
+}
+
+TEST(SamplingLpChoice, ConcentratedIsOptimalToo) {
+  std::mt19937_64 gen(17);
+  std::uniform_real_distribution<double> u(0.1, 6.0);
+  for (int trial = 0; trial < 30; ++trial) {
+    const std::int32_t secrets = 1 + static_cast<std::int32_t>(gen() % 30);
+    const auto sets = random_sets(gen, 1 + gen() % 2000, secrets, 1 + static_cast<int>(gen() % 3));
+    std::vector<double> eta(static_cast<std::size_t>(secrets));
+    for (auto& e : eta) e = gen() % 8 == 0 ? kInf : u(gen);
+    const SecretMatrix m = make_matrix(sets, secrets, static_cast<std::int64_t>(trial));
+    SCOPED_TRACE(trial);
+    expect_same_lp(m, eta, {});
+    expect_same_lp(m, eta, {.use_shortcuts = false});
+  }
+}
+
+TEST(SamplingLpChoice, PointMassPerSecret) {
+  // Secret 0: 7 interchangeable holders sharing eta 0.18; secret 1: 3 holders, eta 0.5; the last
+  // record holds only an unprotected secret, so the largest weight is 1. The spread solution gives
+  // 0.18 / 7 and 0.5 / 3 to every holder; the concentrated one puts each secret's capacity on its
+  // first holder (a point mass once rho is scaled: a fixed count).
+  const SecretMatrix m = make_matrix({{1}, {0}, {0}, {1}, {0}, {0}, {0}, {1}, {0}, {0}, {2}}, 3);
+  const std::vector<double> eta{0.18, 0.5, kInf};
+  const auto r = solve_sampling_lp(m, eta);
+  const std::vector<double> expected{0.5, 0.18, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(r.weights[i], expected[i], 1e-15) << i;
+  expect_same_lp(m, eta, {});
+  // Some rows only, in another order (as a rank-independent caller passes them): the first listed
+  // row of the group carries the weight.
+  const std::vector<std::size_t> rows{8, 2, 10};
+  const auto sub = solve_sampling_lp(m, rows, eta);
+  EXPECT_NEAR(sub.weights[0], 0.18, 1e-15);
+  EXPECT_EQ(sub.weights[1], 0.0);
+  EXPECT_EQ(sub.weights[2], 1.0);
 }
 
 // Yelp scale: 1.9M private records, 400 secrets, 1-3 secrets per record with Zipf popularity.
