@@ -3,7 +3,6 @@
 #include <ClpSimplex.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -15,6 +14,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/timer.hpp"
 
 // How the LP is made small, and why that is exact.
 //
@@ -320,13 +320,13 @@ SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const 
     model.setOptimizationDirection(1.0);  // minimise -sum x_g
     // Primal simplex: x = 0 is a feasible start, and on Yelp-like instances (400 x 240k) it takes
     // ~0.7 s where barrier + crossover takes ~3 s and dual simplex did not finish in 6 minutes.
-    const auto t0 = std::chrono::steady_clock::now();
+    const Timer t0;
     switch (options.algorithm) {
       case ClpAlgorithm::kPrimal: model.primal(); break;
       case ClpAlgorithm::kDual: model.dual(); break;
       case ClpAlgorithm::kBarrier: model.barrier(true); break;
     }
-    result.solver_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.solver_seconds = t0.seconds();
     if (!model.isProvenOptimal()) {
       std::ostringstream msg;
       msg << "solve_sampling_lp: Clp did not find an optimal solution (status " << model.status()
