@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,17 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return "";
   const auto e = s.find_last_not_of(" \t\r");
   return s.substr(b, e - b + 1);
+}
+
+// Boost.Program_options (1.74) makes an option error's message by replacing placeholders such as
+// %value% with the user's text, and loops forever when that text holds a placeholder itself
+// (`secpe run --seed %value%` hung). When a token has a '%', the message names the option only.
+std::string error_message(const po::error& e, const std::vector<std::string>& tokens) {
+  const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
+  const bool has_percent =
+      std::any_of(tokens.begin(), tokens.end(), [](const std::string& t) { return t.find('%') != std::string::npos; });
+  if (!named || !has_percent) return e.what();
+  return "invalid option or value '" + named->get_option_name() + "'";
 }
 
 // Reads KEY = VALUE lines that apply to `command` and stores them (values already stored from
@@ -51,7 +63,7 @@ void store_config_file(const std::string& path, const std::string& command, cons
       }
       po::store(po::command_line_parser(arg).options(desc).run(), vm);
     } catch (const po::error& e) {
-      throw input_error_at(path, number, std::string(e.what()) + (section.empty() ? "" : " (section [" + section + "])"));
+      throw input_error_at(path, number, error_message(e, {key, value}) + (section.empty() ? "" : " (section [" + section + "])"));
     }
   }
 }
@@ -69,7 +81,7 @@ bool parse_options(const std::string& command, const std::string& usage, po::opt
   try {
     po::store(po::command_line_parser(args).options(desc).positional(positional).run(), vm);
   } catch (const po::error& e) {
-    throw InputError(std::string(e.what()) + " (see 'secpe " + command + " --help')");
+    throw InputError(error_message(e, args) + " (see 'secpe " + command + " --help')");
   }
   if (vm.count("help")) {
     std::cout << "usage: " << usage << "\n\n" << desc << std::endl;
