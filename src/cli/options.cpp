@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,17 @@ void reject_non_finite(const po::variables_map& vm) {
   }
 }
 
+// Boost.Program_options (1.74) makes an option error's message by replacing placeholders such as
+// %value% with the user's text, and loops forever when that text holds a placeholder itself
+// (`secpe run --seed %value%` hung). When a token has a '%', the message names the option only.
+std::string error_message(const po::error& e, const std::vector<std::string>& tokens) {
+  const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
+  const bool has_percent =
+      std::any_of(tokens.begin(), tokens.end(), [](const std::string& t) { return t.find('%') != std::string::npos; });
+  if (!named || !has_percent) return e.what();
+  return "invalid option or value '" + named->get_option_name() + "'";
+}
+
 // Reads KEY = VALUE lines that apply to `command` and stores them (values already stored from
 // the command line are kept: po::store never overwrites).
 void store_config_file(const std::string& path, const std::string& command, const po::options_description& desc,
@@ -91,7 +103,7 @@ void store_config_file(const std::string& path, const std::string& command, cons
       parser.options(desc);
       store_checked(parser, vm);
     } catch (const po::error& e) {
-      throw input_error_at(path, number, std::string(e.what()) + (section.empty() ? "" : " (section [" + section + "])"));
+      throw input_error_at(path, number, error_message(e, {key, value}) + (section.empty() ? "" : " (section [" + section + "])"));
     }
   }
 }
@@ -111,7 +123,7 @@ bool parse_options(const std::string& command, const std::string& usage, po::opt
     parser.options(desc).positional(positional);
     store_checked(parser, vm);
   } catch (const po::error& e) {
-    throw InputError(std::string(e.what()) + " (see 'secpe " + command + " --help')");
+    throw InputError(error_message(e, args) + " (see 'secpe " + command + " --help')");
   }
   if (vm.count("help")) {
     std::cout << "usage: " << usage << "\n\n" << desc << std::endl;
