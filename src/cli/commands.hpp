@@ -1,10 +1,20 @@
 #pragma once
 // One function per `secpe <command>`; each returns the process exit code. `args` excludes the
 // program and command names. User errors are thrown as InputError (exit code 2 in main).
+#include <algorithm>
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace secpe::cli {
+
+// Every command's name: an INI file's [sections] must be one of them.
+inline constexpr std::array<std::string_view, 11> kCommandNames = {
+    "corpus", "import", "keygen", "run", "inspect", "synth-embeddings", "privacy", "audit", "eval", "bench", "blas-check"};
+inline bool is_command_name(std::string_view name) {
+  return std::find(kCommandNames.begin(), kCommandNames.end(), name) != kCommandNames.end();
+}
 
 int command_corpus(const std::vector<std::string>& args);
 int command_import(const std::vector<std::string>& args);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
@@ -83,6 +84,8 @@ void store_config_file(const std::string& path, const std::string& command, cons
     if (line.front() == '[') {
       if (line.back() != ']') throw input_error_at(path, number, "malformed section header");
       section = trim(line.substr(1, line.size() - 2));
+      // A misspelt section ([rnu]) would drop its keys without a word.
+      if (!is_command_name(section)) throw input_error_at(path, number, "unknown section [" + section + "]: sections are command names");
       continue;
     }
     if (!section.empty() && section != command) continue;

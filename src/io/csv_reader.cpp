@@ -27,6 +27,10 @@ std::vector<std::string> read_header(CsvFileScanner& scanner, const std::string&
   if (!is_valid_utf8(record.raw)) throw input_error_at(file, record.line, "invalid UTF-8 in the header");
   if (has_nul(record.raw)) throw input_error_at(file, record.line, "NUL byte in the header");
   fields.resize(record.num_fields);
+  // A repeated column name would make every lookup silently take the first of them.
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (fields[i] == fields[j]) throw input_error_at(file, record.line, "the header names column '" + fields[i] + "' twice");
   return fields;
 }
 

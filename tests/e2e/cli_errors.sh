@@ -22,6 +22,10 @@ expect 2 "cannot read 'nope.h5'" -- "$SECPE" run --data nope.h5
 expect 2 "cannot read 'missing.ini'" -- "$SECPE" run --config missing.ini
 printf '[run]\niterations = 2\nbogus-key = 1\n' > "$T/bad.ini"
 expect 2 "bad.ini:3:" -- "$SECPE" run --config "$T/bad.ini"
+printf '[rnu]\niterations = 2\n' > "$T/section.ini"
+expect 2 "section.ini:1: unknown section \[rnu\]" -- "$SECPE" run --config "$T/section.ini"
+printf 'text,text,label1,label2\na,b,c,d\n' > "$T/dup.csv"
+expect 2 "dup.csv:1: the header names column 'text' twice" -- "$SECPE" import --input "$T/dup.csv" --out "$T/dup.h5"
 printf '[run]\nquiet = maybe\n' > "$T/switch.ini"
 expect 2 "switch.ini:2: 'quiet' takes true or false" -- "$SECPE" run --config "$T/switch.ini"
 printf 'text,label1,label2\n"unterminated,Business Category: Bars,Review Stars: 5.0\n' > "$T/bad.csv"
