@@ -2,15 +2,11 @@
 # The sanitizer stage of tests/run.sh. Builds secpe with AddressSanitizer + UBSan and the libFuzzer
 # targets (clang 14) in build-san/, runs the unit tests, the MPI tests at 2 ranks and the CLI error
 # test under the sanitizers, then fuzzes each reader for SECPE_FUZZ_SECONDS (default 20) seconds.
-# Exits non-zero on any failed test or fuzz finding, except for the report-only targets below.
+# Exits non-zero on any failed test or fuzz finding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${SECPE_BUILD_JOBS:-$(nproc)}
 FUZZ_SECONDS=${SECPE_FUZZ_SECONDS:-20}
-# Issue 15 items 2 (dataset validation) and 4 (budgets indices) are rewriting these two readers:
-# their findings are printed but do not fail. Drop a name once its fix is merged, and move the
-# inputs of tests/fuzz/known/<name>/ into tests/fuzz/corpus/<name>/ so every run replays them.
-REPORT_ONLY=${SECPE_FUZZ_REPORT_ONLY-dataset budgets}
 
 mkdir -p build-san
 cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O1 -DCMAKE_CXX_FLAGS_DEBUG=-O1 \
@@ -42,34 +38,15 @@ for source in tests/fuzz/*_fuzz.cpp; do
   bin=build-san/fuzz/fuzz_$name out=build-san/fuzz/$name
   rm -rf "$out/findings" && mkdir -p "$out/work" "$out/findings"
   flags=(-max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$out/findings/")
-  if [[ " $REPORT_ONLY " != *" $name "* ]]; then
-    # The committed corpus is replayed first, so a committed crash input fails here at once.
-    if "$bin" "${flags[@]}" "$out/work" "tests/fuzz/corpus/$name" >"$out/log" 2>&1; then
-      echo "fuzz_$name: no finding in ${FUZZ_SECONDS}s"
-    else
-      tail -n 60 "$out/log"
-      echo "fuzz_$name: FINDING ($(signature "$out/log")), input in $out/findings/" >&2
-      failed+=("$name")
-    fi
-    continue
+  # The committed corpus (seeds and every earlier finding) is replayed first, so a regression
+  # fails here at once.
+  if "$bin" "${flags[@]}" "$out/work" "tests/fuzz/corpus/$name" >"$out/log" 2>&1; then
+    echo "fuzz_$name: no finding in ${FUZZ_SECONDS}s"
+  else
+    tail -n 60 "$out/log"
+    echo "fuzz_$name: FINDING ($(signature "$out/log")), input in $out/findings/" >&2
+    failed+=("$name")
   fi
-  # Report-only: replay the known inputs, then fuzz on past every crash (-fork) and sum them up.
-  for known in tests/fuzz/known/"$name"/*; do
-    [ -f "$known" ] || continue
-    if "$bin" "$known" >"$out/replay.log" 2>&1; then
-      echo "fuzz_$name: known input $known no longer fails: move it to tests/fuzz/corpus/$name/"
-    else
-      echo "fuzz_$name: known finding (report-only): $(basename "$known"): $(signature "$out/replay.log")"
-    fi
-  done
-  "$bin" "${flags[@]}" -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
-    "$out/work" "tests/fuzz/corpus/$name" >"$out/log" 2>&1 || true
-  mapfile -t inputs < <(find "$out/findings" -type f | sort | head -n 20)
-  echo "fuzz_$name: $(find "$out/findings" -type f | wc -l) crashing inputs in ${FUZZ_SECONDS}s (report-only), in $out/findings/"
-  for input in "${inputs[@]}"; do
-    "$bin" "$input" >"$out/replay.log" 2>&1 || true
-    signature "$out/replay.log"
-  done | sort | uniq -c | sed "s/^/fuzz_$name:   /"
 done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "sanitize: fuzz findings in ${failed[*]}" >&2

@@ -28,7 +28,7 @@ void describe_run_options(po::options_description& desc) {
     ("seed", po::value<std::uint64_t>(), "public seed of the generator, k-means seeding and tie-breaks (default: from the OS); recorded in run.json")
     ("noise-key-file", po::value<std::string>(), "secret 256-bit key of the noise and private sampling (from 'secpe keygen'; default: a fresh key from the OS). Never publish it")
     ("state-dir", po::value<std::string>(), "private state folder for --resume (default: OUT.state beside --out). Never publish it")
-    ("method", po::value<std::string>()->default_value("secpe"), "secpe (cluster voting) or augpe (the Aug-PE baseline)")
+    ("method", po::value<std::string>()->default_value("secpe"), "secpe (cluster voting), augpe (the Aug-PE baseline) or random (the no-private-data control: uniform selection)")
     ("iterations", po::value<int>()->default_value(5), "evolution iterations T")
     ("synthetic", po::value<std::size_t>()->default_value(300), "synthetic samples N_syn over all labels (split by public label frequency)")
     ("variations", po::value<int>()->default_value(3), "variations L per selected sample (parents are kept)")
@@ -65,7 +65,8 @@ RunConfig run_config_from(const po::variables_map& vm) {
   const std::string method = vm["method"].as<std::string>();
   if (method == "secpe") c.method = Method::kSecPE;
   else if (method == "augpe") c.method = Method::kAugPE;
-  else throw InputError("--method must be secpe or augpe, not '" + method + "'");
+  else if (method == "random") c.method = Method::kRandom;
+  else throw InputError("--method must be secpe, augpe or random, not '" + method + "'");
   // Upper bounds only stop absurd values; whether the candidate pool fits in memory is checked
   // against the dataset when the run starts (evolve/run_estimate.hpp).
   c.iterations = option_in(vm, "iterations", 1, 100000);

@@ -24,6 +24,8 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
       const NoisyClusters noisy = job.clustering->release(job.noise_key, job.label, t, job.sigma);
       votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric,
                           job.votes_per_centre, job.synthetic);
+    } else if (!job.voters) {  // the no-private-data control: nothing private is used or released
+      votes = random_votes(pool.texts.size(), job.seed, job.label, t);
     } else {
       job.ledger.charge(job.label, t, {{"released", {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"}},
                                        {"sigma", job.sigma}});

@@ -39,7 +39,8 @@ struct LabelEvolution {
   int iterations;
   int variations;
   double sigma;
-  // SecPE: the label's secret clustering; Aug-PE: null, and `voters` vote directly.
+  // SecPE: the label's secret clustering; Aug-PE: null, and `voters` vote directly; the
+  // no-private-data control (--method random): both null, and selection is uniformly random.
   const SecretClustering* clustering;
   const MatrixF* voters;
   double augpe_threshold;

@@ -192,7 +192,7 @@ Calibration calibrate(const Communicator& comm, const RunConfig& config, const S
     }
     log_info("noise calibrated in " + std::to_string(timer.seconds()) + " s" +
              (config.calibration == CalibrationMode::kExact ? " (lambda = " + std::to_string(c.plan.lambda) + ")" : ""));
-  } else {
+  } else if (config.method == Method::kAugPE) {
     // Aug-PE protects records, not secrets: sigma from a record-level mu; then what each secret
     // really gets from its voting holders per label (an exact Gaussian shift).
     c.augpe = calibrate_augpe(c.budgets, config.p, config.r, config.epsilon, c.delta, config.iterations);
@@ -285,7 +285,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
     if (noise.has_private && noise.batch_used < noise.batch_requested) {
       outcome.report["private_batch_note"] = "lowered so that no sampling probability exceeds 1";
     }
-  } else {
+  } else if (config.method == Method::kAugPE) {
     std::vector<std::size_t> rows = private_rows;
     if (config.augpe_voters == AugPEVoters::kAll) {
       rows.insert(rows.end(), public_rows.begin(), public_rows.end());
@@ -296,6 +296,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
     outcome.report["threshold"] = config.augpe_threshold;
     outcome.report["voters"] = augpe_voters_name(config.augpe_voters);
   }
+  if (config.method == Method::kRandom) outcome.report["selection"] = "uniformly random (no private record used)";
   evolve_label({.comm = run.comm,
                 .generator = *run.models.generator,
                 .embedder = *run.models.embedder,
@@ -310,7 +311,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                 .variations = config.variations,
                 .sigma = sigma,
                 .clustering = clustering.get(),
-                .voters = &voters,
+                .voters = config.method == Method::kAugPE ? &voters : nullptr,
                 .augpe_threshold = config.augpe_threshold,
                 .ledger = run.ledger,
                 .votes_per_centre = config.votes_per_centre},
@@ -345,7 +346,14 @@ nlohmann::ordered_json privacy_report_of(const RunConfig& config, const Calibrat
 
 }  // namespace
 
-std::string method_name(Method method) { return method == Method::kSecPE ? "secpe" : "augpe"; }
+std::string method_name(Method method) {
+  switch (method) {
+    case Method::kSecPE: return "secpe";
+    case Method::kAugPE: return "augpe";
+    case Method::kRandom: return "random";
+  }
+  return "?";
+}
 std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters::kAll ? "all" : "private"; }
 
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {

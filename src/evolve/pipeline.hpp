@@ -16,7 +16,9 @@
 
 namespace secpe {
 
-enum class Method { kSecPE, kAugPE };
+// kRandom: the no-private-data control: the same generator, loop and sizes, uniform random
+// selection; no private record is read, nothing about them is released.
+enum class Method { kSecPE, kAugPE, kRandom };
 // Who votes in Aug-PE: every record of the label (as in Aug-PE and the paper's comparison), or
 // only the private ones (records holding a secret; the public ones are known anyway).
 enum class AugPEVoters { kAll, kPrivate };

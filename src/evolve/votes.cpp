@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/rng.hpp"
 #include "core/secret_rng.hpp"
 #include "privacy/noisy_release.hpp"
 
@@ -92,6 +93,13 @@ VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, 
   for (std::size_t i = 0; i < cand_score.size(); ++i) key[shard_begin + i] = {cand_score[i], 0};
   comm.allreduce_min_loc(key);
   for (std::size_t i = 0; i < n_cand; ++i) result.tie_key[i] = key[i].value;
+  return result;
+}
+
+VoteResult random_votes(std::size_t candidates, std::uint64_t seed, std::uint64_t label, int iteration) {
+  VoteResult result{std::vector<double>(candidates), std::vector<double>(candidates, 0.0)};
+  CounterRng rng(seed, Stream::kRandomSelection, label, static_cast<std::uint64_t>(iteration));
+  for (auto& v : result.votes) v = rng.uniform();
   return result;
 }
 

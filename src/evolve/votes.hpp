@@ -27,6 +27,10 @@ VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, 
                        std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric,
                        int votes_per_centre, std::size_t selected);
 
+// The no-private-data control (--method random): an independent uniform key per candidate from
+// the public seed, so rank selection keeps a uniformly random subset. Uses no record at all.
+VoteResult random_votes(std::size_t candidates, std::uint64_t seed, std::uint64_t label, int iteration);
+
 // Aug-PE: every voting record of the label (this rank's `voters`) votes for its nearest
 // candidate; the integer histogram is reduced exactly, rank 0 adds N(0, sigma^2) to every bin
 // (secret-keyed stream (label, iteration)), snaps it to the release grid, subtracts `threshold`

@@ -19,6 +19,10 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   const double eta = mu_from_pr(in.p, in.r);
   if (in.plan) {
     j["guarantee"] = "(p, r)-secret protection: any attack reconstructing secret j from everything released succeeds with probability at most r_j when its prior is p_j";
+  } else if (!in.augpe) {
+    j["guarantee"] = "no private data used (--method random, the control): the generator learned from the records without a secret, N_syn follows "
+                     "their label counts, selection is uniformly random from the public seed; no private record is read and nothing about one "
+                     "is released, so every secret keeps its prior (r_achieved = p)";
   } else {
     j["guarantee"] = "record-level mu-GDP (Aug-PE): two datasets that differ in one record are hard to tell apart (mu below, or (epsilon, delta) at the stated delta). "
                      "This is not (p, r)-secret protection: a secret held by n records is protected only as strongly as n records are; "
@@ -58,6 +62,10 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
       add_secret(s, plan.eta[s], got, equivalent_mu(in.budgets->p[s], got));
     }
     j["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is an upper bound from the exact accountant for the sigmas actually used";
+  } else if (!in.augpe) {
+    j["calibration"] = {{"mode", "none"}, {"description", "nothing private is released, so there is no noise to calibrate"}};
+    for (std::size_t s = 0; s < in.budgets->p.size(); ++s) add_secret(s, 0.0, in.budgets->p[s], 0.0);
+    j["secrets_note"] = "secrets are identified by index; no release depends on them";
   } else {
     const auto& c = *in.augpe;
     j["calibration"] = {{"mode", "gdp"},
@@ -73,9 +81,13 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   j["all_secrets_within_budget"] = all_within;
   j["secrets_over_budget"] = over;
   j["secrets"] = secrets;
-  const double mu = in.plan ? eta : in.augpe->mu;
-  j["equivalent_dp"] = {{"mu_gdp", mu}, {"delta", in.delta}, {"epsilon", eps_from_mu(mu, in.delta)},
-                        {"meaning", in.plan ? "the (eps, delta) of a mu-GDP mechanism with the budget's mu, for comparison" : "the run's record-level guarantee as (eps, delta)"}};
+  if (in.plan || in.augpe) {
+    const double mu = in.plan ? eta : in.augpe->mu;
+    j["equivalent_dp"] = {{"mu_gdp", mu}, {"delta", in.delta}, {"epsilon", eps_from_mu(mu, in.delta)},
+                          {"meaning", in.plan ? "the (eps, delta) of a mu-GDP mechanism with the budget's mu, for comparison" : "the run's record-level guarantee as (eps, delta)"}};
+  } else {
+    j["equivalent_dp"] = {{"mu_gdp", 0.0}, {"delta", 0.0}, {"epsilon", 0.0}, {"meaning", "nothing private is released"}};
+  }
   j["labels"] = in.labels;
   j["releases"] = in.releases;
   j["not_released"] = "private texts, private embeddings, unnoised counts and sums, the noise key; the generator learned from public texts only (" + in.generator + ")";

@@ -38,7 +38,7 @@ expect 2 "not a secpe dataset" -- "$SECPE" inspect "$T/bad.csv"
 "$SECPE" corpus --records 200 --out "$T/c.csv" 2>/dev/null || fail "corpus"
 "$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --secret-count 20 2>/dev/null || fail "import"
 expect 2 "--r (or p \* --r-over-p) must be in (p, 1)" -- "$SECPE" run --data "$T/c.h5" --r-over-p 0.5 --out "$T/o"
-expect 2 "--method must be secpe or augpe" -- "$SECPE" run --data "$T/c.h5" --method foo --out "$T/o"
+expect 2 "--method must be secpe, augpe or random" -- "$SECPE" run --data "$T/c.h5" --method foo --out "$T/o"
 [ -e "$T/o" ] && fail "a failed run left an output folder"
 # The OpenBLAS core check runs its self-test and says which core runs; an unexpected core fails.
 expect 0 "self-test      pass" -- "$SECPE" blas-check

@@ -64,6 +64,21 @@ total_all, total_private = votes(sys.argv[2]), votes(sys.argv[3])
 assert total_all > 0.75 * 600 and total_all > 3 * total_private, (total_all, total_private)  # labels without public records are skipped
 PY
 
+# The no-private-data control: same generator and loop, uniform selection, nothing private
+# released (no ledger entry, every secret at its prior); rank-count independent.
+"$SECPE" run --data "$T/c.h5" --out "$T/rnd1" --method random --seed 2 --iterations 2 --synthetic 40 --quiet || fail "run random"
+mpirun -n 2 --oversubscribe "$SECPE" run --data "$T/c.h5" --out "$T/rnd2" --method random --seed 2 --iterations 2 --synthetic 40 --quiet || fail "run random, 2 ranks"
+cmp -s "$T/rnd1/synthetic.csv" "$T/rnd2/synthetic.csv" || fail "random: synthetic.csv differs between 1 and 2 ranks"
+python3 - "$T/rnd1" <<'PY' || fail "random report"
+import csv, json, sys
+p = json.load(open(sys.argv[1] + "/privacy.json"))
+assert p["method"] == "random" and p["guarantee"].startswith("no private data used"), p["guarantee"]
+assert p["calibration"]["mode"] == "none" and p["releases"] == [] and p["all_secrets_within_budget"] is True
+assert all(s["r_achieved"] == s["p"] for s in p["secrets"])
+rows = list(csv.reader(open(sys.argv[1] + "/synthetic.csv", newline='')))[1:]
+assert len(rows) == 40, len(rows)
+PY
+
 # Bad inputs: clear messages, exit code 2.
 expect2() { local pattern=$1; shift; out=$("$@" 2>&1); rc=$?; [ $rc = 2 ] || fail "'$*' exited $rc: $out"; grep -q -- "$pattern" <<<"$out" || fail "'$*': $out"; }
 expect2 "give exactly one of --data" "$SECPE" privacy

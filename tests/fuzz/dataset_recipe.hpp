@@ -156,7 +156,7 @@ inline void damage(hid_t file, RecipeBytes& in) {
 inline void write_recipe(const std::filesystem::path& path, const std::uint8_t* data, std::size_t size) {
   RecipeBytes in(data, size);
   write_dataset(path, recipe_contents(in));
-  h5::silence_errors();
+  h5::init_library();
   h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
   for (int k = 0; k < 8 && !in.empty(); ++k) damage(file.get(), in);
 }
