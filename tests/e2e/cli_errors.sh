@@ -4,14 +4,7 @@
 set -uo pipefail
 SECPE=$1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# expect CODE PATTERN -- command...
-expect() {
-  local code=$1 pattern=$2; shift 3
-  local out; out=$("$@" 2>&1); local rc=$?
-  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $out"
-  grep -q -- "$pattern" <<<"$out" || fail "'$*' printed '$out', expected /$pattern/"
-}
+source "$(dirname "$0")/lib/expect.sh"
 expect 0 "commands:" -- "$SECPE" --help
 expect 2 "unknown command 'frobnicate'" -- "$SECPE" frobnicate
 expect 0 "private-batch.*(=1000)" -- "$SECPE" run --help

@@ -5,14 +5,7 @@
 set -uo pipefail
 SECPE=$1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-# expect CODE PATTERN -- command...
-expect() {
-  local code=$1 pattern=$2; shift 3
-  local out; out=$("$@" 2>&1); local rc=$?
-  [ "$rc" = "$code" ] || fail "'$*' exited $rc, expected $code: $out"
-  grep -q -- "$pattern" <<<"$out" || fail "'$*' printed '$out', expected /$pattern/"
-}
+source "$(dirname "$0")/lib/expect.sh"
 "$SECPE" corpus --records 300 --out "$T/c.csv" 2>/dev/null || fail "corpus"
 "$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --secrets list --secrets-file "$T/c.secrets.txt" 2>/dev/null || fail "import"
 RUN=(run --data "$T/c.h5" --quiet)
