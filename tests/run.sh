@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test (unit, MPI at 1/2/4 ranks, end to end),
+# Installs what is missing, builds, and runs every test (unit, MPI at 1-4 ranks, end to end),
 # then the sanitizer and fuzzing stage, tests/sanitize.sh (SECPE_SKIP_SANITIZERS=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
