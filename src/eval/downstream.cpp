@@ -18,13 +18,6 @@ namespace secpe {
 
 namespace {
 
-std::vector<std::vector<std::uint64_t>> words_of(std::span<const std::string> texts) {
-  std::vector<std::vector<std::uint64_t>> out;
-  out.reserve(texts.size());
-  for (const auto& t : texts) out.push_back(word_keys(t));
-  return out;
-}
-
 // The classifier's input rows for `texts` under one kind of features.
 struct FeatureMaker {
   const TfidfVectorizer* tfidf;  // set for kTfidf

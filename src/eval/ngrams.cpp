@@ -7,6 +7,13 @@ namespace secpe {
 using text_detail::fnv1a_lower;
 using text_detail::mix64;
 
+std::vector<std::vector<std::uint64_t>> words_of(std::span<const std::string> texts) {
+  std::vector<std::vector<std::uint64_t>> out;
+  out.reserve(texts.size());
+  for (const auto& t : texts) out.push_back(word_keys(t));
+  return out;
+}
+
 std::vector<std::uint64_t> word_keys(std::string_view text) {
   std::vector<std::uint64_t> out;
   text_detail::scan_tokens(text, [&](std::string_view token, bool is_word) {

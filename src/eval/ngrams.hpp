@@ -13,6 +13,9 @@ namespace secpe {
 // One key per word of `text`, in order (the text's length in words is its size).
 std::vector<std::uint64_t> word_keys(std::string_view text);
 
+// word_keys of each text, in order.
+std::vector<std::vector<std::uint64_t>> words_of(std::span<const std::string> texts);
+
 // The number of words of `text` (word_keys(text).size(), without building the keys).
 std::size_t word_count(std::string_view text);
 

@@ -12,12 +12,6 @@
 namespace secpe {
 namespace {
 
-std::vector<std::vector<std::uint64_t>> words_of(const std::vector<std::string>& texts) {
-  std::vector<std::vector<std::uint64_t>> out;
-  for (const auto& t : texts) out.push_back(word_keys(t));
-  return out;
-}
-
 TEST(Lbfgs, FindsTheMinimumOfAnIllConditionedQuadratic) {
   // f(x) = sum_i w_i (x_i - i)^2 / 2 with weights over four orders of magnitude.
   const Eigen::VectorXd w = Eigen::VectorXd::LinSpaced(20, 0.01, 100.0);
@@ -44,7 +38,7 @@ TEST(Tfidf, VocabularyIdfAndUnitRows) {
 
   // "good good" under {good, food}: one term, so its row is (1) whatever its weight; "food unknown
   // words" keeps food only; a text of unknown words is an empty row.
-  const SparseRows x = frequent.transform(words_of({"good good", "food unknown words", "nothing known", "Good, FOOD!"}));
+  const SparseRows x = frequent.transform(words_of(std::vector<std::string>{"good good", "food unknown words", "nothing known", "Good, FOOD!"}));
   ASSERT_EQ(x.rows(), 4);
   EXPECT_EQ(x.row(0).nonZeros(), 1);
   EXPECT_NEAR(x.row(0).norm(), 1.0, 1e-12);
@@ -60,7 +54,7 @@ TEST(Tfidf, SublinearTermFrequency) {
   const std::vector<std::string> train = {"a b", "a c", "b c"};
   const TfidfVectorizer v(words_of(train), {.max_n = 1, .min_df = 1, .max_features = 10});
   // Every word has df 2: equal idf, so "a a a b" weighs a by 1 + ln 3 and b by 1.
-  const SparseRows x = v.transform(words_of({"a a a b"}));
+  const SparseRows x = v.transform(words_of(std::vector<std::string>{"a a a b"}));
   std::vector<double> weights;
   for (SparseRows::InnerIterator it(x, 0); it; ++it) weights.push_back(it.value());
   ASSERT_EQ(weights.size(), 2u);
@@ -85,9 +79,9 @@ TEST(Logistic, SeparableToyProblemIsLearnedPerfectly) {
 }
 
 TEST(Logistic, OneClassAlwaysPredictsIt) {
-  const TfidfVectorizer v(words_of({"a b", "c d"}), {.max_n = 1, .min_df = 1, .max_features = 10});
-  const LogisticModel m = train_logistic(v.transform(words_of({"a b", "c d"})), std::vector<std::int32_t>{0, 0}, 1, {});
-  EXPECT_EQ(m.predict(v.transform(words_of({"x", "a"}))), (std::vector<std::int32_t>{0, 0}));
+  const TfidfVectorizer v(words_of(std::vector<std::string>{"a b", "c d"}), {.max_n = 1, .min_df = 1, .max_features = 10});
+  const LogisticModel m = train_logistic(v.transform(words_of(std::vector<std::string>{"a b", "c d"})), std::vector<std::int32_t>{0, 0}, 1, {});
+  EXPECT_EQ(m.predict(v.transform(words_of(std::vector<std::string>{"x", "a"}))), (std::vector<std::int32_t>{0, 0}));
 }
 
 TEST(Logistic, TiesGoToTheLowerClass) {

@@ -12,12 +12,6 @@
 namespace secpe {
 namespace {
 
-std::vector<std::vector<std::uint64_t>> words_of(const std::vector<std::string>& texts) {
-  std::vector<std::vector<std::uint64_t>> out;
-  for (const auto& t : texts) out.push_back(word_keys(t));
-  return out;
-}
-
 TEST(Ngrams, WordsIgnoreCaseAndPunctuation) {
   EXPECT_EQ(word_keys("Great food, GREAT staff!"), word_keys("great food great staff"));
   EXPECT_EQ(word_keys("Great food, GREAT staff!").size(), 4u);
@@ -34,10 +28,10 @@ TEST(Ngrams, WordsIgnoreCaseAndPunctuation) {
 }
 
 TEST(Diversity, DistinctNgramRatios) {
-  const auto texts = words_of({"the food was good", "the food was bad"});
+  const auto texts = words_of(std::vector<std::string>{"the food was good", "the food was bad"});
   EXPECT_DOUBLE_EQ(distinct_ngram_ratio(texts, 1), 5.0 / 8.0);  // the food was good bad / 8 words
   EXPECT_DOUBLE_EQ(distinct_ngram_ratio(texts, 2), 4.0 / 6.0);  // the-food food-was was-good was-bad
-  EXPECT_DOUBLE_EQ(distinct_ngram_ratio(words_of({"one"}), 2), 0.0);
+  EXPECT_DOUBLE_EQ(distinct_ngram_ratio(words_of(std::vector<std::string>{"one"}), 2), 0.0);
 }
 
 TEST(Diversity, NearDuplicatesOfAConstructedSet) {
