@@ -128,7 +128,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
           const NoisyClusters noisy = clustering[l]->release(noise_key, l, t, o.sigma);
           release += t0.seconds();
           t0.restart();
-          secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine, 1, syn[l]);
+          secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine, 1);
           vote += t0.seconds();
         }
       }));

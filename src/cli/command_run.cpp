@@ -34,6 +34,8 @@ void describe_run_options(po::options_description& desc) {
     ("variations", po::value<int>()->default_value(3), "variations L per selected sample (parents are kept)")
     ("clusters", po::value<int>()->default_value(20), "public clusters K per label")
     ("votes-per-center", po::value<int>()->default_value(1), "secpe: each noisy centre spreads its votes over its k nearest candidates (1: the paper's rule)")
+    ("eval-real", po::value<std::string>(), "real records (Aug-PE CSV with the dataset's label columns and a 'text' column) to score the initial population and every iteration's selection against, as secpe eval does; one metrics.jsonl line each. Use held-out records, never the private ones")
+    ("near-duplicate-share", po::value<double>()->default_value(0.5, "0.5"), "selection skips a candidate when this share of its word 5-grams is in a kept candidate of its label, or the reverse (the near-duplicate rule of secpe eval); 1: only full copies")
     ("private-batch", po::value<double>()->default_value(1000.0, "1000"), "expected private records sampled per label and iteration (B)")
     ("p", po::value<double>()->default_value(1e-4, "1e-4"), "adversary prior p of every secret")
     ("r-over-p", po::value<double>()->default_value(10.0, "10.0"), "allowed reconstruction risk as a multiple of p")
@@ -74,6 +76,8 @@ RunConfig run_config_from(const po::variables_map& vm) {
   c.variations = option_in(vm, "variations", 1, 1000000);
   c.clusters = option_in(vm, "clusters", 1, 100000000);
   c.votes_per_centre = option_in(vm, "votes-per-center", 1, 1000000);
+  c.near_duplicate_share = option_in(vm, "near-duplicate-share", 0.0, 1.0);
+  if (!(c.near_duplicate_share > 0)) throw InputError("--near-duplicate-share must be in (0, 1]");
   c.private_batch = vm["private-batch"].as<double>();
   if (!(c.private_batch > 0 && c.private_batch <= 1e12)) throw InputError("--private-batch must be in (0, 1e12]");
   c.p = vm["p"].as<double>();
@@ -107,12 +111,16 @@ RunConfig run_config_from(const po::variables_map& vm) {
   const int threads = option_in(vm, "threads", 0, 65536);
   c.threads = threads;
   c.out = vm["out"].as<std::string>();
-  check_output_folder("out", c.out, {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"});
+  check_output_folder("out", c.out, {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"});
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(c.out);
   check_state_dir(c.state_dir, c.out);
   c.resume = vm["resume"].as<bool>();
   c.verify = vm["verify"].as<bool>();
   if (!std::filesystem::is_regular_file(c.data)) throw InputError("--data: cannot read '" + c.data.string() + "'");
+  if (vm.count("eval-real")) {
+    c.eval_real = vm["eval-real"].as<std::string>();
+    if (!std::filesystem::is_regular_file(c.eval_real)) throw InputError("--eval-real: cannot read '" + c.eval_real.string() + "'");
+  }
   return c;
 }
 
@@ -126,18 +134,24 @@ std::string mpi_library_version() {
 
 void write_outputs(const std::filesystem::path& out, const RunResult& result, const nlohmann::ordered_json& run_json) {
   std::filesystem::create_directories(out);
-  std::vector<std::string> texts;
-  std::vector<std::vector<std::string>> labels;
-  for (std::size_t l = 0; l < result.synthetic.size(); ++l) {
-    for (const auto& t : result.synthetic[l]) {
-      texts.push_back(t);
-      labels.push_back(result.label_values[l]);
-    }
-  }
+  auto csv_of = [&](const std::vector<std::vector<std::string>>& per_label) {
+    return [&result, &population = per_label](std::ostream& o) {
+      std::vector<std::string> texts;
+      std::vector<std::vector<std::string>> labels;
+      for (std::size_t l = 0; l < population.size(); ++l) {
+        for (const auto& t : population[l]) {
+          texts.push_back(t);
+          labels.push_back(result.label_values[l]);
+        }
+      }
+      write_augpe_csv(o, result.label_columns, result.label_prefixes, texts, labels);
+    };
+  };
   // The report comes first, so synthetic text never stands without it; run.json, last, marks
   // a complete set.
   write_file_set(out, {{"privacy.json", [&](std::ostream& o) { o << result.privacy.dump(2) << "\n"; }},
-                       {"synthetic.csv", [&](std::ostream& o) { write_augpe_csv(o, result.label_columns, result.label_prefixes, texts, labels); }},
+                       {"synthetic.csv", csv_of(result.synthetic)},
+                       {"initial.csv", csv_of(result.initial)},
                        {"metrics.jsonl", [&](std::ostream& o) { for (const auto& m : result.metrics) o << m.dump() << "\n"; }},
                        {"run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; }}});
 }
@@ -203,7 +217,7 @@ int command_run(const std::vector<std::string>& args) {
 #endif
       run_json["summary"] = result.summary;
       run_json["wall_seconds"] = start.seconds();
-      run_json["outputs"] = {"synthetic.csv", "privacy.json", "metrics.jsonl", "run.json"};
+      run_json["outputs"] = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
       write_outputs(out, result, run_json);
       close_private_state(state);
       log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string() +

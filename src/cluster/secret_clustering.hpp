@@ -14,6 +14,7 @@
 // grid (privacy/noisy_release.hpp) before they leave rank 0 (broadcast). The private-to-centre
 // assignment never changes across iterations, so it is computed once.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compute/nearest.hpp"
@@ -41,6 +42,9 @@ class SecretClustering {
   Eigen::Index clusters() const { return centres_.rows(); }
   // Public centres whose norm exceeded the clipping radius (public information).
   Eigen::Index clipped_centres() const { return clipped_centres_; }
+  // The public part of every released centre (the k-means centre clipped to R) and its count.
+  const MatrixF& public_centres() const { return public_part_; }
+  std::span<const std::int64_t> public_sizes() const { return sizes_; }
 
  private:
   const Communicator& comm_;

@@ -12,7 +12,7 @@
 #include "core/parallel.hpp"
 #include "core/timer.hpp"
 #include "dist/communicator.hpp"
-#include "eval/ngrams.hpp"
+#include "text/ngrams.hpp"
 
 namespace secpe {
 

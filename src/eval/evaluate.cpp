@@ -9,7 +9,7 @@
 #include "dist/communicator.hpp"
 #include "eval/downstream.hpp"
 #include "eval/knn_coverage.hpp"
-#include "eval/ngrams.hpp"
+#include "text/ngrams.hpp"
 
 namespace secpe {
 

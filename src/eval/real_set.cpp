@@ -4,7 +4,7 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "dist/communicator.hpp"
-#include "eval/ngrams.hpp"
+#include "text/ngrams.hpp"
 
 namespace secpe {
 

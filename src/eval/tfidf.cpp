@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "eval/ngrams.hpp"
+#include "text/ngrams.hpp"
 
 namespace secpe {
 

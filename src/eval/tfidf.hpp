@@ -20,7 +20,7 @@ struct TfidfOptions {
 
 class TfidfVectorizer {
  public:
-  // The vocabulary: terms of `texts` (word keys per text, eval/ngrams.hpp) in at least min_df
+  // The vocabulary: terms of `texts` (word keys per text, text/ngrams.hpp) in at least min_df
   // texts, the max_features with the highest document frequency (ties by key, so the choice is
   // deterministic), each weighted by idf = ln((1 + n) / (1 + df)) + 1.
   TfidfVectorizer(std::span<const std::vector<std::uint64_t>> texts, const TfidfOptions& options);

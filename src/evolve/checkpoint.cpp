@@ -10,15 +10,15 @@
 namespace secpe {
 namespace {
 
-constexpr std::string_view kHead = R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:)";
+constexpr std::string_view kHead = R"({"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:)";
 constexpr std::string_view kContent = R"(","content":)";
 constexpr std::size_t kHexDigits = 64;
 
 // The content's bytes, after checking the layout and the checksum.
 std::string_view checked_content(std::string_view text, const std::string& file) {
   if (text.ends_with('\n')) text.remove_suffix(1);
-  if (text.starts_with(R"({"format":"secpe-checkpoint","format_version":1)")) {
-    throw InputError(file + ": written by an older secpe without a checksum; start afresh (run without --resume)");
+  for (const char* old : {R"({"format":"secpe-checkpoint","format_version":1)", R"({"format":"secpe-checkpoint","format_version":2,)"}) {
+    if (text.starts_with(old)) throw InputError(file + ": written by an older secpe; start afresh (run without --resume)");
   }
   if (!text.starts_with(kHead) || text.size() < kHead.size() + kHexDigits + kContent.size() + 1 ||
       text.substr(kHead.size() + kHexDigits, kContent.size()) != kContent || !text.ends_with('}')) {
@@ -51,11 +51,22 @@ class Fields {
 
 using Type = nlohmann::json::value_t;
 
+std::vector<std::string> read_texts(const nlohmann::ordered_json& texts, const std::string& where, const Fields& fields) {
+  std::vector<std::string> out;
+  for (const auto& text : texts) {
+    if (!text.is_string()) fields.fail(where + " holds a value that is not a string");
+    out.push_back(text.get<std::string>());
+  }
+  return out;
+}
+
 LabelOutcome read_outcome(const nlohmann::ordered_json& l, const std::string& where, const Fields& fields) {
   LabelOutcome o;
-  for (const auto& text : fields.at(l, "synthetic", where, Type::array)) {
-    if (!text.is_string()) fields.fail(where + "synthetic holds a value that is not a string");
-    o.synthetic.push_back(text.get<std::string>());
+  o.synthetic = read_texts(fields.at(l, "synthetic", where, Type::array), where + "synthetic", fields);
+  o.initial = read_texts(fields.at(l, "initial", where, Type::array), where + "initial", fields);
+  for (const auto& population : fields.at(l, "history", where, Type::array)) {
+    if (!population.is_array()) fields.fail(where + "history holds a value that is not an array");
+    o.history.push_back(read_texts(population, where + "history", fields));
   }
   o.report = fields.at(l, "report", where, Type::object);
   if (o.report.contains("name") && !o.report["name"].is_string()) fields.fail(where + "report.name is not a string");
@@ -84,6 +95,8 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
   for (const auto& [label, outcome] : checkpoint.labels) {
     content["labels"].push_back({{"label", label},
                                  {"synthetic", outcome.synthetic},
+                                 {"initial", outcome.initial},
+                                 {"history", outcome.history},
                                  {"report", outcome.report},
                                  {"releases", outcome.releases},
                                  {"metrics", outcome.metrics}});

@@ -6,8 +6,9 @@
 // an interrupted job loses at most one label's work and the final outputs are the same as an
 // uninterrupted run's. Apart from the key check, it holds only released values and synthetic text.
 //
-// Layout (one line, valid JSON; format version 2):
-//   {"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:HEX","content":CONTENT}
+// Layout (one line, valid JSON; format version 3, which added each label's initial population and
+// selection history):
+//   {"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:HEX","content":CONTENT}
 // where CONTENT is {"fingerprint": {...}, "labels": [...]} and HEX the BLAKE2b-256 of CONTENT's
 // bytes exactly as stored, so any edit, truncation or bit flip of the content is detected without
 // re-serialising it. Loading then checks every field the pipeline and `secpe inspect` use.

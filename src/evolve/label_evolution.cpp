@@ -3,6 +3,7 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "evolve/candidates.hpp"
+#include "evolve/release_estimate.hpp"
 #include "evolve/selection.hpp"
 #include "evolve/votes.hpp"
 
@@ -14,16 +15,20 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
     const Timer iter_start;
     const CandidatePool pool = make_candidate_pool(job.comm, job.generator, job.embedder, job.seed, job.label, t,
                                                    parents, job.variations, initial);
+    if (t == 0) outcome.initial.assign(pool.texts.begin(), pool.texts.begin() + static_cast<std::ptrdiff_t>(std::min(job.synthetic, pool.texts.size())));
     Timer t0;
     VoteResult votes;
+    ReleaseShrinkage shrinkage;
     if (job.clustering) {
       const auto k = std::to_string(job.clustering->clusters());
       job.ledger.charge(job.label, t, {{"released", {"noisy cluster sizes (" + k + ")",
                                                       "noisy cluster centres (" + k + " x " + std::to_string(pool.embeddings.cols()) + ")"}},
                                        {"sigma", job.sigma}});
       const NoisyClusters noisy = job.clustering->release(job.noise_key, job.label, t, job.sigma);
-      votes = secpe_votes(job.comm, noisy, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric,
-                          job.votes_per_centre, job.synthetic);
+      const NoisyClusters estimate = shrink_release(noisy, job.clustering->public_centres(), job.clustering->public_sizes(),
+                                                    job.sigma, job.clip_radius, &shrinkage);
+      votes = secpe_votes(job.comm, estimate, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric,
+                          job.votes_per_centre);
     } else if (!job.voters) {  // the no-private-data control: nothing private is used or released
       votes = random_votes(pool.texts.size(), job.seed, job.label, t);
     } else {
@@ -35,7 +40,7 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
     const double vote_seconds = t0.seconds();
 
     t0.restart();
-    const auto selected = rank_select(votes.votes, votes.tie_key, job.synthetic);
+    const auto selected = select_distinct(rank_order(votes.votes, votes.tie_key), pool.texts, job.synthetic, job.distinct);
     parents.clear();
     std::size_t voted = 0, selected_voted = 0;
     double vote_total = 0.0;
@@ -47,6 +52,7 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
       parents.push_back(pool.texts[i]);
       selected_voted += votes.votes[i] > 0 ? 1 : 0;
     }
+    if (job.keep_history) outcome.history.push_back(parents);
     outcome.metrics.push_back({{"label", job.label},
                                {"label_name", job.label_name},
                                {"iteration", t},
@@ -55,6 +61,8 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                {"released_vote_total", vote_total},
                                {"candidates_with_votes", voted},
                                {"selected_with_votes", selected_voted},
+                               {"size_shrinkage_weight", shrinkage.size_weight},
+                               {"centre_signal", shrinkage.centre_signal},
                                {"generate_seconds", pool.generate_seconds},
                                {"embed_seconds", pool.embed_seconds},
                                {"vote_seconds", vote_seconds},

@@ -14,12 +14,15 @@
 #include "privacy/ledger.hpp"
 #include "text/embedder.hpp"
 #include "text/generator.hpp"
+#include "text/near_duplicates.hpp"
 
 namespace secpe {
 
 // What one label contributes to the outputs; also what a checkpoint stores per finished label.
 struct LabelOutcome {
   std::vector<std::string> synthetic;          // final selection, in rank order
+  std::vector<std::string> initial;            // iteration 0's first N_syn candidates: the generator alone
+  std::vector<std::vector<std::string>> history;  // the selection after each iteration (when kept)
   nlohmann::ordered_json report;               // privacy.json "labels" entry
   nlohmann::ordered_json releases;             // the label's ledger entries (array)
   std::vector<nlohmann::ordered_json> metrics; // metrics.jsonl lines
@@ -42,10 +45,13 @@ struct LabelEvolution {
   // SecPE: the label's secret clustering; Aug-PE: null, and `voters` vote directly; the
   // no-private-data control (--method random): both null, and selection is uniformly random.
   const SecretClustering* clustering;
+  double clip_radius;     // SecPE: R, the release's noise scale
   const MatrixF* voters;
   double augpe_threshold;
   PrivacyLedger& ledger;  // charged before every release
   int votes_per_centre;   // SecPE: each noisy centre votes for its k nearest candidates
+  NearDuplicateOptions distinct;  // selection keeps no near-duplicate of a kept candidate
+  bool keep_history;              // keep every iteration's selection (for --eval-real)
 };
 
 // Runs the iterations, appending to `outcome` (whose report the caller has started).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
@@ -10,6 +11,9 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
+#include "eval/evaluate.hpp"
+#include "eval/real_set.hpp"
+#include "eval/report.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/label_evolution.hpp"
 #include "evolve/noise_calibration.hpp"
@@ -104,6 +108,8 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"variations", c.variations},
           {"clusters", c.clusters},
           {"votes_per_centre", c.votes_per_centre},
+          {"eval_real", c.eval_real.string()},
+          {"near_duplicate_share", c.near_duplicate_share},
           {"private_batch", c.private_batch},
           {"p", c.p},
           {"r", c.r},
@@ -311,13 +317,66 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                 .variations = config.variations,
                 .sigma = sigma,
                 .clustering = clustering.get(),
+                .clip_radius = config.clip_radius,
                 .voters = config.method == Method::kAugPE ? &voters : nullptr,
                 .augpe_threshold = config.augpe_threshold,
                 .ledger = run.ledger,
-                .votes_per_centre = config.votes_per_centre},
+                .votes_per_centre = config.votes_per_centre,
+                .distinct = {.n = 5, .share = config.near_duplicate_share},
+                .keep_history = !config.eval_real.empty()},
                outcome);
   if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
   return outcome;
+}
+
+// Stage "evaluate" (--eval-real): the real file is read once before the run (so that a bad file
+// fails before any work); after the run, the initial population and the selection after every
+// iteration, over all labels, are scored as `secpe eval` would, one metrics.jsonl line each.
+std::optional<RealSet> prepare_eval(const Communicator& comm, const RunConfig& config, const DatasetInfo& info) {
+  if (config.eval_real.empty()) return std::nullopt;
+  std::vector<std::string> prefixes;
+  for (const auto& p : info.labels.prefixes)
+    if (!p.empty()) prefixes.push_back(p);
+  const CsvReadOptions read{.text_column = "text", .label_columns = info.labels.columns, .label_prefixes = {},
+                            .on_bad_record = OnBadRecord::kError};
+  return prepare_real_set(std::make_shared<CsvRealSource>(config.eval_real, read, prefixes),
+                          {.seed = config.seed}, comm);
+}
+
+std::vector<nlohmann::ordered_json> evaluate_populations(const Communicator& comm, const RunConfig& config, const DatasetInfo& info,
+                                                         const Checkpoint& checkpoint, const RealSet& real) {
+  // t < 0: the initial population; else the selection after iteration t (a label's history is
+  // empty when its share of N_syn is 0).
+  auto population = [&](int t) {
+    Corpus c;
+    c.label_columns = info.labels.columns;
+    for (const auto& [label, outcome] : checkpoint.labels) {
+      const auto& texts = t < 0 ? outcome.initial
+                                : static_cast<std::size_t>(t) < outcome.history.size() ? outcome.history[static_cast<std::size_t>(t)]
+                                                                                        : outcome.synthetic;
+      for (const auto& text : texts) {
+        c.texts.push_back(text);
+        c.labels.push_back(info.labels.values[label]);
+      }
+    }
+    return c;
+  };
+  const EvalOptions options{.seed = config.seed, .kernel = config.kernel, .synthetic_name = "the population"};
+  std::vector<nlohmann::ordered_json> lines;
+  Progress progress("evaluate", static_cast<std::size_t>(config.iterations) + 1);
+  for (int t = -1; t < config.iterations; ++t) {
+    const Timer timer;
+    nlohmann::ordered_json line = t < 0 ? nlohmann::ordered_json{{"population", "initial"}}
+                                        : nlohmann::ordered_json{{"population", "selected"}, {"iteration", t}};
+    nlohmann::ordered_json report = eval_report_json(evaluate(population(t), real, options, comm));
+    report.erase("run");  // ranks and timings: the line must not depend on the rank count
+    line["eval"] = std::move(report);
+    line["eval_seconds"] = timer.seconds();
+    lines.push_back(std::move(line));
+    progress.step(static_cast<std::size_t>(t + 2), t < 0 ? "initial population" : "iteration " + std::to_string(t));
+  }
+  progress.finish();
+  return lines;
 }
 
 // Stage "report": privacy.json from the calibration, the finished labels and the ledger.
@@ -377,6 +436,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   timer.restart();
   const Calibration calibration = calibrate(comm, config, shard);
   const double calibration_seconds = timer.seconds();
+  const std::optional<RealSet> eval_real = prepare_eval(comm, config, info);
 
   PrivacyLedger ledger(num_labels, config.iterations);
   Checkpoint checkpoint{fingerprint(config, info), {}};
@@ -406,9 +466,14 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   RunResult result;
   result.privacy = privacy_report_of(config, calibration, checkpoint, ledger, models);
   result.synthetic.resize(num_labels);
+  result.initial.resize(num_labels);
   for (auto& [label, outcome] : checkpoint.labels) {
     for (auto& m : outcome.metrics) result.metrics.push_back(m);
     result.synthetic[label] = outcome.synthetic;
+    result.initial[label] = outcome.initial;
+  }
+  if (eval_real) {
+    for (auto& line : evaluate_populations(comm, config, info, checkpoint, *eval_real)) result.metrics.push_back(std::move(line));
   }
   result.label_columns = info.labels.columns;
   result.label_prefixes = info.labels.prefixes;

@@ -36,6 +36,7 @@ struct RunConfig {
   int variations = 3;               // L
   int clusters = 20;                // K per label
   int votes_per_centre = 1;         // each noisy centre votes for its k nearest candidates
+  double near_duplicate_share = 0.5;  // selection skips a candidate sharing this share of 5-grams with a kept one
   double private_batch = 1000.0;    // B per label
   double p = 1e-4;                  // uniform budget: prior p and risk r of every secret
   double r = 1e-3;
@@ -55,10 +56,12 @@ struct RunConfig {
   std::string kernel = "blas";
   int threads = 0;                  // compute threads per rank (0: SECPE_THREADS, else the hardware's)
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first
+  std::filesystem::path eval_real;  // real records (Aug-PE CSV): score every iteration's population (secpe eval)
 };
 
 struct RunResult {
   std::vector<std::vector<std::string>> synthetic;  // per label, in selection order
+  std::vector<std::vector<std::string>> initial;    // per label: the generator's output at iteration 0
   std::vector<std::int32_t> synthetic_labels;       // label of each line of synthetic.csv
   nlohmann::ordered_json privacy;                   // privacy.json
   std::vector<nlohmann::ordered_json> metrics;      // metrics.jsonl lines

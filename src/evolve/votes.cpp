@@ -1,7 +1,6 @@
 #include "evolve/votes.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <cstring>
 #include <limits>
 
@@ -44,23 +43,11 @@ void spread_votes(const Communicator& comm, const NoisyClusters& clusters, const
   }
 }
 
-// True when rank selection of `selected` candidates would meet equal votes: fewer nonzero votes
-// than places, or equal values among the top `selected` + 1.
-bool ties_matter(const std::vector<double>& votes, std::size_t selected) {
-  std::size_t nonzero = 0;
-  for (double v : votes) nonzero += v != 0.0 ? 1 : 0;
-  if (nonzero < selected || selected >= votes.size()) return true;
-  std::vector<double> top(votes);
-  const auto end = top.begin() + static_cast<std::ptrdiff_t>(selected + 1);
-  std::partial_sort(top.begin(), end, top.end(), std::greater<>());
-  return std::adjacent_find(top.begin(), end) != end;
-}
-
 }  // namespace
 
 VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, const MatrixF& candidates,
                        std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric,
-                       int votes_per_centre, std::size_t selected) {
+                       int votes_per_centre) {
   const auto n_cand = static_cast<std::size_t>(candidates.rows());
   const auto k = static_cast<std::size_t>(clusters.centres.rows());
   const MatrixF shard = candidates.middleRows(static_cast<Eigen::Index>(shard_begin),
@@ -84,7 +71,6 @@ VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, 
     spread_votes(comm, clusters, shard, shard_begin, kernel, metric, std::min<std::size_t>(votes_per_centre, n_cand), result.votes);
   }
 
-  if (!ties_matter(result.votes, selected)) return result;
   // Tie key: each candidate's distance to its nearest noisy centre (owner fills, min-loc gathers).
   std::vector<MinLoc> key(n_cand, MinLoc{std::numeric_limits<double>::infinity(), 0});
   std::vector<std::int32_t> cand_nearest(shard_end - shard_begin);

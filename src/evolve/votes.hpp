@@ -12,20 +12,18 @@ namespace secpe {
 
 struct VoteResult {
   std::vector<double> votes;     // per candidate, released
-  std::vector<double> tie_key;   // per candidate, for rank_select
+  std::vector<double> tie_key;   // per candidate, for rank_order
 };
 
 // SecPE: each noisy centre gives its noisy size to its nearest candidate (O(K x N_cand) work), or
 // spreads it equally over its `votes_per_centre` nearest candidates (post-processing of released
 // values: no privacy cost). Candidates are searched in shards, one per rank, and combined exactly
 // (min-location allreduce; for k > 1 every rank merges the ranks' top-k lists by (score, index)).
-// The tie key of a candidate is its distance to the nearest noisy centre. It only matters when
-// votes tie within the top `selected` or across its boundary (always when fewer than `selected`
-// candidates got a vote), so the second K x N_cand pass that computes it runs only then; the
-// decision depends on released votes alone, identical on every rank.
+// The tie key of a candidate is its distance to the nearest noisy centre (a second K x N_cand
+// pass): most candidates get no vote, and distinct selection may reach deep into the rank order.
 VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, const MatrixF& candidates,
                        std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric,
-                       int votes_per_centre, std::size_t selected);
+                       int votes_per_centre);
 
 // The no-private-data control (--method random): an independent uniform key per candidate from
 // the public seed, so rank selection keeps a uniformly random subset. Uses no record at all.

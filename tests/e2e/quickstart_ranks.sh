@@ -82,7 +82,7 @@ assert c['format'] == 'secpe-checkpoint'
 c['content']['labels'] = c['content']['labels'][:10]
 text = json.dumps(c['content'])
 digest = hashlib.blake2b(text.encode(), digest_size=32).hexdigest()
-open(sys.argv[2], 'w').write('{"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:%s","content":%s}\n' % (digest, text))
+open(sys.argv[2], 'w').write('{"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:%s","content":%s}\n' % (digest, text))
 PY
 "$SECPE" inspect "$T/resumed.state/checkpoint.json" | grep -q 'finished     10 label' || fail "inspect of a checkpoint"
 mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --noise-key-file "$T/noise.key" \

@@ -19,6 +19,8 @@ Checkpoint sample(std::size_t label = 3) {
   Checkpoint c{{{"seed", 5}, {"iterations", 2}}, {}};
   LabelOutcome o;
   o.synthetic = {"a synthetic review", "another one"};
+  o.initial = {"a synthetic review at first", "and one more"};
+  o.history = {{"a synthetic review in between", "another one"}, o.synthetic};
   o.report = {{"id", label}, {"name", "Bars | 5.0"}, {"sigma", 1.5}};
   o.releases = nlohmann::ordered_json::array({{{"iteration", 0}, {"sigma", 1.5}}, {{"iteration", 1}, {"sigma", 1.5}}});
   o.metrics = {{{"label", label}, {"iteration", 0}}};
@@ -33,7 +35,7 @@ std::string read_text(const std::filesystem::path& path) {
 
 // A checkpoint file with `content` and a correct checksum: what a careful hand edit makes.
 void write_with_checksum(const TempFile& file, const std::string& content) {
-  file.write(R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:)" + blake2b_256_hex(content) +
+  file.write(R"({"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:)" + blake2b_256_hex(content) +
              R"(","content":)" + content + "}\n");
 }
 
@@ -56,9 +58,11 @@ TEST(Checkpoint, SavesAndLoadsWithAChecksum) {
   ASSERT_EQ(c.labels.size(), 1u);
   EXPECT_EQ(c.fingerprint, sample().fingerprint);
   EXPECT_EQ(c.labels.at(3).synthetic, sample().labels.at(3).synthetic);
+  EXPECT_EQ(c.labels.at(3).initial, sample().labels.at(3).initial);
+  EXPECT_EQ(c.labels.at(3).history, sample().labels.at(3).history);
   EXPECT_EQ(c.labels.at(3).releases, sample().labels.at(3).releases);
   EXPECT_EQ(c.labels.at(3).metrics, sample().labels.at(3).metrics);
-  EXPECT_EQ(read_text(file.path()).find(R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:)"), 0u);
+  EXPECT_EQ(read_text(file.path()).find(R"({"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:)"), 0u);
 }
 
 // Before, edited synthetic text was copied to synthetic.csv by --resume.
@@ -80,7 +84,9 @@ TEST(Checkpoint, EditedOrDamagedContentIsRefused) {
   file.write(j.dump(2));  // pretty-printed: not the layout secpe writes
   expect_error(file, "not a secpe checkpoint");
   file.write(R"({"format":"secpe-checkpoint","format_version":1,"fingerprint":{},"labels":[]})");
-  expect_error(file, "written by an older secpe without a checksum");
+  expect_error(file, "written by an older secpe; start afresh");
+  file.write(R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:00","content":{}})");
+  expect_error(file, "written by an older secpe; start afresh");
   file.write("");
   expect_error(file, "not a secpe checkpoint");
 }
@@ -92,16 +98,19 @@ TEST(Checkpoint, LabelsMustBeInRangeAndFieldsOfTheirTypes) {
   expect_error(file, "labels[0].label is 999999, outside the dataset's 41 labels");
   EXPECT_NO_THROW(load_checkpoint(file.path()));  // `secpe inspect` knows no dataset
 
-  const std::string ok_label = R"({"label":1,"synthetic":[],"report":{},"releases":[],"metrics":[]})";
+  const std::string ok_label = R"({"label":1,"synthetic":[],"initial":[],"history":[],"report":{},"releases":[],"metrics":[]})";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"fingerprint":{},"labels":[{"label":-1,"synthetic":[],"report":{},"releases":[],"metrics":[]}]})", "labels[0].label is -1"},
-      {R"({"fingerprint":{},"labels":[{"label":"1","synthetic":[],"report":{},"releases":[],"metrics":[]}]})", "labels[0].label is not number"},
+      {R"({"fingerprint":{},"labels":[{"label":-1,"synthetic":[],"initial":[],"history":[],"report":{},"releases":[],"metrics":[]}]})", "labels[0].label is -1"},
+      {R"({"fingerprint":{},"labels":[{"label":"1","synthetic":[],"initial":[],"history":[],"report":{},"releases":[],"metrics":[]}]})", "labels[0].label is not number"},
       {R"({"fingerprint":{},"labels":[)" + ok_label + "," + ok_label + "]}", "labels[1].label 1 is listed twice"},
       {R"({"fingerprint":{},"labels":[{"label":1,"report":{},"releases":[],"metrics":[]}]})", "labels[0].synthetic is missing"},
-      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[7],"report":{},"releases":[],"metrics":[]}]})", "synthetic holds a value that is not a string"},
-      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"report":{"name":3},"releases":[],"metrics":[]}]})", "report.name is not a string"},
-      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"report":{},"releases":[{"sigma":1}],"metrics":[]}]})", "without a whole iteration number"},
-      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"report":{},"releases":[],"metrics":[1]}]})", "metrics holds a value that is not an object"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[7],"initial":[],"history":[],"report":{},"releases":[],"metrics":[]}]})", "synthetic holds a value that is not a string"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"initial":[],"history":[],"report":{"name":3},"releases":[],"metrics":[]}]})", "report.name is not a string"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"initial":[],"history":[],"report":{},"releases":[{"sigma":1}],"metrics":[]}]})", "without a whole iteration number"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"initial":[],"history":[],"report":{},"releases":[],"metrics":[1]}]})", "metrics holds a value that is not an object"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"report":{},"releases":[],"metrics":[]}]})", "labels[0].initial is missing"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"initial":[],"history":[["x",2]],"report":{},"releases":[],"metrics":[]}]})", "history holds a value that is not a string"},
+      {R"({"fingerprint":{},"labels":[{"label":1,"synthetic":[],"initial":[],"history":["x"],"report":{},"releases":[],"metrics":[]}]})", "history holds a value that is not an array"},
       {R"({"fingerprint":{},"labels":{}})", "labels is not array"},
       {R"({"labels":[]})", "fingerprint is missing"},
       {R"([1,2])", "the content is not a JSON object"},

@@ -6,7 +6,7 @@
 #include "eval/classification.hpp"
 #include "eval/lbfgs.hpp"
 #include "eval/logistic.hpp"
-#include "eval/ngrams.hpp"
+#include "text/ngrams.hpp"
 #include "eval/tfidf.hpp"
 
 namespace secpe {

@@ -6,7 +6,7 @@
 
 #include "eval/diversity.hpp"
 #include "eval/lengths.hpp"
-#include "eval/ngrams.hpp"
+#include "text/ngrams.hpp"
 #include "text/demo_corpus.hpp"
 
 namespace secpe {

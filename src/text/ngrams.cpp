@@ -1,4 +1,4 @@
-#include "eval/ngrams.hpp"
+#include "text/ngrams.hpp"
 
 #include "text/scan.hpp"
 
