@@ -48,7 +48,7 @@ PY
   [ "$(stat -c %a "$T/$m-os1.state")" = 700 ] || fail "$m: state folder is not 0700"
   [ "$(stat -c %a "$T/$m-os1.state/checkpoint.json")" = 600 ] || fail "$m: checkpoint is not 0600"
   [ -e "$T/$m-os1.state/noise.key" ] && fail "$m: the OS key outlived the run"
-  ls "$T/$m-os1" | grep -qv -E '^(synthetic.csv|privacy.json|metrics.jsonl|run.json)$' && fail "$m: unexpected file in the output folder"
+  ls "$T/$m-os1" | grep -qv -E '^(synthetic.csv|initial.csv|privacy.json|metrics.jsonl|run.json)$' && fail "$m: unexpected file in the output folder"
 done
 # A state folder inside the publishable output folder is refused before any work.
 out=$("$SECPE" "${RUN[@]}" --out "$T/o" --state-dir "$T/o/state" 2>&1) && fail "state folder inside --out accepted"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The utility study: is the synthetic text worth its privacy cost? On a Yelp-format corpus, a
+# deterministic held-out split (every 5th record; the dev set gives 4,000 / 1,000) is kept away
+# from secpe; the rest is imported with the default secrets. Then, for every seed:
+#   secpe and augpe at each r/p of $RP ("none": r/p = 9999, almost no noise), and the
+#   no-private-data control (--method random), each with --eval-real on the held-out split, so
+#   metrics.jsonl scores the initial population and every iteration;
+#   references: 2,000 random real training reviews, and the whole training split.
+# analysis/utility_study.py then writes table.md, table.json and the plots into $OUT.
+#
+# usage: bash jobs/utility-study.sh [CORPUS.csv] [OUT]     (default ../shared/data/yelp/dev.csv, out/utility-study)
+# Knobs (environment): SEEDS ("1 2 3"), RP ("2 10 50 none"), METHODS ("secpe augpe random"),
+# SYNTHETIC (2000), ITERATIONS (10), VARIATIONS (3), CLUSTERS (20), RANKS (1), THREADS (2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CORPUS=${1:-../shared/data/yelp/dev.csv}
+OUT=${2:-out/utility-study}
+SEEDS=${SEEDS:-"1 2 3"}; RP=${RP:-"2 10 50 none"}; METHODS=${METHODS:-"secpe augpe random"}
+SYNTHETIC=${SYNTHETIC:-2000}; ITERATIONS=${ITERATIONS:-10}; VARIATIONS=${VARIATIONS:-3}; CLUSTERS=${CLUSTERS:-20}
+RANKS=${RANKS:-1}; THREADS=${THREADS:-2}
+[ -f "$CORPUS" ] || { echo "utility-study: $CORPUS not found" >&2; exit 2; }
+bash jobs/install-deps.sh
+bash jobs/build.sh >/dev/null
+source jobs/blas-core.sh
+source jobs/mpi-env.sh
+SECPE=$PWD/build/secpe
+mkdir -p "$OUT"
+python3 analysis/heldout_split.py "$CORPUS" "$OUT/train.csv" "$OUT/heldout.csv" --reference "$OUT/reference.csv" --size "$SYNTHETIC"
+"$SECPE" import --input "$OUT/train.csv" --out "$OUT/train.h5"
+[ -f "$OUT/noise.key" ] || "$SECPE" keygen --out "$OUT/noise.key" >/dev/null
+for name in reference train; do
+  "$SECPE" eval --synthetic "$OUT/$name.csv" --real "$OUT/heldout.csv" --out "$OUT/$name.eval.json" --quiet >/dev/null
+done
+run() {  # run NAME ARGS...: one secpe run, skipped when already complete (run.json is written last)
+  local name=$1; shift
+  [ -f "$OUT/runs/$name/run.json" ] && return 0
+  echo "utility-study: $name"
+  mpirun -n "$RANKS" "$SECPE" run --data "$OUT/train.h5" --out "$OUT/runs/$name" --noise-key-file "$OUT/noise.key" \
+    --synthetic "$SYNTHETIC" --iterations "$ITERATIONS" --variations "$VARIATIONS" --clusters "$CLUSTERS" \
+    --threads "$THREADS" --eval-real "$OUT/heldout.csv" --quiet "$@"
+}
+for seed in $SEEDS; do
+  for method in $METHODS; do
+    if [ "$method" = random ]; then run "random-s$seed" --method random --seed "$seed"; continue; fi
+    for rp in $RP; do
+      r_over_p=$rp; [ "$rp" = none ] && r_over_p=9999
+      run "$method-rp$rp-s$seed" --method "$method" --r-over-p "$r_over_p" --seed "$seed"
+    done
+  done
+done
+python3 analysis/utility_study.py "$OUT"
