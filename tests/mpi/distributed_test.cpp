@@ -332,8 +332,8 @@ TEST(Votes, SecPEVotesIdenticalToSingleRank) {
   NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
   ReferenceKernel kernel;
   const auto [b, e] = world.shard(50);
-  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine, 1, 50);
-  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine, 1, 50);
+  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine, 1);
+  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine, 1);
   EXPECT_EQ(a.votes, s.votes);
   EXPECT_EQ(a.tie_key, s.tie_key);
   double total = 0;
@@ -353,8 +353,8 @@ TEST(Votes, SpreadOverKNearestIdenticalToSingleRank) {
   NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
   ReferenceKernel kernel;
   const auto [b, e] = world.shard(50);
-  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine, 3, 50);
-  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine, 3, 50);
+  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine, 3);
+  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine, 3);
   EXPECT_EQ(a.votes, s.votes);
   double total = 0;
   std::size_t voted = 0;
