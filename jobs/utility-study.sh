@@ -20,6 +20,10 @@ SYNTHETIC=${SYNTHETIC:-2000}; ITERATIONS=${ITERATIONS:-10}; VARIATIONS=${VARIATI
 RANKS=${RANKS:-1}; THREADS=${THREADS:-2}
 [ -f "$CORPUS" ] || { echo "utility-study: $CORPUS not found" >&2; exit 2; }
 bash jobs/install-deps.sh
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then  # the plots (Debian's package)
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-matplotlib >/dev/null
+fi
 bash jobs/build.sh >/dev/null
 source jobs/blas-core.sh
 source jobs/mpi-env.sh
@@ -48,4 +52,4 @@ for seed in $SEEDS; do
     done
   done
 done
-python3 analysis/utility_study.py "$OUT"
+/usr/bin/python3 analysis/utility_study.py "$OUT"
