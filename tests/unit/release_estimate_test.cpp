@@ -11,7 +11,10 @@ struct Fixture {
   MatrixF public_centres = MatrixF::Zero(40, 64);
   std::vector<std::int64_t> public_sizes = std::vector<std::int64_t>(40, 5);
   NoisyClusters release{MatrixF::Zero(40, 64), std::vector<double>(40, 0.0)};
-  Fixture(double sigma, double shift, std::uint32_t seed) {
+  double sigma;
+  ReleaseShrinkage shrinkage;
+  // A release with noise sigma (R = 1) whose private part shifts each centre by `shift` along one axis.
+  Fixture(double noise, double shift, std::uint32_t seed) : sigma(noise) {
     std::mt19937_64 gen(seed);
     std::normal_distribution<double> normal;
     for (Eigen::Index c = 0; c < 40; ++c) {
@@ -23,12 +26,13 @@ struct Fixture {
       release.sizes[c] = 5.0 + double(c % 4) + sigma * normal(gen);
     }
   }
+  NoisyClusters estimate() { return shrink_release(release, public_centres, public_sizes, sigma, 1.0, &shrinkage); }
 };
 
 TEST(ShrinkRelease, WithoutNoiseTheReleaseIsKept) {
-  const Fixture f(0.0, 0.5, 1);
-  ReleaseShrinkage s;
-  const NoisyClusters est = shrink_release(f.release, f.public_centres, f.public_sizes, 0.0, 1.0, &s);
+  Fixture f(0.0, 0.5, 1);
+  const NoisyClusters est = f.estimate();
+  const ReleaseShrinkage& s = f.shrinkage;
   EXPECT_EQ(est.centres, f.release.centres);
   EXPECT_EQ(est.sizes, f.release.sizes);
   EXPECT_EQ(s.size_weight, 1.0);
@@ -36,9 +40,9 @@ TEST(ShrinkRelease, WithoutNoiseTheReleaseIsKept) {
 
 TEST(ShrinkRelease, ANoiseOnlyReleaseFallsBackToItsPublicParts) {
   // sigma = 15 with about five public records per cluster: the dev set's case.
-  const Fixture f(15.0, 0.0, 2);
-  ReleaseShrinkage s;
-  const NoisyClusters est = shrink_release(f.release, f.public_centres, f.public_sizes, 15.0, 1.0, &s);
+  Fixture f(15.0, 0.0, 2);
+  const NoisyClusters est = f.estimate();
+  const ReleaseShrinkage& s = f.shrinkage;
   EXPECT_EQ(s.centre_signal, 0.0);
   EXPECT_EQ(s.size_weight, 0.0);
   EXPECT_TRUE(est.centres.isApprox(f.public_centres));
@@ -46,9 +50,9 @@ TEST(ShrinkRelease, ANoiseOnlyReleaseFallsBackToItsPublicParts) {
 }
 
 TEST(ShrinkRelease, AStrongSignalIsMostlyKept) {
-  const Fixture f(0.05, 0.8, 3);
-  ReleaseShrinkage s;
-  const NoisyClusters est = shrink_release(f.release, f.public_centres, f.public_sizes, 0.05, 1.0, &s);
+  Fixture f(0.05, 0.8, 3);
+  const NoisyClusters est = f.estimate();
+  const ReleaseShrinkage& s = f.shrinkage;
   EXPECT_GT(s.size_weight, 0.9);
   EXPECT_GT(s.centre_signal, 0.0);
   const double kept = (est.centres - f.public_centres).norm() / (f.release.centres - f.public_centres).norm();
