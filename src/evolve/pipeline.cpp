@@ -125,6 +125,7 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"augpe_voters", augpe_voters_name(c.augpe_voters)},
           {"max_words", c.generator.max_words},
           {"blank_fraction", c.generator.blank_fraction},
+          {"variation", variation_mode_name(c.generator.variation)},
           {"generator_corpus", c.generator_corpus.string()},
           {"generator_texts", c.generator_texts}};
 }

@@ -218,7 +218,8 @@ NgramGenerator::NgramGenerator(const std::vector<std::vector<std::string>>& text
 NgramGenerator::~NgramGenerator() = default;
 
 std::string NgramGenerator::describe() const {
-  return "ngram(order 3) trained on " + std::to_string(training_texts_) + " public texts from " + source_;
+  return "ngram(order 3, variation by " + variation_mode_name(options_.variation) + ") trained on " +
+         std::to_string(training_texts_) + " public texts from " + source_;
 }
 
 const NgramGenerator::Model* NgramGenerator::label_model(std::size_t label) const {
@@ -343,13 +344,47 @@ std::string NgramGenerator::random_text(std::size_t label, CounterRng& rng) cons
   return vocab_->words[static_cast<std::size_t>(best)] + ".";
 }
 
+std::string variation_mode_name(VariationMode mode) { return mode == VariationMode::kSentences ? "sentences" : "span"; }
+
+VariationMode parse_variation_mode(const std::string& name) {
+  if (name == "sentences") return VariationMode::kSentences;
+  if (name == "span") return VariationMode::kSpan;
+  throw InputError("variation mode must be sentences or span, not '" + name + "'");
+}
+
 std::string NgramGenerator::vary(std::size_t label, const std::string& parent, CounterRng& rng) const {
   const Model* lm = label_model(label);
   const auto toks = tokenize(parent);
   bool any_word = false;
   for (const auto& t : toks) any_word = any_word || is_word_token(t);
   if (!any_word) return random_text(label, rng);
+  return options_.variation == VariationMode::kSentences ? vary_sentences(lm, toks, rng) : vary_span(lm, toks, rng);
+}
 
+std::string NgramGenerator::vary_sentences(const Model* lm, const std::vector<std::string>& toks, CounterRng& rng) const {
+  std::vector<std::pair<std::size_t, std::size_t>> sentences;
+  for_each_sentence(toks, [&](std::size_t b, std::size_t e) { sentences.emplace_back(b, e); });
+  // Each sentence is re-sampled with probability blank_fraction; one drawn uniformly is re-sampled
+  // in any case, so that a variation always differs from its parent.
+  const std::size_t forced = rng.below(sentences.size());
+  std::vector<std::string> out;
+  for (std::size_t s = 0; s < sentences.size(); ++s) {
+    const bool replace = s == forced || rng.uniform() < options_.blank_fraction;
+    if (!replace) {
+      out.insert(out.end(), toks.begin() + static_cast<std::ptrdiff_t>(sentences[s].first),
+                 toks.begin() + static_cast<std::ptrdiff_t>(sentences[s].second));
+      continue;
+    }
+    int words = 0;
+    std::vector<std::int32_t> fresh;
+    for (int attempt = 0; attempt < 8 && words == 0; ++attempt) fresh = sample_sentence(lm, rng, words);
+    for (const std::int32_t t : fresh) out.push_back(t == kUnk ? std::string(".") : vocab_->words[static_cast<std::size_t>(t)]);
+  }
+  cap_words(out);
+  return detokenize(out);
+}
+
+std::string NgramGenerator::vary_span(const Model* lm, const std::vector<std::string>& toks, CounterRng& rng) const {
   const std::size_t n = toks.size();
   const double jitter = 0.75 + 0.5 * rng.uniform();
   const auto span = std::clamp<std::size_t>(
@@ -406,7 +441,7 @@ std::string NgramGenerator::vary(std::size_t label, const std::string& parent, C
   cap_words(out);
   bool has_word = false;
   for (const auto& t : out) has_word = has_word || is_word_token(t);
-  if (!has_word) return random_text(label, rng);
+  if (!has_word) return vary_sentences(lm, toks, rng);
   return detokenize(out);
 }
 

@@ -45,7 +45,7 @@ double in_vocab_share(const std::string& text, const std::set<std::string>& voca
 TEST(TextGenerator, RandomTextIsReadableDeterministicAndVaried) {
   NgramGeneratorOptions opt;
   const NgramGenerator g(trained().per_label, "demo corpus", opt);
-  EXPECT_NE(g.describe().find("ngram(order 3) trained on"), std::string::npos);
+  EXPECT_NE(g.describe().find("ngram(order 3, variation by span) trained on"), std::string::npos);
   EXPECT_NE(g.describe().find("demo corpus"), std::string::npos);
   std::set<std::string> distinct;
   for (std::uint64_t k = 0; k < 200; ++k) {
@@ -111,6 +111,30 @@ TEST(TextGenerator, VaryKeepsPartOfTheParent) {
   // Out-of-vocabulary parents are fine too.
   CounterRng r2(2, Stream::kGeneration);
   EXPECT_FALSE(words_lower(g.vary(1, "Qwxz plorf zzyzx blarg snorf the and.", r2)).empty());
+}
+
+TEST(TextGenerator, SentenceVariationReplacesWholeSentences) {
+  NgramGeneratorOptions opt;
+  opt.variation = VariationMode::kSentences;
+  opt.max_words = 1000;  // no truncation: every sentence is either the parent's or a new one
+  const NgramGenerator g(trained().per_label, "demo", opt);
+  const std::string parent = "Qwxz plorf first. Zzyzx blarg second! Snorf wibble third?";
+  int kept_total = 0;
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    CounterRng v1(4, Stream::kGeneration, k), v2(4, Stream::kGeneration, k);
+    const std::string child = g.vary(0, parent, v1);
+    EXPECT_EQ(child, g.vary(0, parent, v2));
+    int kept = 0;  // the parent's sentences survive whole (their made-up words are in no model)
+    for (const char* sentence : {"Qwxz plorf first.", "Zzyzx blarg second!", "Snorf wibble third?"})
+      kept += child.find(sentence) != std::string::npos ? 1 : 0;
+    EXPECT_LE(kept, 2) << child;  // at least one sentence re-sampled
+    kept_total += kept;
+  }
+  // Each of the two sentences not forced is kept with probability 0.7: about 1.4 per variation.
+  EXPECT_GT(kept_total, 200);
+  EXPECT_LT(kept_total, 360);
+  EXPECT_EQ(parse_variation_mode("span"), VariationMode::kSpan);
+  EXPECT_THROW(parse_variation_mode("tone"), InputError);
 }
 
 TEST(TextGenerator, CapsLengthAndRejectsNoTrainingText) {
