@@ -11,6 +11,7 @@
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/stop_signal.hpp"
 #include "core/log.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
@@ -197,6 +198,7 @@ int command_run(const std::vector<std::string>& args) {
     }
     comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
 
+    install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
     const Timer start;
     const RunResult result = run_pipeline(comm, config);
     if (comm.is_root()) {

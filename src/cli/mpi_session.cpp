@@ -7,6 +7,7 @@
 #include "compute/cpu/blas_core.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/stop_signal.hpp"
 
 namespace secpe::cli {
 
@@ -19,6 +20,9 @@ int run_under_mpi(const std::function<void(const Communicator&)>& body) {
     if (const auto warning = blas_core_warning(blas_core())) log_warn(*warning);  // rank 0 only
     try {
       body(comm);
+    } catch (const Interrupted& e) {  // every rank stops together: no abort needed
+      code = kInterruptedExitCode;
+      if (comm.is_root()) std::cerr << "secpe: stopped: " << e.what() << std::endl;
     } catch (const std::exception& e) {
       code = dynamic_cast<const InputError*>(&e) ? 2 : 1;
       std::cerr << "secpe: error" << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << ": "

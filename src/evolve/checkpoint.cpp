@@ -88,44 +88,92 @@ LabelOutcome read_outcome(const nlohmann::ordered_json& l, const std::string& wh
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& state_dir) { return state_dir / "checkpoint.json"; }
 
-void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
-  nlohmann::ordered_json content;
-  content["fingerprint"] = checkpoint.fingerprint;
-  content["labels"] = nlohmann::ordered_json::array();
-  for (const auto& [label, outcome] : checkpoint.labels) {
-    content["labels"].push_back({{"label", label},
-                                 {"synthetic", outcome.synthetic},
-                                 {"initial", outcome.initial},
-                                 {"history", outcome.history},
-                                 {"report", outcome.report},
-                                 {"releases", outcome.releases},
-                                 {"metrics", outcome.metrics}});
-  }
+std::filesystem::path progress_path(const std::filesystem::path& state_dir) { return state_dir / "progress.json"; }
+
+namespace {
+
+nlohmann::ordered_json outcome_json(std::size_t label, const LabelOutcome& outcome) {
+  return {{"label", label},
+          {"synthetic", outcome.synthetic},
+          {"initial", outcome.initial},
+          {"history", outcome.history},
+          {"report", outcome.report},
+          {"releases", outcome.releases},
+          {"metrics", outcome.metrics}};
+}
+
+// The envelope, written atomically (fsync'd, then renamed) and private (0600).
+void write_checked(const std::filesystem::path& path, const nlohmann::ordered_json& content) {
   const std::string text = content.dump();
   write_file_atomically(path, [&](std::ostream& o) { o << kHead << blake2b_256_hex(text) << kContent << text << "}\n"; });
   std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
 }
 
-Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels) {
+nlohmann::ordered_json read_checked(const std::filesystem::path& path, const Fields& fields) {
   const std::string file = path.string();
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read checkpoint " + file);
   const std::string text(std::istreambuf_iterator<char>(in), {});
-  const auto content = nlohmann::ordered_json::parse(checked_content(text, file), nullptr, /*allow_exceptions=*/false);
-  const Fields fields(file);
+  auto content = nlohmann::ordered_json::parse(checked_content(text, file), nullptr, /*allow_exceptions=*/false);
   if (!content.is_object()) fields.fail("the content is not a JSON object");
+  return content;
+}
+
+// A label id in range.
+std::size_t label_of(const nlohmann::ordered_json& object, const std::string& where, const Fields& fields,
+                     std::optional<std::size_t> num_labels) {
+  const auto& id = fields.at(object, "label", where, Type::number_integer);
+  if (id.get<std::int64_t>() < 0 || (num_labels && id.get<std::uint64_t>() >= *num_labels)) {
+    fields.fail(where + "label is " + id.dump() + ", outside the dataset's " +
+                (num_labels ? std::to_string(*num_labels) + " labels" : std::string("label ids")));
+  }
+  return id.get<std::size_t>();
+}
+
+}  // namespace
+
+void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
+  nlohmann::ordered_json content;
+  content["fingerprint"] = checkpoint.fingerprint;
+  content["labels"] = nlohmann::ordered_json::array();
+  for (const auto& [label, outcome] : checkpoint.labels) content["labels"].push_back(outcome_json(label, outcome));
+  write_checked(path, content);
+}
+
+void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint, const LabelProgress& progress) {
+  write_checked(path, {{"fingerprint", fingerprint},
+                       {"iterations_done", progress.iterations_done},
+                       {"outcome", outcome_json(progress.label, progress.outcome)}});
+}
+
+LabelProgress load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
+                            const nlohmann::ordered_json& fingerprint) {
+  const Fields fields(path.string());
+  const auto content = read_checked(path, fields);
+  check_fingerprint(fields.at(content, "fingerprint", "", Type::object), fingerprint, path);
+  LabelProgress p;
+  const auto& done = fields.at(content, "iterations_done", "", Type::number_integer);
+  if (done.get<std::int64_t>() < 1 || done.get<std::int64_t>() >= iterations) {
+    fields.fail("iterations_done is " + done.dump() + ", not in [1, " + std::to_string(iterations - 1) + "]");
+  }
+  p.iterations_done = done.get<int>();
+  const auto& outcome = fields.at(content, "outcome", "", Type::object);
+  p.label = label_of(outcome, "outcome.", fields, num_labels);
+  p.outcome = read_outcome(outcome, "outcome.", fields);
+  if (p.outcome.synthetic.empty()) fields.fail("outcome.synthetic holds no population to continue from");
+  return p;
+}
+
+Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels) {
+  const Fields fields(path.string());
+  const auto content = read_checked(path, fields);
   Checkpoint c;
   c.fingerprint = fields.at(content, "fingerprint", "", Type::object);
   const auto& labels = fields.at(content, "labels", "", Type::array);
   for (std::size_t k = 0; k < labels.size(); ++k) {
     const std::string where = "labels[" + std::to_string(k) + "].";
     if (!labels[k].is_object()) fields.fail("labels[" + std::to_string(k) + "] is not an object");
-    const auto& id = fields.at(labels[k], "label", where, Type::number_integer);
-    if (id.get<std::int64_t>() < 0 || (num_labels && id.get<std::uint64_t>() >= *num_labels)) {
-      fields.fail(where + "label is " + id.dump() + ", outside the dataset's " +
-                  (num_labels ? std::to_string(*num_labels) + " labels" : std::string("label ids")));
-    }
-    const auto label = id.get<std::size_t>();
+    const auto label = label_of(labels[k], where, fields, num_labels);
     if (c.labels.count(label)) fields.fail(where + "label " + std::to_string(label) + " is listed twice");
     c.labels[label] = read_outcome(labels[k], where, fields);
   }

@@ -27,12 +27,29 @@ struct Checkpoint {
   std::map<std::size_t, LabelOutcome> labels;
 };
 
+// The label in progress after its `iterations_done` complete iterations (1 to T - 1): its outcome
+// so far, whose `synthetic` is the population the next iteration varies, and whose releases are
+// the ledger's entries so far. Every draw is keyed by (seed or key, label, iteration, ...), so a
+// run continued from here makes exactly what the uninterrupted run would have made.
+struct LabelProgress {
+  std::size_t label = 0;
+  int iterations_done = 0;
+  LabelOutcome outcome;
+};
+
 std::filesystem::path checkpoint_path(const std::filesystem::path& state_dir);
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 // Reads a checkpoint; InputError naming the file (and the field) when it is not one, its checksum
 // does not match, or a field is missing, of the wrong type or out of range. With `num_labels`,
 // every finished label must be below it.
 Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels = std::nullopt);
+// progress.json, beside the checkpoint: rewritten after every iteration of the label in progress
+// (small: one label's population), removed when the label is in checkpoint.json. Same envelope
+// and checks; loading also checks the fingerprint (the settings and the noise key).
+std::filesystem::path progress_path(const std::filesystem::path& state_dir);
+void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint, const LabelProgress& progress);
+LabelProgress load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
+                            const nlohmann::ordered_json& fingerprint);
 // InputError naming the first setting that differs, with a note when more iterations are
 // requested (the finished labels' budget was spent for the old T).
 void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::ordered_json& current,

@@ -9,12 +9,11 @@
 
 namespace secpe {
 void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
-  std::vector<std::string> parents;
   const std::size_t initial = job.synthetic * static_cast<std::size_t>(job.variations);
-  for (int t = 0; t < job.iterations; ++t) {
+  for (int t = job.first_iteration; t < job.iterations; ++t) {
     const Timer iter_start;
     const CandidatePool pool = make_candidate_pool(job.comm, job.generator, job.embedder, job.seed, job.label, t,
-                                                   parents, job.variations, initial);
+                                                   outcome.synthetic, job.variations, initial);
     if (t == 0) outcome.initial.assign(pool.texts.begin(), pool.texts.begin() + static_cast<std::ptrdiff_t>(std::min(job.synthetic, pool.texts.size())));
     Timer t0;
     VoteResult votes;
@@ -41,7 +40,7 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
 
     t0.restart();
     const auto selected = select_distinct(rank_order(votes.votes, votes.tie_key), pool.texts, job.synthetic, job.distinct);
-    parents.clear();
+    std::vector<std::string> parents;
     std::size_t voted = 0, selected_voted = 0;
     double vote_total = 0.0;
     for (double v : votes.votes) {
@@ -68,9 +67,10 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                {"vote_seconds", vote_seconds},
                                {"select_seconds", t0.seconds()},
                                {"iteration_seconds", iter_start.seconds()}});
+    outcome.synthetic = std::move(parents);
+    outcome.releases = job.ledger.entries(job.label);
+    if (job.after_iteration) job.after_iteration(outcome, t + 1);
   }
-  outcome.synthetic = std::move(parents);
-  outcome.releases = job.ledger.entries(job.label);
 }
 
 }  // namespace secpe

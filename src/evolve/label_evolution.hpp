@@ -3,6 +3,7 @@
 // votes -> rank selection -> variations. SecPE votes come from noisy public-cluster centres,
 // Aug-PE votes from every private record.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,14 @@ struct LabelEvolution {
   int votes_per_centre;   // SecPE: each noisy centre votes for its k nearest candidates
   NearDuplicateOptions distinct;  // selection keeps no near-duplicate of a kept candidate
   bool keep_history;              // keep every iteration's selection (for --eval-real)
+  int first_iteration = 0;        // > 0: continue a label from its saved progress (evolve/checkpoint.hpp)
+  // Called after every iteration with the outcome so far and the iterations done (to save
+  // progress, and to stop there when asked to).
+  std::function<void(const LabelOutcome&, int)> after_iteration = {};
 };
 
-// Runs the iterations, appending to `outcome` (whose report the caller has started).
+// Runs iterations first_iteration..T-1, appending to `outcome` (whose report the caller has
+// started; when continuing, the saved outcome, whose `synthetic` is the population to vary).
 void evolve_label(const LabelEvolution& job, LabelOutcome& outcome);
 
 }  // namespace secpe

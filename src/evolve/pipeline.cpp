@@ -10,6 +10,7 @@
 #include "compute/verify.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/stop_signal.hpp"
 #include "core/timer.hpp"
 #include "eval/evaluate.hpp"
 #include "eval/real_set.hpp"
@@ -97,7 +98,8 @@ std::unique_ptr<Embedder> embedder_for(const DatasetInfo& info, const std::files
 // Everything that determines a label's outcome, for checking a checkpoint before resuming.
 nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) {
   const auto created = info.provenance.find("created_utc");
-  return {{"data", std::filesystem::absolute(c.data).string()},
+  // The dataset as a resolved path, so that ../big.h5 and /abs/big.h5 are the same file.
+  return {{"data", std::filesystem::weakly_canonical(std::filesystem::absolute(c.data)).string()},
           {"data_created_utc", created == info.provenance.end() ? "" : created->second},
           {"records", info.num_records},
           {"seed", c.seed},
@@ -215,26 +217,60 @@ Calibration calibrate(const Communicator& comm, const RunConfig& config, const S
   return c;
 }
 
-// Stage "resume": the labels an interrupted run with the same settings finished, with their
-// releases restored to the ledger (nothing when not resuming or no checkpoint exists).
-void resume_checkpoint(const Communicator& comm, const RunConfig& config, std::size_t num_labels, Checkpoint& checkpoint,
-                       PrivacyLedger& ledger) {
-  if (!config.resume) return;
-  const auto path = checkpoint_path(config.state_dir);
-  std::string text;
-  if (comm.is_root() && std::filesystem::is_regular_file(path)) {
-    text = load_checkpoint(path, num_labels).fingerprint.dump();  // validates the file on rank 0
+// Stage "resume" (before any costly work): the labels an interrupted run with the same settings
+// finished, and the label it was in the middle of with its complete iterations, their releases
+// restored to the ledger (nothing when not resuming or no checkpoint exists). Rank 0 reads and
+// checks the files and sends their content to the other ranks.
+std::optional<LabelProgress> resume_checkpoint(const Communicator& comm, const RunConfig& config, std::size_t num_labels,
+                                               Checkpoint& checkpoint, PrivacyLedger& ledger) {
+  if (!config.resume) return std::nullopt;
+  const auto path = checkpoint_path(config.state_dir), partial = progress_path(config.state_dir);
+  std::string saved_labels, saved_progress;  // the files' checked bytes, or empty
+  if (comm.is_root()) {
+    if (std::filesystem::is_regular_file(path)) {
+      const Checkpoint saved = load_checkpoint(path, num_labels);
+      check_fingerprint(saved.fingerprint, checkpoint.fingerprint, path);
+      saved_labels = path.string();
+    }
+    if (std::filesystem::is_regular_file(partial)) {
+      load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint);  // checks it
+      saved_progress = partial.string();
+    }
   }
-  comm.broadcast(text);
-  if (text.empty()) {
+  comm.broadcast(saved_labels);
+  comm.broadcast(saved_progress);
+  if (saved_labels.empty() && saved_progress.empty()) {
     log_info("--resume: no checkpoint in " + config.state_dir.string() + "; starting afresh");
-    return;
+    return std::nullopt;
   }
-  const Checkpoint saved = load_checkpoint(path, num_labels);
-  check_fingerprint(saved.fingerprint, checkpoint.fingerprint, path);
-  checkpoint.labels = saved.labels;
-  for (const auto& [label, outcome] : saved.labels) ledger.restore(label, outcome.releases);
-  log_info("resuming: " + std::to_string(saved.labels.size()) + " label(s) finished in " + path.string());
+  if (!saved_labels.empty()) {
+    checkpoint.labels = load_checkpoint(path, num_labels).labels;
+    for (const auto& [label, outcome] : checkpoint.labels) ledger.restore(label, outcome.releases);
+  }
+  std::optional<LabelProgress> progress;
+  if (!saved_progress.empty()) {
+    progress = load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint);
+    if (checkpoint.labels.count(progress->label)) {
+      progress.reset();  // the run stopped after finishing the label, before removing its progress
+    } else {
+      ledger.restore(progress->label, progress->outcome.releases);
+    }
+  }
+  log_info("resuming: " + std::to_string(checkpoint.labels.size()) + " label(s) finished in " + path.string() +
+           (progress ? ", label " + std::to_string(progress->label) + " after " + std::to_string(progress->iterations_done) +
+                           " of " + std::to_string(config.iterations) + " iterations"
+                     : std::string()));
+  return progress;
+}
+
+// Stops the run at an iteration or label boundary when a rank was asked to (core/stop_signal.hpp);
+// every rank calls it at the same point and they agree, so all of them stop there.
+void stop_if_asked(const Communicator& comm, const std::string& where) {
+  const int signal = static_cast<int>(comm.allreduce_max(static_cast<double>(stop_signal())));
+  if (signal != 0) {
+    throw Interrupted("asked to stop by " + signal_name(signal) + "; stopped " + where +
+                      ", progress kept in the private state folder: run again with --resume");
+  }
 }
 
 // Stage "evolve a label": SecPE clusters the label's public rows and builds its secret
@@ -246,9 +282,10 @@ struct RunContext {
   const Models& models;
   const Calibration& calibration;
   PrivacyLedger& ledger;
+  const nlohmann::ordered_json& checkpoint_fingerprint;
 };
 
-LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::size_t n_syn) {
+LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::size_t n_syn, const LabelProgress* resumed) {
   const RunConfig& config = run.config;
   const Shard& shard = run.shard;
   const SecretNoisePlan& plan = run.calibration.plan;
@@ -256,8 +293,9 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
   const auto& private_rows = shard.private_rows[label];
   const std::string name = shard.info().labels.display(label);
   LabelOutcome outcome;
+  if (resumed) outcome = resumed->outcome;
   outcome.report = {{"id", label}, {"name", name}, {"synthetic", n_syn}};
-  outcome.releases = nlohmann::ordered_json::array();
+  outcome.releases = resumed ? resumed->outcome.releases : nlohmann::ordered_json::array();
 
   std::unique_ptr<SecretClustering> clustering;
   MatrixF voters;  // Aug-PE's (SecPE's private rows reach the release through the clustering)
@@ -324,7 +362,15 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                 .ledger = run.ledger,
                 .votes_per_centre = config.votes_per_centre,
                 .distinct = {.n = 5, .share = config.near_duplicate_share},
-                .keep_history = !config.eval_real.empty()},
+                .keep_history = !config.eval_real.empty(),
+                .first_iteration = resumed ? resumed->iterations_done : 0,
+                .after_iteration = [&](const LabelOutcome& so_far, int done) {
+                  if (done == config.iterations) return;  // the label's end: the checkpoint takes it
+                  if (run.comm.is_root()) {
+                    save_progress(progress_path(config.state_dir), run.checkpoint_fingerprint, {label, done, so_far});
+                  }
+                  stop_if_asked(run.comm, "after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
+                }},
                outcome);
   if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
   return outcome;
@@ -431,6 +477,10 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const auto synthetic_per_label = split_synthetic(config.synthetic, shard.public_counts);
   check_run_fits(estimate_run(config, synthetic_per_label, info.embedding_dim, shard.end - shard.begin), memory_per_rank_bytes());
 
+  PrivacyLedger ledger(num_labels, config.iterations);
+  Checkpoint checkpoint{fingerprint(config, info), {}};
+  const std::optional<LabelProgress> resumed = resume_checkpoint(comm, config, num_labels, checkpoint, ledger);
+
   Timer timer;
   const Models models = build_models(comm, config, shard);
   const double setup_seconds = timer.seconds();
@@ -439,11 +489,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const double calibration_seconds = timer.seconds();
   const std::optional<RealSet> eval_real = prepare_eval(comm, config, info);
 
-  PrivacyLedger ledger(num_labels, config.iterations);
-  Checkpoint checkpoint{fingerprint(config, info), {}};
-  resume_checkpoint(comm, config, num_labels, checkpoint, ledger);
-
-  const RunContext run{.comm = comm, .config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger};
+  const RunContext run{.comm = comm, .config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger,
+                       .checkpoint_fingerprint = checkpoint.fingerprint};
   std::size_t active = 0;
   for (std::size_t l = 0; l < num_labels; ++l) active += synthetic_per_label[l] > 0 && !checkpoint.labels.count(l) ? 1 : 0;
   Progress progress("evolve", active);
@@ -458,9 +505,14 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
       checkpoint.labels[label] = std::move(skipped);
       continue;
     }
-    checkpoint.labels[label] = evolve_one_label(run, label, synthetic_per_label[label]);
-    if (comm.is_root()) save_checkpoint(checkpoint_path(config.state_dir), checkpoint);
+    const bool continues = resumed && resumed->label == label;
+    checkpoint.labels[label] = evolve_one_label(run, label, synthetic_per_label[label], continues ? &*resumed : nullptr);
+    if (comm.is_root()) {
+      save_checkpoint(checkpoint_path(config.state_dir), checkpoint);
+      std::filesystem::remove(progress_path(config.state_dir));
+    }
     progress.step(++done, "label " + std::to_string(label) + " (" + info.labels.display(label) + ")");
+    stop_if_asked(comm, "after label " + std::to_string(label));
   }
   progress.finish();
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Surviving preemption (2 ranks, the demo corpus): SIGUSR1 (Slurm's warning) stops the run at the
+# next iteration boundary with exit code 75 and its progress kept; a rank killed with SIGKILL ends
+# the job promptly; in both cases --resume finishes with outputs identical to an uninterrupted
+# run's. A damaged progress file is refused, naming it; --resume knows the dataset by its resolved
+# path, and refuses other privacy settings before any costly work.
+set -euo pipefail
+SECPE=$1
+SRC=${SECPE_SOURCE_DIR:?}
+T=$(mktemp -d); trap 'pkill -9 -f "^$SECPE run" 2>/dev/null || true; rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$T"
+INI=$SRC/jobs/quickstart.ini
+"$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null
+"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null
+"$SECPE" keygen --out noise.key >/dev/null
+SETTINGS=(--config "$INI" --iterations 30 --synthetic 600 --quiet)
+RUN2=(mpirun -n 2 --oversubscribe "$SECPE" run "${SETTINGS[@]}" --data demo.h5 --noise-key-file noise.key)
+"${RUN2[@]}" --out full 2>/dev/null
+
+same_as_full() {  # same_as_full DIR WHAT
+  for f in synthetic.csv initial.csv privacy.json; do cmp -s full/$f "$1/$f" || fail "$2: $f differs from the uninterrupted run"; done
+  strip() { python3 -c "import json,sys; [print(json.dumps({k: v for k, v in json.loads(l).items() if not k.endswith('seconds')})) for l in open(sys.argv[1])]" "$1"; }
+  [ "$(strip full/metrics.jsonl)" = "$(strip "$1/metrics.jsonl")" ] || fail "$2: metrics.jsonl differs from the uninterrupted run"
+}
+wait_for_progress() {  # until the run in $1 has saved its first iteration
+  for _ in $(seq 1 600); do [ -f "$1.state/progress.json" ] && return 0; sleep 0.05; done
+  fail "no progress.json in $1.state"
+}
+
+# SIGUSR1 to mpirun (forwarded to the ranks, as Slurm's --signal does to the batch step).
+"${RUN2[@]}" --out usr1 2> usr1.log & pid=$!
+wait_for_progress usr1
+kill -USR1 $pid
+rc=0; wait $pid || rc=$?
+[ $rc = 75 ] || { cat usr1.log >&2; fail "SIGUSR1: exit code $rc, expected 75"; }
+grep -q "stopped: asked to stop by SIGUSR1; stopped after iteration" usr1.log || fail "SIGUSR1: the log does not say where it stopped"
+[ -f usr1/run.json ] && fail "SIGUSR1: a stopped run wrote a complete output set"
+[ "$(stat -c %a usr1.state/progress.json)" = 600 ] || fail "progress.json is not 0600"
+"${RUN2[@]}" --out usr1 --resume 2>/dev/null
+same_as_full usr1 "stopped by SIGUSR1 and resumed"
+
+# One rank killed mid-run: the job ends promptly (no hang) and --resume completes it.
+"${RUN2[@]}" --out killed 2> killed.log & pid=$!
+wait_for_progress killed
+pkill -9 -f "^$SECPE run.*--out killed" -n
+rc=0; timeout 60 tail --pid=$pid -f /dev/null || fail "a killed rank left the job hanging"
+wait $pid || rc=$?
+[ $rc != 0 ] || fail "a killed rank: exit code 0"
+"${RUN2[@]}" --out killed --resume 2>/dev/null
+same_as_full killed "a rank killed and resumed"
+
+# A damaged progress file is refused, naming it; never silently used.
+"${RUN2[@]}" --out damaged 2>/dev/null & pid=$!
+wait_for_progress damaged
+kill -USR1 $pid; wait $pid || true
+sed -i 's/"iterations_done":/"iterations_done": /' damaged.state/progress.json
+rc=0; "${RUN2[@]}" --out damaged --resume 2> damaged.log || rc=$?
+[ $rc = 2 ] || fail "damaged progress.json: exit code $rc, expected 2"
+grep -q "damaged.state/progress.json: damaged or edited checkpoint" damaged.log || fail "damaged progress.json: no clear error"
+
+# The dataset by another path to the same file is the same dataset; other settings are refused early.
+mkdir sub
+(cd sub && "$SECPE" run "${SETTINGS[@]}" --data ../demo.h5 --noise-key-file ../noise.key --out ../usr1 --resume 2>/dev/null) ||
+  fail "--resume refused the same dataset by another path"
+same_as_full usr1 "resumed by another path to the dataset"
+rc=0; "${RUN2[@]}" --out usr1 --resume --r-over-p 20 2> other.log || rc=$?
+[ $rc = 2 ] && grep -q "was made with a different 'r'" other.log || fail "--resume with another r: exit code $rc"
+echo "preemption: ok"
