@@ -1,4 +1,6 @@
 // secpe run: the pipeline under MPI (one process per rank; rank 0 writes the outputs).
+#include <algorithm>
+#include <array>
 #include <H5public.h>
 #include <cstdlib>
 #include <filesystem>
@@ -6,6 +8,9 @@
 #include <mpi.h>
 #include <optional>
 
+#include <unistd.h>
+
+#include "bench/bench_report.hpp"
 #include "cli/commands.hpp"
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
@@ -13,8 +18,10 @@
 #include "core/error.hpp"
 #include "core/stop_signal.hpp"
 #include "core/log.hpp"
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
+#include "evolve/checkpoint.hpp"
 #include "evolve/pipeline.hpp"
 #include "evolve/private_state.hpp"
 #include "io/corpus.hpp"
@@ -183,11 +190,18 @@ int command_run(const std::vector<std::string>& args) {
 
   return run_under_mpi([&](const Communicator& comm) {
     // Without --seed, rank 0 draws one from the OS and every rank uses it.
-    const bool seed_given = vm.count("seed") > 0;
-    std::int64_t seed = seed_given ? static_cast<std::int64_t>(vm["seed"].as<std::uint64_t>())
-                                   : static_cast<std::int64_t>(os_seed());
-    comm.broadcast(std::span<std::int64_t>(&seed, 1));
-    config.seed = static_cast<std::uint64_t>(seed);
+    // The public seed: --seed; else, when resuming, the interrupted run's; else rank 0 draws one
+    // from the OS. Every rank uses rank 0's.
+    enum SeedSource : std::int64_t { kGiven, kCheckpoint, kOs };
+    std::array<std::int64_t, 2> seed{0, kGiven};  // value, source
+    if (comm.is_root()) {
+      const std::optional<std::uint64_t> saved = config.resume ? saved_seed(config.state_dir) : std::nullopt;
+      seed = vm.count("seed") ? std::array<std::int64_t, 2>{static_cast<std::int64_t>(vm["seed"].as<std::uint64_t>()), kGiven}
+             : saved          ? std::array<std::int64_t, 2>{static_cast<std::int64_t>(*saved), kCheckpoint}
+                              : std::array<std::int64_t, 2>{static_cast<std::int64_t>(os_seed()), kOs};
+    }
+    comm.broadcast(std::span<std::int64_t>(seed));
+    config.seed = static_cast<std::uint64_t>(seed[0]);
 
     // The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in
     // memory only (they need it for the private sampling).
@@ -199,16 +213,28 @@ int command_run(const std::vector<std::string>& args) {
     comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
 
     install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
+    // Where it ran: the distinct hosts of the ranks, in rank order of first appearance.
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    std::vector<std::string> nodes;
+    for (const auto& h : comm.allgather_strings({host}))
+      if (std::find(nodes.begin(), nodes.end(), h) == nodes.end()) nodes.push_back(h);
     const Timer start;
     const RunResult result = run_pipeline(comm, config);
     if (comm.is_root()) {
       nlohmann::ordered_json run_json;
       run_json["command"] = "secpe run";
       run_json["seed"] = config.seed;
-      run_json["seed_source"] = seed_given ? "--seed" : "operating system";
+      run_json["seed_source"] = seed[1] == kGiven ? "--seed" : seed[1] == kCheckpoint ? "the interrupted run's (--resume)" : "operating system";
       run_json["noise_key"] = noise_key_source(state);
       run_json["method"] = method_name(config.method);
       run_json["ranks"] = comm.size();
+      const char* slurm_job = std::getenv("SLURM_JOB_ID");
+      run_json["provenance"] = {{"nodes", nodes},
+                                {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
+                                {"slurm_job_id", slurm_job ? slurm_job : ""},
+                                {"git_commit_at_configure", SECPE_GIT_COMMIT},
+                                {"machine", machine_info()}};
       nlohmann::ordered_json options;
       for (const auto& [name, value] : option_values(vm)) options[name] = value;
       options["seed"] = std::to_string(config.seed);

@@ -15,8 +15,11 @@ extern "C" void on_stop_signal(int signal) {
   if (g_signal == 0) {
     g_signal = signal;
     // Only async-signal-safe calls here: one write(2) of a fixed message.
-    static const char msg[] = "secpe: stop requested by a signal: stopping at the next iteration boundary, progress kept\n";
-    [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, msg, sizeof msg - 1);
+    static const char term[] = "secpe: SIGTERM received: stopping at the next iteration boundary, progress kept\n";
+    static const char usr1[] = "secpe: SIGUSR1 received: stopping at the next iteration boundary, progress kept\n";
+    static const char intr[] = "secpe: SIGINT received: stopping at the next iteration boundary, progress kept\n";
+    const char* msg = signal == SIGTERM ? term : signal == SIGUSR1 ? usr1 : intr;
+    [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, msg, std::strlen(msg));
   }
 }
 

@@ -164,6 +164,17 @@ LabelProgress load_progress(const std::filesystem::path& path, std::size_t num_l
   return p;
 }
 
+std::optional<std::uint64_t> saved_seed(const std::filesystem::path& state_dir) {
+  for (const auto& path : {checkpoint_path(state_dir), progress_path(state_dir)}) {
+    if (!std::filesystem::is_regular_file(path)) continue;
+    const Fields fields(path.string());
+    const auto content = read_checked(path, fields);
+    const auto& fingerprint = fields.at(content, "fingerprint", "", Type::object);
+    return fields.at(fingerprint, "seed", "fingerprint.", Type::number_unsigned).get<std::uint64_t>();
+  }
+  return std::nullopt;
+}
+
 Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels) {
   const Fields fields(path.string());
   const auto content = read_checked(path, fields);

@@ -50,6 +50,9 @@ std::filesystem::path progress_path(const std::filesystem::path& state_dir);
 void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint, const LabelProgress& progress);
 LabelProgress load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
                             const nlohmann::ordered_json& fingerprint);
+// The public seed of the run whose checkpoint or progress is in `state_dir` (checked files), so
+// that --resume without --seed continues with it; nullopt when there is neither.
+std::optional<std::uint64_t> saved_seed(const std::filesystem::path& state_dir);
 // InputError naming the first setting that differs, with a note when more iterations are
 // requested (the finished labels' budget was spent for the old T).
 void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::ordered_json& current,

@@ -66,4 +66,26 @@ mkdir sub
 same_as_full usr1 "resumed by another path to the dataset"
 rc=0; "${RUN2[@]}" --out usr1 --resume --r-over-p 20 2> other.log || rc=$?
 [ $rc = 2 ] && grep -q "was made with a different 'r'" other.log || fail "--resume with another r: exit code $rc"
+
+# The Slurm job script passes Slurm's USR1 on to the ranks and exits 75 (outside Slurm it cannot
+# requeue itself; inside, it runs scontrol requeue), and its next start continues with --resume.
+# The job's INI has no seed: the restart must continue with the interrupted run's.
+sed -e "s|^data = .*|data = $T/demo.h5|" -e "s|^out = out/quickstart|out = $T/job|" -e '/^seed = /d' \
+  -e "s|^iterations = .*|iterations = 30\nnoise-key-file = $T/noise.key\nquiet = true|" -e 's|^synthetic = .*|synthetic = 600|' "$INI" > job.ini
+(cd "$SRC" && SECPE="$SECPE" exec bash slurm/secpe-run.sbatch "$T/job.ini" > "$T/job.log" 2>&1) & pid=$!
+wait_for_progress job
+kill -USR1 $pid
+rc=0; wait $pid || rc=$?
+[ $rc = 75 ] || { cat job.log >&2; fail "the job script: exit code $rc after USR1, expected 75"; }
+(cd "$SRC" && SECPE="$SECPE" bash slurm/secpe-run.sbatch "$T/job.ini" >> "$T/job.log" 2>&1) || fail "the job script's second start"
+grep -q '"seed_source": "the interrupted run.s (--resume)"' job/run.json || fail "the restart did not take the interrupted run's seed"
+seed=$(python3 -c "import json; print(json.load(open('job/run.json'))['seed'])")
+mpirun -n 2 --oversubscribe "$SECPE" run --config job.ini --seed "$seed" --out jobref --state-dir jobref.state 2>/dev/null
+for f in synthetic.csv initial.csv privacy.json; do cmp -s "jobref/$f" "job/$f" || fail "job script, stopped and restarted: $f differs"; done
+
+# Loopback pinning only on one node: a multi-node allocation uses the cluster's network.
+env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include SLURM_JOB_NUM_NODES=2 \
+  bash -c "source '$SRC/jobs/mpi-env.sh'; env" | grep -q '_if_include=lo' && fail "mpi-env.sh pins loopback on 2 nodes"
+env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include SLURM_JOB_NUM_NODES=1 \
+  bash -c "source '$SRC/jobs/mpi-env.sh'; env" | grep -q 'OMPI_MCA_btl_tcp_if_include=lo' || fail "mpi-env.sh does not pin loopback on 1 node"
 echo "preemption: ok"
