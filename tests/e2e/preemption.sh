@@ -7,7 +7,7 @@
 set -euo pipefail
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:?}
-T=$(mktemp -d); trap 'pkill -9 -f "^$SECPE run" 2>/dev/null || true; rm -rf "$T"' EXIT
+T=$(mktemp -d); trap 'pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null || true; rm -rf "$T"' EXIT  # only this test's runs
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 INI=$SRC/jobs/quickstart.ini
@@ -15,7 +15,7 @@ INI=$SRC/jobs/quickstart.ini
 "$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null
 "$SECPE" keygen --out noise.key >/dev/null
 SETTINGS=(--config "$INI" --iterations 30 --synthetic 600 --quiet)
-RUN2=(mpirun -n 2 --oversubscribe "$SECPE" run "${SETTINGS[@]}" --data demo.h5 --noise-key-file noise.key)
+RUN2=(mpirun -n 2 --oversubscribe "$SECPE" run "${SETTINGS[@]}" --data "$T/demo.h5" --noise-key-file "$T/noise.key")
 "${RUN2[@]}" --out full 2>/dev/null
 
 same_as_full() {  # same_as_full DIR WHAT
@@ -43,7 +43,7 @@ same_as_full usr1 "stopped by SIGUSR1 and resumed"
 # One rank killed mid-run: the job ends promptly (no hang) and --resume completes it.
 "${RUN2[@]}" --out killed 2> killed.log & pid=$!
 wait_for_progress killed
-pkill -9 -f "^$SECPE run.*--out killed" -n
+pkill -9 -f "^$SECPE run.*$T/.*--out killed" -n
 rc=0; timeout 60 tail --pid=$pid -f /dev/null || fail "a killed rank left the job hanging"
 wait $pid || rc=$?
 [ $rc != 0 ] || fail "a killed rank: exit code 0"
