@@ -194,7 +194,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   }
   if (run_secpe && run_augpe) {
     const double s = figures["secpe"]["iteration_seconds_median"].get<double>();
-    const auto& a = figures["augpe"];
+    const nlohmann::ordered_json a = figures["augpe"];  // a copy: the inserts below move the entries
     const double augpe = a["iteration_seconds"].is_null() ? a["iteration_seconds_cost_model"].get<double>() : a["iteration_seconds"].get<double>();
     figures["augpe_over_secpe"] = s > 0 ? augpe / s : 0.0;
     figures["augpe_over_secpe_basis"] = a["iteration_seconds"].is_null() ? "cost-model estimate" : "measured";
