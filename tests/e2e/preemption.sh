@@ -59,6 +59,24 @@ rc=0; "${RUN2[@]}" --out damaged --resume 2> damaged.log || rc=$?
 [ $rc = 2 ] || fail "damaged progress.json: exit code $rc, expected 2"
 grep -q "damaged.state/progress.json: damaged or edited checkpoint" damaged.log || fail "damaged progress.json: no clear error"
 
+# A full disk while saving progress (the private state folder on a 300 KB tmpfs; needs root, else
+# skipped): a clear error naming the file, exit code 2, the last checkpoint intact; --resume, with
+# room again, completes the run.
+mkdir -p small
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=300k tmpfs small 2>/dev/null; then
+  trap 'umount "$T/small" 2>/dev/null || true; pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null || true; rm -rf "$T"' EXIT
+  out=$("$SECPE" run "${SETTINGS[@]}" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --out full-disk --state-dir small/state 2>&1) &&
+    rc=0 || rc=$?
+  [ $rc = 2 ] || fail "a full disk: exit code $rc: $out"
+  grep -q "small/state/checkpoint.json: write failed (disk full?)" <<<"$out" || fail "a full disk: no clear error: $out"
+  "$SECPE" inspect small/state/checkpoint.json | grep -q "finished " || fail "a full disk: the last checkpoint is not intact"
+  cp -a small/state full-disk.state && umount small
+  "$SECPE" run "${SETTINGS[@]}" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --out full-disk --resume 2>/dev/null
+  same_as_full full-disk "a full disk, then resumed"
+else
+  echo "preemption: full-disk case SKIPPED (needs root to mount a tmpfs)"
+fi
+
 # The dataset by another path to the same file is the same dataset; other settings are refused early.
 mkdir sub
 (cd sub && "$SECPE" run "${SETTINGS[@]}" --data ../demo.h5 --noise-key-file ../noise.key --out ../usr1 --resume 2>/dev/null) ||
