@@ -20,7 +20,7 @@ constexpr std::size_t kBlockRows = 8192;  // public texts per sparse block
 
 // Eigen splits dense products over OpenMP threads when the library is built with OpenMP (FAISS
 // brings it), and the split can change how sums are grouped: one thread keeps the fitted model
-// the same on every machine.
+// the same whatever the thread count.
 class OneEigenThread {
  public:
   OneEigenThread() : saved_(Eigen::nbThreads()) { Eigen::setNbThreads(1); }
