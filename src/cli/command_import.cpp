@@ -10,9 +10,11 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/timer.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
 #include "text/embedder.hpp"
+#include "text/tfidf_svd_embedder.hpp"
 #include "text/secrets.hpp"
 
 namespace secpe::cli {
@@ -96,7 +98,13 @@ int command_import(const std::vector<std::string>& args) {
     ("secrets-file", po::value<std::string>(), "secrets list (one per line) for --secrets list")
     ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
     ("secret-quantile", po::value<double>()->default_value(0.2, "0.2"), "random-word mode: frequency quantile the words are taken around")
-    ("embedding-dim", po::value<int>()->default_value(256), "dimension of the hashing embedder");
+    ("embedder", po::value<std::string>()->default_value("hashing"),
+     "hashing (feature hashing, nothing learned) or tfidf-svd (TF-IDF + truncated SVD learned from the public records only)")
+    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing: 1 to 65536; tfidf-svd: 64 to 1024)")
+    ("embedder-vocabulary", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.vocabulary),
+     "tfidf-svd: the most frequent word unigrams and bigrams of the public records kept")
+    ("embedder-min-df", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.min_df),
+     "tfidf-svd: a kept term occurs in at least this many public records");
   po::positional_options_description positional;
   positional.add("input", 1);
   po::variables_map vm;
@@ -112,8 +120,18 @@ int command_import(const std::vector<std::string>& args) {
   if (vm["label-prefixes"].defaulted() && format == "jsonl") prefixes.assign(columns.size(), "");
   prefixes.resize(columns.size());
   const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
-  const int dim = vm["embedding-dim"].as<int>();
-  if (dim < 1 || dim > 65536) throw InputError("--embedding-dim must be in [1, 65536]");
+  const std::string embedder_kind = vm["embedder"].as<std::string>();
+  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd") {
+    throw InputError("--embedder must be hashing or tfidf-svd, not '" + embedder_kind + "'");
+  }
+  const bool learned = embedder_kind == "tfidf-svd";
+  for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
+    if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
+  }
+  const int dim = learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  const TfidfSvdOptions svd_options{.dim = dim,
+                                    .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
+                                    .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24)};
   const std::string secret_mode = vm["secrets"].as<std::string>();
   if (secret_mode != "random-word" && secret_mode != "list") throw InputError("--secrets must be random-word or list");
   if (secret_mode == "list" && !vm.count("secrets-file")) throw InputError("--secrets list needs --secrets-file FILE");
@@ -153,29 +171,48 @@ int command_import(const std::vector<std::string>& args) {
   std::size_t private_records = 0;
   for (std::size_t i = 0; i < contents.secrets.rows(); ++i) private_records += contents.secrets.is_private(i) ? 1 : 0;
 
-  const HashingEmbedder embedder(dim);
+  // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
+  // projection) depends on a record that holds a secret.
+  std::unique_ptr<Embedder> embedder;
+  if (learned) {
+    std::vector<std::string_view> public_texts;
+    for (std::size_t i = 0; i < corpus.texts.size(); ++i) {
+      if (!contents.secrets.is_private(i)) public_texts.push_back(corpus.texts[i]);
+    }
+    log_info("fitting the tfidf-svd embedder on " + std::to_string(public_texts.size()) + " public records");
+    const Timer timer;
+    auto fitted = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(public_texts, svd_options));
+    log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
+    contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
+    contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
+    contents.provenance["embedder_min_df"] = std::to_string(svd_options.min_df);
+    contents.provenance["embedder_max_vocabulary"] = std::to_string(svd_options.vocabulary);
+    embedder = std::move(fitted);
+  } else {
+    embedder = std::make_unique<HashingEmbedder>(dim);
+  }
   Progress progress("embed", corpus.texts.size());
   constexpr std::size_t kBlock = 8192;
   contents.embeddings.resize(static_cast<Eigen::Index>(corpus.texts.size()), dim);
   for (std::size_t b = 0; b < corpus.texts.size(); b += kBlock) {
     const std::size_t e = std::min(corpus.texts.size(), b + kBlock);
     MatrixF block;
-    embedder.embed(std::span<const std::string>(corpus.texts).subspan(b, e - b), block);
+    embedder->embed(std::span<const std::string>(corpus.texts).subspan(b, e - b), block);
     contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
     progress.step(e);
   }
   progress.finish();
 
   contents.texts = std::move(corpus.texts);
-  contents.provenance = {{"source", std::filesystem::absolute(input).string()},
-                         {"source_format", format},
-                         {"created_utc", utc_now()},
-                         {"secpe_version", SECPE_VERSION},
-                         {"embedder", embedder.name()},
-                         {"embedding_dim", std::to_string(dim)},
-                         {"secret_mode", secrets.mode},
-                         {"secret_count", std::to_string(secrets.secrets.size())},
-                         {"bad_records_skipped", std::to_string(corpus.bad_records_skipped)}};
+  contents.provenance.insert({{"source", std::filesystem::absolute(input).string()},
+                              {"source_format", format},
+                              {"created_utc", utc_now()},
+                              {"secpe_version", SECPE_VERSION},
+                              {"embedder", embedder->name()},
+                              {"embedding_dim", std::to_string(dim)},
+                              {"secret_mode", secrets.mode},
+                              {"secret_count", std::to_string(secrets.secrets.size())},
+                              {"bad_records_skipped", std::to_string(corpus.bad_records_skipped)}});
   if (secret_mode == "random-word") contents.provenance["secret_quantile"] = std::to_string(quantile);
   if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
   write_dataset(out, contents);

@@ -22,8 +22,9 @@ enum class Stream : std::uint32_t {
   kSimulation = 5,      // simulated data in studies and tests (never a release's noise)
   kGeneration = 6,      // built-in generator: initial samples and variations
   kAudit = 7,           // secpe audit: per-trial seeds and the no-secret model simulation
-  kEvaluation = 8,
-  kRandomSelection = 9, // --method random: the uniform selection of the no-private-data control      // secpe eval: which synthetic and real records the sample-based metrics use
+  kEvaluation = 8,      // secpe eval: which synthetic and real records the sample-based metrics use
+  kRandomSelection = 9, // --method random: the uniform selection of the no-private-data control
+  kEmbedder = 10,       // the learned embedder's Gaussian test matrix (text/tfidf_svd_embedder.hpp)
 };
 
 std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> counter,

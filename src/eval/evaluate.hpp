@@ -16,7 +16,7 @@
 #include "eval/lengths.hpp"
 #include "eval/logistic.hpp"
 #include "eval/real_set.hpp"
-#include "eval/tfidf.hpp"
+#include "text/tfidf.hpp"
 #include "io/corpus.hpp"
 
 namespace secpe {

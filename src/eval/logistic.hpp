@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "eval/lbfgs.hpp"
-#include "eval/tfidf.hpp"
+#include "text/tfidf.hpp"
 
 namespace secpe {
 

@@ -16,6 +16,7 @@
 #include "eval/real_set.hpp"
 #include "eval/report.hpp"
 #include "evolve/checkpoint.hpp"
+#include "evolve/dataset_embedder.hpp"
 #include "evolve/label_evolution.hpp"
 #include "evolve/noise_calibration.hpp"
 #include "evolve/run_estimate.hpp"
@@ -28,7 +29,6 @@
 #include "privacy/conversions.hpp"
 #include "privacy/ledger.hpp"
 #include "privacy/report.hpp"
-#include "text/embedder.hpp"
 
 namespace secpe {
 namespace {
@@ -83,17 +83,6 @@ std::vector<std::vector<std::string>> corpus_training_texts(const std::filesyste
   if (unmatched > 0) log_warn(std::to_string(unmatched) + " texts of " + path.string() + " have labels the dataset lacks; ignored");
   return per_label;
 }
-
-std::unique_ptr<Embedder> embedder_for(const DatasetInfo& info, const std::filesystem::path& data) {
-  const auto it = info.provenance.find("embedder");
-  const std::string name = it == info.provenance.end() ? "" : it->second;
-  if (name.rfind("hashing", 0) != 0) {
-    throw InputError(data.string() + ": embeddings come from '" + name +
-                     "'; secpe run can embed candidates only with the built-in hashing embedder");
-  }
-  return std::make_unique<HashingEmbedder>(info.embedding_dim);
-}
-
 
 // Everything that determines a label's outcome, for checking a checkpoint before resuming.
 nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) {
@@ -150,7 +139,7 @@ Models build_models(const Communicator& comm, const RunConfig& config, const Sha
                                  ? "the public records (no secret) of " + config.data.filename().string()
                                  : config.generator_corpus.string();
   Models m{.generator = std::make_unique<NgramGenerator>(training, source, config.generator),
-           .embedder = embedder_for(info, config.data),
+           .embedder = dataset_embedder(shard.reader, config.data),
            .kernel = make_kernel(config.kernel, config.threads)};
   if (config.verify) {
     // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.

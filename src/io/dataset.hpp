@@ -12,6 +12,9 @@
 //   /secrets/names     string  [m]              the secrets themselves (input data: never copied to outputs)
 //   /secrets attribute num_secrets (string)     m, kept even when names are left out (optional)
 //   /embeddings        float32 [n x d]          L2-normalised record embeddings
+//   /embedder/terms    uint64  [V]              a learned embedder's vocabulary: n-gram keys (text/ngrams.hpp)
+//   /embedder/idf      float64 [V]              its term weights           (the /embedder group is
+//   /embedder/projection float32 [V x d]        its projection              absent for hashing)
 //   root attributes    provenance: format_version, secpe_version, source, source_format,
 //                      created_utc, embedder, embedding_dim, secret_mode, ... (strings)
 // A record is public when it holds no secret, private otherwise.
@@ -23,7 +26,9 @@
 // reader checks every structure it returns: types and shapes at open, and in each range it
 // reads, label ids against the label rows, /secrets/indptr non-decreasing from 0 to the number
 // of indices, secret indices in range and increasing per record, text offsets in range and
-// finite embeddings. So a damaged file fails loudly and can never turn a private record public.
+// finite embeddings, and the /embedder arrays' shapes against each other and /embeddings and
+// their values finite (the embedder checks the rest, and its digest, when it is rebuilt from
+// them: text/tfidf_svd_embedder.hpp). So a damaged file fails loudly and can never turn a private record public.
 // Version 1 files (no checksums) are refused with a request to import them again.
 #include <cstdint>
 #include <filesystem>
@@ -57,6 +62,14 @@ struct DatasetInfo {
   std::map<std::string, std::string> provenance;
 };
 
+// The learned embedder's parameters (text/tfidf_svd_embedder.hpp), fitted on public records.
+struct EmbedderModel {
+  std::vector<std::uint64_t> terms;  // vocabulary (n-gram keys), in feature order
+  std::vector<double> idf;           // one weight per term
+  MatrixF projection;                // terms x embedding dimension
+  bool empty() const { return terms.empty(); }
+};
+
 // Everything a dataset holds, for writing.
 struct DatasetContents {
   LabelSet labels;
@@ -65,6 +78,7 @@ struct DatasetContents {
   SecretMatrix secrets;                    // indptr from 0
   std::vector<std::string> secret_names;
   MatrixF embeddings;                      // n x d
+  EmbedderModel embedder_model;            // empty for the hashing embedder
   std::map<std::string, std::string> provenance;
 };
 
@@ -85,6 +99,8 @@ class DatasetReader {
   MatrixF embeddings(std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::string> texts(std::uint64_t begin, std::uint64_t end) const;
   std::vector<std::string> texts(const std::vector<std::uint64_t>& record_ids) const;  // sorted ids
+  // The stored embedder model, checked (io/dataset.hpp, "Damage"); empty when there is none.
+  EmbedderModel embedder_model() const;
   // The secrets themselves (input data: for matching per-secret budgets, never for outputs).
   std::vector<std::string> secret_names() const;
 

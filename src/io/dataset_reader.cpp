@@ -193,6 +193,31 @@ std::vector<std::int32_t> DatasetReader::label_ids(std::uint64_t begin, std::uin
   return ids;
 }
 
+EmbedderModel DatasetReader::embedder_model() const {
+  const auto& impl = *impl_;
+  EmbedderModel model;
+  const bool terms = h5::exists(impl.file_id.get(), "embedder/terms"), idf = h5::exists(impl.file_id.get(), "embedder/idf"),
+             projection = h5::exists(impl.file_id.get(), "embedder/projection");
+  if (!terms && !idf && !projection) return model;
+  if (!terms || !idf || !projection) impl.damaged("/embedder/terms, /embedder/idf and /embedder/projection come together");
+  std::vector<hsize_t> terms_dims, idf_dims, projection_dims;
+  const auto terms_array = impl.open_array("embedder/terms", H5T_STD_U64LE, 1, terms_dims);
+  const auto idf_array = impl.open_array("embedder/idf", H5T_IEEE_F64LE, 1, idf_dims);
+  const auto projection_array = impl.open_array("embedder/projection", H5T_IEEE_F32LE, 2, projection_dims);
+  const hsize_t v = terms_dims[0];
+  if (v == 0 || idf_dims[0] != v || projection_dims[0] != v) impl.damaged("/embedder/terms, /embedder/idf and /embedder/projection differ in length");
+  if (projection_dims[1] != static_cast<hsize_t>(impl.info.embedding_dim)) impl.damaged("/embedder/projection and /embeddings differ in width");
+  model.terms = h5::read_range<std::uint64_t>(terms_array.get(), H5T_NATIVE_UINT64, 0, v, impl.file);
+  model.idf = h5::read_range<double>(idf_array.get(), H5T_NATIVE_DOUBLE, 0, v, impl.file);
+  for (const double w : model.idf) {
+    if (!std::isfinite(w)) impl.damaged("/embedder/idf has a non-finite value");
+  }
+  model.projection.resize(static_cast<Eigen::Index>(v), impl.info.embedding_dim);
+  h5::read_rows(projection_array.get(), H5T_NATIVE_FLOAT, 0, v, projection_dims[1], model.projection.data(), impl.file);
+  if (!model.projection.allFinite()) impl.damaged("/embedder/projection has a non-finite value");
+  return model;
+}
+
 std::vector<std::string> DatasetReader::secret_names() const {
   auto names = h5::open_dataset(impl_->file_id.get(), "secrets/names", impl_->file);
   return h5::read_strings(names.get(), impl_->file);

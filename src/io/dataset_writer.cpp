@@ -29,6 +29,10 @@ void check_contents(const DatasetContents& c) {
           "secrets.indptr does not match secrets.indices");
   require(c.embeddings.size() == 0 || static_cast<std::size_t>(c.embeddings.rows()) == n,
           "embeddings and label_ids differ in rows");
+  const EmbedderModel& m = c.embedder_model;
+  require(m.idf.size() == m.terms.size() && static_cast<std::size_t>(m.projection.rows()) == m.terms.size(),
+          "embedder_model: terms, idf and projection rows differ in size");
+  require(m.empty() || m.projection.cols() == c.embeddings.cols(), "embedder_model: projection and embeddings differ in width");
   for (const auto& row : c.labels.values) require(row.size() == c.labels.columns.size(), "label value count != column count");
   require(c.labels.prefixes.size() <= c.labels.columns.size(), "more label prefixes than columns");
   for (const auto id : c.label_ids) require(id >= 0 && static_cast<std::size_t>(id) < c.labels.size(), "label id out of range");
@@ -100,6 +104,13 @@ void write_contents(const std::string& tmp, const std::string& file, const Datas
     h5::create_dataset(file_id.get(), "embeddings", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT,
                        {static_cast<hsize_t>(c.embeddings.rows()), static_cast<hsize_t>(c.embeddings.cols())},
                        {kChunkRows, static_cast<hsize_t>(c.embeddings.cols())}, c.embeddings.data(), file);
+  }
+  if (const EmbedderModel& m = c.embedder_model; !m.empty()) {
+    const hsize_t v = m.terms.size(), d = static_cast<hsize_t>(m.projection.cols());
+    h5::create_dataset(file_id.get(), "embedder/terms", H5T_STD_U64LE, H5T_NATIVE_UINT64, {v}, {kChunk1d}, m.terms.data(), file);
+    h5::create_dataset(file_id.get(), "embedder/idf", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {v}, {kChunk1d}, m.idf.data(), file);
+    h5::create_dataset(file_id.get(), "embedder/projection", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {v, d}, {kChunkRows, d},
+                       m.projection.data(), file);
   }
   h5::check(H5Fflush(file_id.get(), H5F_SCOPE_GLOBAL), file, "cannot write the file (disk full?)");
 }

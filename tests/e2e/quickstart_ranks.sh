@@ -68,6 +68,17 @@ for np in 1 2; do
 done
 cmp "$T/aug1/synthetic.csv" "$T/aug2/synthetic.csv" || fail "augpe synthetic.csv differs between 1 and 2 ranks"
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
+# The learned embedder (fitted on the public records at import, stored in the dataset): runs are
+# rank-count independent with it too, and record its identity.
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/svd.h5" \
+  --embedder tfidf-svd --embedding-dim 64
+for np in 1 2; do
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/svd.h5" --out "$T/svd$np" --noise-key-file "$T/noise.key" \
+    --iterations 2 --synthetic 60 --quiet
+done
+cmp "$T/svd1/synthetic.csv" "$T/svd2/synthetic.csv" || fail "tfidf-svd synthetic.csv differs between 1 and 2 ranks"
+cmp "$T/svd1/privacy.json" "$T/svd2/privacy.json" || fail "tfidf-svd privacy.json differs between 1 and 2 ranks"
+grep -q '"embedder": "tfidf-svd(d=64, V=' "$T/svd1/run.json" || fail "run.json does not name the tfidf-svd embedder"
 "$SECPE" inspect "$T/out2" | grep -q 'synthetic    120 texts' || fail "inspect of an output folder"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'records      1200' || fail "inspect of a dataset"
 # Resume: keep the first 10 finished labels of the checkpoint (in the private state folder), as if

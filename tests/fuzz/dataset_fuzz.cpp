@@ -6,7 +6,7 @@
 //   HDF5's parser. (corpus/dataset/raw-clean.h5 is the file write_dataset makes of recipe-clean.)
 // Every accessor is called on the whole file and on two halves (as two ranks would), and what comes
 // back must be a valid dataset (issue 15 item 2): label ids in range, monotone secret offsets that
-// match the secret ids read, secret ids in range, finite embeddings.
+// match the secret ids read, secret ids in range, finite embeddings, an embedder model whose parts agree.
 #include <cstring>
 
 #include "dataset_recipe.hpp"
@@ -51,6 +51,11 @@ void exercise(const std::filesystem::path& path) {
     if (row.size() != info.labels.columns.size()) fuzz::finding("label row of the wrong width");
   }
   reader.secret_names();
+  const EmbedderModel model = reader.embedder_model();
+  if (model.idf.size() != model.terms.size() || static_cast<std::size_t>(model.projection.rows()) != model.terms.size()) {
+    fuzz::finding("embedder model parts differ in length");
+  }
+  if (!model.projection.allFinite()) fuzz::finding("non-finite embedder projection");
   // A damaged file may claim any number of records: read only the ends of a large one.
   const std::uint64_t n = info.num_records;
   if (n <= 1024) {

@@ -7,7 +7,7 @@
 #include "eval/lbfgs.hpp"
 #include "eval/logistic.hpp"
 #include "text/ngrams.hpp"
-#include "eval/tfidf.hpp"
+#include "text/tfidf.hpp"
 
 namespace secpe {
 namespace {
