@@ -15,7 +15,8 @@
 #   CORPUS default ../shared/data/yelp/dev.csv, OUT default out/utility-study.
 # Knobs (environment): SEEDS ("1 2 3"), RP ("2 10 50 none"), METHODS ("secpe augpe random"),
 # SYNTHETIC (2000), ITERATIONS (10), VARIATIONS (3), CLUSTERS (20), RANKS (1), THREADS (2),
-# LAUNCH ("mpirun"; "srun" in Slurm).
+# LAUNCH ("mpirun"; "srun" in Slurm), IMPORT_ARGS (extra secpe import options, e.g.
+# "--embedder tfidf-svd").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STEP=all
@@ -51,7 +52,8 @@ prepare() {
   bash jobs/build.sh >/dev/null
   mkdir -p "$OUT"
   python3 analysis/heldout_split.py "$CORPUS" "$OUT/train.csv" "$OUT/heldout.csv" --reference "$OUT/reference.csv" --size "$SYNTHETIC"
-  "$SECPE" import --input "$OUT/train.csv" --out "$OUT/train.h5"
+  # shellcheck disable=SC2086  # options are words
+  "$SECPE" import --input "$OUT/train.csv" --out "$OUT/train.h5" ${IMPORT_ARGS:-}
   [ -f "$OUT/noise.key" ] || "$SECPE" keygen --out "$OUT/noise.key" >/dev/null
   for name in reference train; do
     "$SECPE" eval --synthetic "$OUT/$name.csv" --real "$OUT/heldout.csv" --out "$OUT/$name.eval.json" --quiet >/dev/null
