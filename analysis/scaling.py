@@ -19,6 +19,7 @@ import re
 import sys
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -103,6 +104,7 @@ def main():
         ax.set_xlabel("ranks (fixed data)")
         ax.set_ylabel("seconds per iteration")
         ax.set_xticks(rs, [str(r) for r in rs])
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.legend(fontsize=7)
     else:
         axes[3].set_visible(False)

@@ -160,7 +160,7 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   holders.col(0).setConstant(static_cast<float>(-2.0 * o.clip_radius));
   std::vector<std::uint64_t> ids(static_cast<std::size_t>(o.holders));
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
-  const Communicator self(MPI_COMM_SELF);
+  const LocalCommunicator self;
   const auto kernel_owner = make_kernel("reference");
   const NearestCentreKernel& kernel = *kernel_owner;
   const SecretClustering with_secret(self, centre, {o.public_size}, holders, ids, rho, kernel, Metric::kL2, o.clip_radius);

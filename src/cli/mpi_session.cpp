@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
+#include "dist/mpi_communicator.hpp"
 
 namespace secpe::cli {
 
@@ -15,7 +16,7 @@ int run_under_mpi(const std::function<void(const Communicator&)>& body) {
   MPI_Init(nullptr, nullptr);
   int code = 0;
   {
-    const Communicator comm(MPI_COMM_WORLD);
+    const MpiCommunicator comm(MPI_COMM_WORLD);
     set_log_rank(comm.rank());
     if (const auto warning = blas_core_warning(blas_core())) log_warn(*warning);  // rank 0 only
     try {

@@ -1,11 +1,11 @@
 #pragma once
 // The communicator handle passed to every distributed algorithm (cuVS kmeans_mg style): the
-// algorithms see only these collectives, never MPI itself.
+// algorithms see only these collectives, never MPI itself. Implementations: MpiCommunicator
+// (dist/mpi_communicator.hpp, the ranks of an MPI communicator) and LocalCommunicator (one
+// process, no MPI: the privacy audit and single-process benchmarks); an NCCL one can join them.
 //
 // Reproducibility rule: every reduction here is exact (integers, fixed point, min/max with an
 // index tie-break), so results do not depend on the number of ranks or the reduction order.
-#include <mpi.h>
-
 #include <cstdint>
 #include <span>
 #include <string>
@@ -23,45 +23,71 @@ struct MinLoc {
 
 class Communicator {
  public:
-  explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD);
+  virtual ~Communicator() = default;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
-  MPI_Comm handle() const { return comm_; }
 
   // The contiguous shard [begin, end) of n records that this rank owns (by record, not label).
   std::pair<std::uint64_t, std::uint64_t> shard(std::uint64_t n) const;
 
-  void allreduce_sum(std::span<std::int64_t> values) const;
+  virtual void allreduce_sum(std::span<std::int64_t> values) const = 0;
   std::int64_t allreduce_sum(std::int64_t value) const;
-  double allreduce_max(double value) const;
-  void allreduce_min_loc(std::span<MinLoc> values) const;
+  virtual double allreduce_max(double value) const = 0;
+  virtual void allreduce_min_loc(std::span<MinLoc> values) const = 0;
   // Sum of `value` over the ranks before this one (0 on rank 0).
-  std::int64_t exclusive_scan_sum(std::int64_t value) const;
+  virtual std::int64_t exclusive_scan_sum(std::int64_t value) const = 0;
 
-  void broadcast(std::span<float> values, int root = 0) const;
-  void broadcast(std::span<double> values, int root = 0) const;
-  void broadcast(std::span<std::int64_t> values, int root = 0) const;
-  void broadcast(std::span<unsigned char> bytes, int root = 0) const;
+  virtual void broadcast(std::span<float> values, int root = 0) const = 0;
+  virtual void broadcast(std::span<double> values, int root = 0) const = 0;
+  virtual void broadcast(std::span<std::int64_t> values, int root = 0) const = 0;
+  virtual void broadcast(std::span<unsigned char> bytes, int root = 0) const = 0;
   void broadcast(std::string& value, int root = 0) const;
 
+  // Every rank's values, concatenated in rank order, on every rank (e.g. row-major embedding shards).
+  virtual std::vector<float> allgather(std::span<const float> local) const = 0;
+  virtual std::vector<double> allgather(std::span<const double> local) const = 0;
+  virtual std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const = 0;
+  virtual std::vector<unsigned char> allgather(std::span<const unsigned char> local) const = 0;
   // Every rank's strings, concatenated in rank order, on every rank.
   std::vector<std::string> allgather_strings(const std::vector<std::string>& local) const;
-  // Every rank's floats, concatenated in rank order, on every rank (e.g. row-major embedding shards).
-  std::vector<float> allgather(std::span<const float> local) const;
-  std::vector<double> allgather(std::span<const double> local) const;
-  std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const;
+
+  virtual void barrier() const = 0;
+
   // Number of bytes this rank sent through collectives so far (for communication-volume metrics).
   std::uint64_t bytes_sent() const { return bytes_sent_; }
 
-  void barrier() const;
+ protected:
+  Communicator(int rank, int size) : rank_(rank), size_(size) {}
+  void count_sent(std::uint64_t bytes) const { bytes_sent_ += bytes; }
 
  private:
-  MPI_Comm comm_;
-  int rank_ = 0;
-  int size_ = 1;
+  int rank_;
+  int size_;
   mutable std::uint64_t bytes_sent_ = 0;
+};
+
+// One process: rank 0 of 1. Every collective leaves the values as they are (a reduction over one
+// rank), and nothing is sent.
+class LocalCommunicator final : public Communicator {
+ public:
+  LocalCommunicator() : Communicator(0, 1) {}
+  using Communicator::allreduce_sum;
+  using Communicator::broadcast;
+  void allreduce_sum(std::span<std::int64_t>) const override {}
+  double allreduce_max(double value) const override { return value; }
+  void allreduce_min_loc(std::span<MinLoc>) const override {}
+  std::int64_t exclusive_scan_sum(std::int64_t) const override { return 0; }
+  void broadcast(std::span<float>, int) const override {}
+  void broadcast(std::span<double>, int) const override {}
+  void broadcast(std::span<std::int64_t>, int) const override {}
+  void broadcast(std::span<unsigned char>, int) const override {}
+  std::vector<float> allgather(std::span<const float> local) const override { return {local.begin(), local.end()}; }
+  std::vector<double> allgather(std::span<const double> local) const override { return {local.begin(), local.end()}; }
+  std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const override { return {local.begin(), local.end()}; }
+  std::vector<unsigned char> allgather(std::span<const unsigned char> local) const override { return {local.begin(), local.end()}; }
+  void barrier() const override {}
 };
 
 }  // namespace secpe

@@ -34,7 +34,7 @@ wait_for_progress usr1
 kill -USR1 $pid
 rc=0; wait $pid || rc=$?
 [ $rc = 75 ] || { cat usr1.log >&2; fail "SIGUSR1: exit code $rc, expected 75"; }
-grep -q "stopped: asked to stop by SIGUSR1; stopped after iteration" usr1.log || fail "SIGUSR1: the log does not say where it stopped"
+grep -qE "stopped: asked to stop by SIGUSR1; stopped after (iteration|label)" usr1.log || fail "SIGUSR1: the log does not say where it stopped"
 [ -f usr1/run.json ] && fail "SIGUSR1: a stopped run wrote a complete output set"
 [ "$(stat -c %a usr1.state/progress.json)" = 600 ] || fail "progress.json is not 0600"
 "${RUN2[@]}" --out usr1 --resume 2>/dev/null

@@ -11,7 +11,7 @@
 #include "cluster/secret_clustering.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "dist/communicator.hpp"
+#include "dist/mpi_communicator.hpp"
 #include "evolve/votes.hpp"
 
 namespace secpe {
@@ -41,7 +41,7 @@ MatrixF shard_of(const Communicator& comm, const MatrixF& all) {
 }
 
 TEST(Communicator, ShardsCoverAllRecordsContiguously) {
-  const Communicator world;
+  const MpiCommunicator world;
   const std::uint64_t n = 1003;
   const auto [b, e] = world.shard(n);
   EXPECT_EQ(world.allreduce_sum(static_cast<std::int64_t>(e - b)), static_cast<std::int64_t>(n));
@@ -49,7 +49,7 @@ TEST(Communicator, ShardsCoverAllRecordsContiguously) {
 }
 
 TEST(Communicator, AllgatherStringsKeepsRankOrder) {
-  const Communicator world;
+  const MpiCommunicator world;
   std::vector<std::string> mine;
   for (int i = 0; i <= world.rank(); ++i) mine.push_back("r" + std::to_string(world.rank()) + "," + std::string(static_cast<std::size_t>(i), 'x'));
   const auto all = world.allgather_strings(mine);
@@ -60,7 +60,7 @@ TEST(Communicator, AllgatherStringsKeepsRankOrder) {
 }
 
 TEST(Communicator, MinLocBreaksTiesByLowestIndex) {
-  const Communicator world;
+  const MpiCommunicator world;
   std::vector<MinLoc> v{{1.0, 100 - world.rank()}, {static_cast<double>(world.rank()), world.rank()}};
   world.allreduce_min_loc(v);
   EXPECT_EQ(v[0].value, 1.0);
@@ -73,7 +73,7 @@ TEST(Communicator, MinLocBreaksTiesByLowestIndex) {
 // offsets); an element cut in two was dropped or spliced when the operation ran over MPI_BYTE.
 // Odd sizes put the segment boundaries inside 16-byte elements; every element must come out right.
 TEST(Communicator, MinLocIsExactForLargeAndOddSizes) {
-  const Communicator world;
+  const MpiCommunicator world;
   for (const std::size_t n : {std::size_t{1}, std::size_t{515}, std::size_t{4097}, std::size_t{65537}, std::size_t{300001}}) {
     std::vector<MinLoc> v(n);
     // Element i's minimum lives on rank i % size; other ranks hold larger values or equal values
@@ -109,7 +109,7 @@ std::vector<std::int64_t> sorted(std::vector<std::int64_t> v) {
 class DistributedKMeansInit : public testing::TestWithParam<KMeansInit> {};
 
 TEST_P(DistributedKMeansInit, IdenticalToSingleRankAndRecoversClusters) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF all = clustered_points(601, 8, 4);
   ReferenceKernel kernel;
   KMeansOptions options;
@@ -131,7 +131,7 @@ TEST_P(DistributedKMeansInit, IdenticalToSingleRankAndRecoversClusters) {
 }
 
 TEST_P(DistributedKMeansInit, L2WithBlasKernelAndManyClustersIdenticalToSingleRank) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF all = clustered_points(1500, 40, 30);
   BlasKernel kernel(BlasKernelOptions{.threads = 2});
   KMeansOptions options;
@@ -155,7 +155,7 @@ TEST_P(DistributedKMeansInit, L2WithBlasKernelAndManyClustersIdenticalToSingleRa
 }
 
 TEST_P(DistributedKMeansInit, FewerRowsThanClustersAndEmptyShards) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF all = clustered_points(3, 5, 3);
   ReferenceKernel kernel;
   KMeansOptions options;
@@ -170,7 +170,7 @@ TEST_P(DistributedKMeansInit, FewerRowsThanClustersAndEmptyShards) {
 }
 
 TEST_P(DistributedKMeansInit, NoRowsAnywhere) {
-  const Communicator world;
+  const MpiCommunicator world;
   ReferenceKernel kernel;
   KMeansOptions options;
   options.init = GetParam();
@@ -182,7 +182,7 @@ TEST_P(DistributedKMeansInit, NoRowsAnywhere) {
 // Only six distinct points among 120 rows: seeding runs out of distinct rows and stops at six.
 TEST_P(DistributedKMeansInit, DuplicateRowsGiveFewerCentres) {
   if (GetParam() == KMeansInit::kRandom) GTEST_SKIP() << "random seeding picks rows, duplicates included";
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF distinct = clustered_points(6, 8, 6);
   MatrixF all(120, 8);
   for (Eigen::Index i = 0; i < all.rows(); ++i) all.row(i) = distinct.row((i * 7) % 6);
@@ -206,7 +206,7 @@ INSTANTIATE_TEST_SUITE_P(Inits, DistributedKMeansInit,
 // k-means|| with too few candidates for k (one round, little oversampling; or no rounds at all)
 // tops up with k-means++ over the rows.
 TEST(DistributedKMeans, ParallelTopsUpWhenCandidatesAreFewerThanK) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF all = clustered_points(601, 8, 4);
   ReferenceKernel kernel;
   for (int rounds : {0, 1}) {
@@ -231,7 +231,7 @@ TEST(DistributedKMeans, InitNames) {
 }
 
 TEST(SecretClustering, NoisyReleaseIdenticalToSingleRank) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF pub = clustered_points(200, 6, 3);
   const MatrixF pri = clustered_points(97, 6, 3);
   ReferenceKernel kernel;
@@ -261,7 +261,7 @@ TEST(SecretClustering, NoisyReleaseIdenticalToSingleRank) {
 // removed from the data, no released centre moves by more than 2R/n_k and no size by more than 1.
 // Public centres far outside R (l2 metric, long vectors) must not break it, for any R.
 TEST(SecretClustering, OneRecordMovesACentreByAtMostTwoRadiiOverItsSize) {
-  const Communicator world;
+  const MpiCommunicator world;
   const int d = 6;
   MatrixF pub = clustered_points(60, d, 3), pri = clustered_points(31, d, 3);
   pub *= 3.0f;  // norms about 3: far outside every radius tried
@@ -270,7 +270,7 @@ TEST(SecretClustering, OneRecordMovesACentreByAtMostTwoRadiiOverItsSize) {
   KMeansOptions options;
   options.k = 3;
   options.metric = Metric::kL2;
-  const auto km = distributed_kmeans(Communicator(MPI_COMM_SELF), pub, kernel, options);
+  const auto km = distributed_kmeans(MpiCommunicator(MPI_COMM_SELF), pub, kernel, options);
   std::vector<std::uint64_t> ids(31);
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
   const std::vector<double> everyone(31, 1.0);
@@ -298,12 +298,12 @@ TEST(SecretClustering, OneRecordMovesACentreByAtMostTwoRadiiOverItsSize) {
 
 // The noise depends on the secret key, not on anything published: another key, other noise.
 TEST(SecretClustering, NoiseComesFromTheSecretKey) {
-  const Communicator world;
+  const MpiCommunicator world;
   const MatrixF pub = clustered_points(60, 6, 3), pri = clustered_points(20, 6, 3);
   ReferenceKernel kernel;
   KMeansOptions options;
   options.k = 3;
-  const auto km = distributed_kmeans(Communicator(MPI_COMM_SELF), pub, kernel, options);
+  const auto km = distributed_kmeans(MpiCommunicator(MPI_COMM_SELF), pub, kernel, options);
   std::vector<std::uint64_t> ids(20);
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
   const auto [b, e] = world.shard(20);
@@ -315,7 +315,7 @@ TEST(SecretClustering, NoiseComesFromTheSecretKey) {
 }
 
 TEST(Votes, AugPEHistogramCountsEveryPrivateRecordOnce) {
-  const Communicator world;
+  const MpiCommunicator world;
   const MatrixF candidates = clustered_points(40, 6, 5);
   const MatrixF pri = clustered_points(123, 6, 5);
   ReferenceKernel kernel;
@@ -327,7 +327,7 @@ TEST(Votes, AugPEHistogramCountsEveryPrivateRecordOnce) {
 }
 
 TEST(Votes, SecPEVotesIdenticalToSingleRank) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF candidates = clustered_points(50, 6, 5);
   NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
   ReferenceKernel kernel;
@@ -348,7 +348,7 @@ namespace secpe {
 namespace {
 
 TEST(Votes, SpreadOverKNearestIdenticalToSingleRank) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF candidates = clustered_points(50, 6, 5);
   NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
   ReferenceKernel kernel;

@@ -3,7 +3,7 @@
 // report, timings aside, as over MPI_COMM_SELF.
 #include <gtest/gtest.h>
 
-#include "dist/communicator.hpp"
+#include "dist/mpi_communicator.hpp"
 #include "eval/evaluate.hpp"
 #include "eval/report.hpp"
 #include "text/demo_corpus.hpp"
@@ -31,7 +31,7 @@ nlohmann::ordered_json figures(const Corpus& synthetic, const Corpus& real, cons
 }
 
 TEST(Evaluate, SameFiguresForAnyRankCount) {
-  const Communicator world, self(MPI_COMM_SELF);
+  const MpiCommunicator world, self(MPI_COMM_SELF);
   const Corpus synthetic = demo(300, 1), real = demo(500, 2);
   const auto sharded = figures(synthetic, real, world);
   const auto single = figures(synthetic, real, self);

@@ -77,7 +77,7 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   const double faiss_kmeans = t0.seconds();
   const double faiss_kmeans_cpu = process_cpu_seconds() - cpu0;
 
-  const Communicator self(MPI_COMM_SELF);
+  const LocalCommunicator self;
   KMeansOptions ko{o.kmeans_clusters, o.kmeans_iterations, 0.0, Metric::kCosine, o.seed, 0};
   ko.init = init;
   ko.init_rounds = o.kmeans_init_rounds;
