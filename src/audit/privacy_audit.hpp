@@ -66,9 +66,6 @@ struct AuditOptions {
   std::uint64_t seed = 1;            // keys the trials and the threshold simulation
 };
 
-// Checks ranges; InputError naming the option (as `secpe audit` spells it) otherwise.
-void validate(const AuditOptions& o);
-
 // One threshold test on the attack's statistic.
 struct AuditThreshold {
   double threshold = 0.0;       // decide "secret present" when the statistic is >= this

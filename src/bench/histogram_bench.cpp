@@ -43,9 +43,9 @@ MatrixF random_candidates(std::uint64_t seed, std::size_t label, std::size_t n, 
 }  // namespace
 
 nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& o) {
-  if (o.method != "secpe" && o.method != "augpe" && o.method != "both") throw InputError("--method must be secpe, augpe or both");
-  if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("--augpe-fraction must be in (0, 1]");
-  if (o.iterations < 1) throw InputError("--iterations must be at least 1");
+  if (o.method != "secpe" && o.method != "augpe" && o.method != "both") throw InputError("the benchmarked method must be secpe, augpe or both");
+  if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("the measured share of Aug-PE's voters must be in (0, 1]");
+  if (o.iterations < 1) throw InputError("timed repetitions must be at least 1");
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
   const auto kernel = make_kernel(o.kernel, o.threads);
 

@@ -35,7 +35,7 @@ std::vector<LabelShare> label_shares(const std::string& spec) {
     n = std::stoi(spec);
   } catch (...) {
   }
-  if (n < 1 || n > 100000) throw InputError("--labels must be 'yelp' or a number of labels in [1, 100000], not '" + spec + "'");
+  if (n < 1 || n > 100000) throw InputError("labels must be 'yelp' or a number of labels in [1, 100000], not '" + spec + "'");
   std::vector<LabelShare> shares;
   for (int l = 0; l < n; ++l) shares.push_back({{"label" + std::to_string(l)}, 1.0 / n});
   std::sort(shares.begin(), shares.end(), [](auto& a, auto& b) { return a.values < b.values; });
@@ -45,11 +45,11 @@ std::vector<LabelShare> label_shares(const std::string& spec) {
 }  // namespace
 
 DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
-  if (o.records < 1) throw InputError("--records must be at least 1");
-  if (o.dim < 1 || o.dim > 65536) throw InputError("--dim must be in [1, 65536]");
-  if (o.secrets < 1) throw InputError("--secrets must be at least 1");
-  if (!(o.private_fraction >= 0 && o.private_fraction <= 1)) throw InputError("--private-fraction must be in [0, 1]");
-  if (o.components < 1) throw InputError("--components must be at least 1");
+  if (o.records < 1) throw InputError("records must be at least 1");
+  if (o.dim < 1 || o.dim > 65536) throw InputError("the dimension must be in [1, 65536]");
+  if (o.secrets < 1) throw InputError("secrets must be at least 1");
+  if (!(o.private_fraction >= 0 && o.private_fraction <= 1)) throw InputError("the private fraction must be in [0, 1]");
+  if (o.components < 1) throw InputError("components must be at least 1");
   const auto shares = label_shares(o.labels);
   const auto n_labels = shares.size();
   const int d = o.dim;

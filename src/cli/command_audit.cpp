@@ -1,6 +1,7 @@
 // secpe audit: the empirical privacy audit of one label's release (audit/privacy_audit.hpp).
 // Exit code 0 when the measured leakage stays within the accountant's certificate, kExceedsCode
 // when it provably exceeds it (at the stated confidence), 2 for bad options.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -71,6 +72,24 @@ void print_summary(const AuditOptions& o, bool calibrated, const AuditResult& re
                                            : "pass: within the accountant's certificate");
 }
 
+// Every option once, before any work; messages name the option.
+void validate_audit_options(const AuditOptions& o) {
+  const auto finite_positive = [](double x) { return std::isfinite(x) && x > 0.0; };
+  if (o.holders < 1 || o.holders > 10000) throw InputError("--holders must be in [1, 10000]");
+  if (!(o.rho > 0.0 && o.rho <= 1.0)) throw InputError("--rho must be in (0, 1]");
+  if (o.iterations < 1 || o.iterations > 1000) throw InputError("--iterations must be in [1, 1000]");
+  if (!(std::isfinite(o.sigma) && o.sigma >= 0.0)) throw InputError("--sigma must be >= 0 (0: calibrate for --p and --r)");
+  if (!(o.p > 0.0 && o.p < 1.0)) throw InputError("--p must be in (0, 1)");
+  if (o.sigma == 0.0 && !(o.r > o.p && o.r < 1.0)) throw InputError("r must be in (p, 1) (r is --r, or p times --r-over-p)");
+  // The threshold simulation keeps 4 x trials statistics in memory: 3.2 GB at the cap.
+  if (o.trials < 100 || o.trials > 100'000'000) throw InputError("--trials must be in [100, 1e8]");
+  if (o.dim < 1 || o.dim > 100000) throw InputError("--dim must be in [1, 100000]");
+  if (o.public_size < 1) throw InputError("--public-size must be at least 1");
+  if (!finite_positive(o.clip_radius)) throw InputError("--clip-radius must be finite and > 0");
+  if (!(o.confidence > 0.0 && o.confidence < 1.0)) throw InputError("--confidence must be in (0, 1)");
+  if (!finite_positive(o.noise_multiplier)) throw InputError("--noise-multiplier must be finite and > 0");
+}
+
 }  // namespace
 
 int command_audit(const std::vector<std::string>& args) {
@@ -99,6 +118,7 @@ int command_audit(const std::vector<std::string>& args) {
                      desc, {}, args, vm))
     return 0;
   o.r = vm.count("r") ? vm["r"].as<double>() : o.p * vm["r-over-p"].as<double>();
+  validate_audit_options(o);
   const bool calibrated = o.sigma == 0.0;
 
   bool exceeds = false;

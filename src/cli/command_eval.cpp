@@ -95,7 +95,13 @@ int command_eval(const std::vector<std::string>& args) {
 
   EvalOptions e;
   e.features.clear();
-  for (const auto& f : split_list(vm["features"].as<std::string>(), ',')) e.features.push_back(parse_features(f));
+  for (const auto& f : split_list(vm["features"].as<std::string>(), ',')) {
+    try {
+      e.features.push_back(parse_features(f));
+    } catch (const InputError& error) {
+      throw InputError(std::string("--features: ") + error.what());
+    }
+  }
   if (e.features.empty()) throw InputError("--features names no features");
   e.tfidf = {.max_n = vm["ngrams"].as<int>(), .min_df = vm["min-df"].as<std::size_t>(),
              .max_features = vm["max-features"].as<std::size_t>()};

@@ -67,7 +67,11 @@ int command_privacy(const std::vector<std::string>& args) {
     // The simulated matrix holds about records x secrets x inclusion entries.
     option_in<std::uint64_t>(vm, "records", 1, 100000000);
     option_in(vm, "secrets", 1, 1000000);
+    if (!(vm["inclusion"].as<double>() > 0 && vm["inclusion"].as<double>() <= 1)) throw InputError("--inclusion must be in (0, 1]");
   }
+  option_in(vm, "iterations", 1, 100000);
+  option_in(vm, "private-batch", 0.0, 1e12);
+  option_in(vm, "sigma", 0.0, 1e15);
   const double p = vm["p"].as<double>();
   const double r = vm.count("r") ? vm["r"].as<double>() : p * vm["r-over-p"].as<double>();
   o.per_secret_exact = !vm["summary-only"].as<bool>();

@@ -96,7 +96,13 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (vm.count("budgets")) c.budgets_file = vm["budgets"].as<std::string>();
   const std::string calibration = vm.count("calibration") ? vm["calibration"].as<std::string>() : (method == "augpe" ? "gdp" : "exact");
   if (c.method == Method::kAugPE && calibration != "gdp") throw InputError("--method augpe uses --calibration gdp (Aug-PE's record-level accounting)");
-  if (c.method == Method::kSecPE) c.calibration = parse_calibration(calibration);
+  if (c.method == Method::kSecPE) {
+    try {
+      c.calibration = parse_calibration(calibration);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--calibration: ") + e.what());
+    }
+  }
   c.epsilon = vm["epsilon"].as<double>();
   if (!(c.epsilon >= 0)) throw InputError("--epsilon must be 0 or more");
   c.delta = vm["delta"].as<double>();

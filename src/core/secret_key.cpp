@@ -41,22 +41,22 @@ NoiseKey noise_key_from_os() {
 NoiseKey read_noise_key_file(const std::filesystem::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    throw InputError("--noise-key-file: cannot read '" + path.string() + "' (not a regular file)");
+    throw InputError("noise key file: cannot read '" + path.string() + "' (not a regular file)");
   }
   if ((st.st_mode & 077) != 0) {
-    throw InputError("--noise-key-file: '" + path.string() + "' is readable by others; a noise key must be private (chmod 600 '" +
+    throw InputError("noise key file: '" + path.string() + "' is readable by others; a noise key must be private (chmod 600 '" +
                      path.string() + "')");
   }
   std::ifstream in(path);
   std::stringstream buffer;
   buffer << in.rdbuf();
-  if (!in) throw InputError("--noise-key-file: cannot read '" + path.string() + "'");
+  if (!in) throw InputError("noise key file: cannot read '" + path.string() + "'");
   std::string text = buffer.str();
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   NoiseKey key;
   const bool hex = text.size() == 2 * key.bytes.size() &&
                    text.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
-  if (!hex) throw InputError("--noise-key-file: '" + path.string() + "' is not a noise key (64 hexadecimal digits; make one with 'secpe keygen')");
+  if (!hex) throw InputError("noise key file: '" + path.string() + "' is not a noise key (64 hexadecimal digits; make one with 'secpe keygen')");
   for (std::size_t i = 0; i < key.bytes.size(); ++i) key.bytes[i] = static_cast<unsigned char>(std::stoi(text.substr(2 * i, 2), nullptr, 16));
   return key;
 }

@@ -20,7 +20,7 @@ std::string features_name(ClassifierFeatures features) {
 ClassifierFeatures parse_features(const std::string& name) {
   if (name == "tfidf") return ClassifierFeatures::kTfidf;
   if (name == "embeddings") return ClassifierFeatures::kEmbeddings;
-  throw InputError("--features takes tfidf and/or embeddings, not '" + name + "'");
+  throw InputError("classifier features are tfidf or embeddings, not '" + name + "'");
 }
 
 namespace {
@@ -85,7 +85,7 @@ void precision_recall(const MatrixF& synthetic, const MatrixF& real, const EvalO
 EvalReport evaluate(const Corpus& synthetic, const RealSet& real, const EvalOptions& options, const Communicator& comm) {
   const Timer start;
   if (synthetic.texts.empty()) throw InputError(options.synthetic_name + ": no records");
-  if (options.knn < 1) throw InputError("--knn must be at least 1");
+  if (options.knn < 1) throw InputError("k of k-NN precision and recall must be at least 1");
   EvalReport report;
   report.synthetic_name = options.synthetic_name;
   report.real_name = real.source->name();

@@ -18,7 +18,7 @@ constexpr std::size_t kHexDigits = 64;
 std::string_view checked_content(std::string_view text, const std::string& file) {
   if (text.ends_with('\n')) text.remove_suffix(1);
   for (const char* old : {R"({"format":"secpe-checkpoint","format_version":1)", R"({"format":"secpe-checkpoint","format_version":2,)"}) {
-    if (text.starts_with(old)) throw InputError(file + ": written by an older secpe; start afresh (run without --resume)");
+    if (text.starts_with(old)) throw InputError(file + ": written by an older secpe; start afresh (run without resuming)");
   }
   if (!text.starts_with(kHead) || text.size() < kHead.size() + kHexDigits + kContent.size() + 1 ||
       text.substr(kHead.size() + kHexDigits, kContent.size()) != kContent || !text.ends_with('}')) {
@@ -196,16 +196,16 @@ void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::orde
   for (const auto& [key, value] : current.items()) {
     if (saved.contains(key) && saved[key] == value) continue;
     if (key == "noise_key_check") {  // derived from the secret key: never printed
-      throw InputError("--resume: " + path.string() + " was made with a different noise key; give the same --noise-key-file "
+      throw InputError("resume: " + path.string() + " was made with a different noise key; give the same noise key file "
                        "(or none, to use the key kept in the state folder)");
     }
-    std::string msg = "--resume: " + path.string() + " was made with a different '" + key + "' (" +
+    std::string msg = "resume: " + path.string() + " was made with a different '" + key + "' (" +
                       (saved.contains(key) ? saved[key].dump() : "unset") + ", now " + value.dump() + ")";
     if (key == "iterations") {
       msg += "; the finished labels were calibrated and released for the old number of iterations, so adding "
              "iterations would release more than their budget allows";
     }
-    throw InputError(msg + "; use a new --out folder or the same options");
+    throw InputError(msg + "; use a new output folder or the same options");
   }
 }
 

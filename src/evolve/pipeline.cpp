@@ -149,8 +149,8 @@ Models build_models(const Communicator& comm, const RunConfig& config, const Sha
     std::string report;
     const bool ok = rows == 0 || verify_against_reference(*m.kernel, x.topRows(rows), x.middleRows(rows, centres), config.metric, &report,
                                                           std::min<int>(3, static_cast<int>(centres)));
-    if (comm.allreduce_max(ok ? 0.0 : 1.0) > 0) throw std::runtime_error("--verify: kernel '" + m.kernel->name() + "' disagrees with the reference kernel: " + report);
-    log_info("--verify: kernel '" + m.kernel->name() + "' agrees with the reference kernel bit for bit");
+    if (comm.allreduce_max(ok ? 0.0 : 1.0) > 0) throw std::runtime_error("kernel check: kernel '" + m.kernel->name() + "' disagrees with the reference kernel: " + report);
+    log_info("kernel check: kernel '" + m.kernel->name() + "' agrees with the reference kernel bit for bit");
   }
   return m;
 }
@@ -185,7 +185,7 @@ Calibration calibrate(const Communicator& comm, const RunConfig& config, const S
     std::size_t lowered = 0;
     for (const auto& l : c.plan.labels) lowered += l.has_private && l.batch_used < l.batch_requested ? 1 : 0;
     if (lowered > 0) {
-      log_warn("--private-batch " + std::to_string(config.private_batch) + " was lowered for " + std::to_string(lowered) +
+      log_warn("the private batch B = " + std::to_string(config.private_batch) + " was lowered for " + std::to_string(lowered) +
                " label(s) so that no sampling probability exceeds 1 (see private_batch_used in privacy.json)");
     }
     log_info("noise calibrated in " + std::to_string(timer.seconds()) + " s" +
@@ -229,7 +229,7 @@ std::optional<LabelProgress> resume_checkpoint(const Communicator& comm, const R
   comm.broadcast(saved_labels);
   comm.broadcast(saved_progress);
   if (saved_labels.empty() && saved_progress.empty()) {
-    log_info("--resume: no checkpoint in " + config.state_dir.string() + "; starting afresh");
+    log_info("resume: no checkpoint in " + config.state_dir.string() + "; starting afresh");
     return std::nullopt;
   }
   if (!saved_labels.empty()) {
@@ -258,7 +258,7 @@ void stop_if_asked(const Communicator& comm, const std::string& where) {
   const int signal = static_cast<int>(comm.allreduce_max(static_cast<double>(stop_signal())));
   if (signal != 0) {
     throw Interrupted("asked to stop by " + signal_name(signal) + "; stopped " + where +
-                      ", progress kept in the private state folder: run again with --resume");
+                      ", progress kept in the private state folder: run again, resuming");
   }
 }
 
@@ -456,7 +456,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const Shard shard(comm, config.data);
   const DatasetInfo& info = shard.info();
   if (!info.has_text && config.generator_corpus.empty()) {
-    throw InputError(config.data.string() + ": the dataset has no texts; name public texts with --generator-corpus");
+    throw InputError(config.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");
   }
   const std::size_t num_labels = shard.num_labels();
   log_info("dataset " + config.data.string() + ": " + std::to_string(info.num_records) + " records, " +

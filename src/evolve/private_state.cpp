@@ -30,7 +30,7 @@ void check_state_dir(const std::filesystem::path& state_dir, const std::filesyst
     if (o->empty()) continue;  // a trailing separator
     if (s == state.end() || *s != *o) return;
   }
-  throw InputError("--state-dir '" + state_dir.string() + "' is inside --out '" + out.string() +
+  throw InputError("the private state folder '" + state_dir.string() + "' is inside the output folder '" + out.string() +
                    "': the output folder is publishable and the state folder must never be published");
 }
 
@@ -41,7 +41,7 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || ::chmod(dir.c_str(), 0700) != 0) {
-    throw InputError("--state-dir: cannot create the private state folder '" + dir.string() + "'");
+    throw InputError("cannot create the private state folder '" + dir.string() + "'");
   }
   const auto kept = key_path(dir);
   if (key_file) {
@@ -51,11 +51,11 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
   } else if (resume && std::filesystem::exists(kept)) {
     state.key = read_noise_key_file(kept);
   } else if (resume && std::filesystem::exists(checkpoint_path(dir))) {
-    throw InputError("--resume: " + dir.string() + " holds a checkpoint but no noise key: either the run completed (its key was deleted) "
-                     "or it used --noise-key-file, which must be given again");
+    throw InputError("resume: " + dir.string() + " holds a checkpoint but no noise key: either the run completed (its key was deleted) "
+                     "or it used a noise key file, which must be given again");
   } else {
     if (std::filesystem::exists(kept) || std::filesystem::exists(checkpoint_path(dir))) {
-      log_info("starting afresh: replacing an earlier run's private state in " + dir.string() + " (use --resume to continue it)");
+      log_info("starting afresh: replacing an earlier run's private state in " + dir.string() + " (resume to continue it)");
     }
     std::filesystem::remove(kept);
     std::filesystem::remove(checkpoint_path(dir));

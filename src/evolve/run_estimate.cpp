@@ -44,12 +44,12 @@ RunEstimate estimate_run(const RunConfig& config, const std::vector<std::size_t>
 
 void check_run_fits(const RunEstimate& estimate, double available_bytes) {
   if (estimate.candidates > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
-    throw InputError("--synthetic x (--variations + 1) gives " + std::to_string(estimate.candidates) +
-                     " candidates in one label, more than the 2^31 - 1 a label's candidate pool can index; lower --synthetic or --variations");
+    throw InputError("N_syn x (L + 1) gives " + std::to_string(estimate.candidates) +
+                     " candidates in one label, more than the 2^31 - 1 a label's candidate pool can index; lower the synthetic count or the variations");
   }
   if (estimate.total() > available_bytes) {
-    throw InputError("--synthetic and --variations ask for " + estimate.describe() + ", more than the " +
-                     gigabytes(available_bytes) + " of memory this rank has; lower --synthetic, --variations or --clusters");
+    throw InputError("the synthetic count and the variations ask for " + estimate.describe() + ", more than the " +
+                     gigabytes(available_bytes) + " of memory this rank has; lower the synthetic count, the variations or the clusters");
   }
 }
 

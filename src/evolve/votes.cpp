@@ -55,7 +55,7 @@ VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, 
   VoteResult result{std::vector<double>(n_cand, 0.0), std::vector<double>(n_cand, 0.0)};
   if (k == 0 || n_cand == 0) return result;
 
-  if (votes_per_centre < 1) throw InputError("--votes-per-center must be at least 1");
+  if (votes_per_centre < 1) throw InputError("votes per centre must be at least 1");
   if (votes_per_centre == 1) {
     // Nearest candidate of each noisy centre: search this shard, then min-loc over the ranks.
     std::vector<MinLoc> best(k, MinLoc{std::numeric_limits<double>::infinity(), std::numeric_limits<std::int64_t>::max()});

@@ -56,7 +56,7 @@ void check_budget(double p, double r, const std::string& what) {
 }
 
 SecretBudgets uniform_budgets(std::size_t secrets, double p, double r) {
-  check_budget(p, r, "--p/--r");
+  check_budget(p, r, "p and r");
   return {std::vector<double>(secrets, p), std::vector<double>(secrets, r)};
 }
 
@@ -64,7 +64,7 @@ SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::ve
                                 SecretBudgets budgets) {
   const std::string file = path.string();
   std::ifstream in(path);
-  if (!in) throw InputError("--budgets: cannot read '" + file + "'");
+  if (!in) throw InputError("budgets file: cannot read '" + file + "'");
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t j = 0; j < secret_names.size(); ++j) index.emplace(lower_trimmed(secret_names[j]), j);
   std::vector<bool> seen(secret_names.size(), false);

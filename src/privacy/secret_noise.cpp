@@ -16,7 +16,7 @@ namespace secpe {
 CalibrationMode parse_calibration(const std::string& name) {
   if (name == "exact") return CalibrationMode::kExact;
   if (name == "paper") return CalibrationMode::kPaper;
-  throw InputError("--calibration must be exact or paper for --method secpe (gdp is Aug-PE's), not '" + name + "'");
+  throw InputError("SecPE's calibration must be exact or paper (gdp is Aug-PE's), not '" + name + "'");
 }
 
 std::string calibration_name(CalibrationMode mode) { return mode == CalibrationMode::kExact ? "exact" : "paper"; }

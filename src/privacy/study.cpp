@@ -74,9 +74,9 @@ double exact_sigmas(const Sampling& s, const SecretBudgets& budgets, int iterati
 }  // namespace
 
 PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budgets, const PrivacyStudyOptions& o) {
-  if (o.iterations < 1) throw InputError("--iterations must be at least 1");
-  if (!(o.batch >= 0)) throw InputError("--private-batch must be 0 (rho = LP weights) or positive");
-  if (!(o.sigma >= 0)) throw InputError("--sigma must be 0 or more");
+  if (o.iterations < 1) throw InputError("iterations must be at least 1");
+  if (!(o.batch >= 0)) throw InputError("the private batch must be 0 (rho = LP weights) or positive");
+  if (!(o.sigma >= 0)) throw InputError("sigma must be 0 or more");
   const auto m = static_cast<std::size_t>(rows.num_secrets);
   if (rows.rows() == 0) throw InputError("no private records: nothing to calibrate");
   std::vector<double> eta(m);
@@ -129,9 +129,9 @@ PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budget
 }
 
 SecretMatrix simulate_secret_matrix(std::uint64_t records, int secrets, double inclusion, std::uint64_t seed) {
-  if (records < 1) throw InputError("--records must be at least 1");
-  if (secrets < 1) throw InputError("--secrets must be at least 1");
-  if (!(inclusion > 0 && inclusion <= 1)) throw InputError("--inclusion must be in (0, 1]");
+  if (records < 1) throw InputError("records must be at least 1");
+  if (secrets < 1) throw InputError("secrets must be at least 1");
+  if (!(inclusion > 0 && inclusion <= 1)) throw InputError("the inclusion probability must be in (0, 1]");
   SecretMatrix m;
   m.num_secrets = secrets;
   m.indptr = {0};

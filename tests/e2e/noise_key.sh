@@ -52,7 +52,7 @@ PY
 done
 # A state folder inside the publishable output folder is refused before any work.
 out=$("$SECPE" "${RUN[@]}" --out "$T/o" --state-dir "$T/o/state" 2>&1) && fail "state folder inside --out accepted"
-grep -q "inside --out" <<<"$out" || fail "state inside out: $out"
+grep -q "is inside the output folder" <<<"$out" || fail "state inside out: $out"
 # A key file readable by others is refused, naming the file but not its content.
 cp "$T/a.key" "$T/open.key"; chmod 644 "$T/open.key"
 out=$("$SECPE" "${RUN[@]}" --out "$T/o2" --noise-key-file "$T/open.key" 2>&1) && fail "a world-readable key file was accepted"

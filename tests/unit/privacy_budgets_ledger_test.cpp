@@ -136,8 +136,8 @@ TEST(PrivacyStudy, BadInputs) {
   PrivacyStudyOptions o;
   expect_error_containing([&] { study_privacy(rows, budgets, o); }, "secret #1 is held by no record");
   o.iterations = 0;
-  expect_error_containing([&] { study_privacy(rows, budgets, o); }, "--iterations must be at least 1");
-  expect_error_containing([] { simulate_secret_matrix(10, 0, 0.1, 1); }, "--secrets must be at least 1");
+  expect_error_containing([&] { study_privacy(rows, budgets, o); }, "iterations must be at least 1");
+  expect_error_containing([] { simulate_secret_matrix(10, 0, 0.1, 1); }, "secrets must be at least 1");
 }
 
 }  // namespace
