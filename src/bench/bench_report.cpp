@@ -47,6 +47,10 @@ nlohmann::ordered_json machine_info() {
                              {"chosen_by", core.source}, {"faster_core_available", !faster_cores(core.cpu_tier, core.tier).empty()}}}};
 }
 
+nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition) {
+  return {{"name", name}, {"unit", unit}, {"definition", definition}};
+}
+
 double peak_rss_mib() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);

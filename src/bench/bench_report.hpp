@@ -16,6 +16,9 @@ double peak_rss_mib();
 // The frame; `command` is the argument vector joined by spaces.
 nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vector<std::string>& command, int threads, int ranks);
 // Writes the report atomically (temporary name, then rename) and prints it to stdout.
+// One metric's definition, for the report's "metrics" array: what a figure means, not free text.
+nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition);
+
 void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out);
 
 }  // namespace secpe

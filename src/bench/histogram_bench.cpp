@@ -45,7 +45,7 @@ MatrixF random_candidates(std::uint64_t seed, std::size_t label, std::size_t n, 
 nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& o) {
   if (o.method != "secpe" && o.method != "augpe" && o.method != "both") throw InputError("the benchmarked method must be secpe, augpe or both");
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("the measured share of Aug-PE's voters must be in (0, 1]");
-  if (o.iterations < 1) throw InputError("timed repetitions must be at least 1");
+  if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
   const auto kernel = make_kernel(o.kernel, o.threads);
 
@@ -118,7 +118,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     progress.finish();
     std::vector<double> per_iteration, release_seconds, vote_seconds;
     const std::uint64_t bytes_before = comm.bytes_sent();
-    for (int t = 0; t < o.iterations; ++t) {
+    for (int t = 0; t < o.repeats; ++t) {
       double release = 0.0, vote = 0.0;
       per_iteration.push_back(timed(comm, [&] {
         for (std::size_t l = 0; l < n_labels; ++l) {
@@ -149,7 +149,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
                         {"iteration_seconds_median", per_iteration[per_iteration.size() / 2]},
                         {"release_seconds", release_seconds},
                         {"vote_seconds", vote_seconds},
-                        {"bytes_sent_per_iteration_rank", double(comm.bytes_sent() - bytes_before) / o.iterations},
+                        {"bytes_sent_per_iteration_rank", double(comm.bytes_sent() - bytes_before) / o.repeats},
                         {"vote_gflop", flops / 1e9}};
   }
 

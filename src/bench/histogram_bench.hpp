@@ -17,7 +17,7 @@ struct HistogramBenchOptions {
   std::size_t synthetic = 5000;   // N_syn over all labels
   int variations = 6;             // L: N_cand = N_syn (L + 1)
   int clusters = 600;             // K per label
-  int iterations = 3;             // timed iterations
+  int repeats = 3;                // timed repetitions of the iteration
   int kmeans_iterations = 10;
   double private_batch = 1000.0;
   double sigma = 10.0;            // noise scale (its value does not change the cost)

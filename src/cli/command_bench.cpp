@@ -1,6 +1,4 @@
 // secpe bench <name>: benchmarks with one frame (bench/bench_report.hpp) and JSON output.
-#include <mpi.h>
-
 #include <cstdlib>
 #include <algorithm>
 #include <iostream>
@@ -37,14 +35,19 @@ void check_bench_out(const po::variables_map& vm) {
   if (!out.empty()) check_output_file("out", out);
 }
 
-// Options every benchmark takes.
+// Options every benchmark takes, with one meaning everywhere: --repeats counts timed
+// repetitions (each benchmark reports all of them and the best); --iterations, where a benchmark
+// has it, is the number of releases T, as in secpe run.
 void add_bench_options(po::options_description& desc) {
   desc.add_options()("out", po::value<std::string>()->default_value(""), "also write the JSON report to this file")(
       "kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas or reference")(
       "threads", po::value<int>()->default_value(1), "compute threads per process")(
-      "iterations", po::value<int>()->default_value(3), "timed repetitions")(
+      "repeats", po::value<int>()->default_value(3), "timed repetitions")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed");
 }
+
+// The options every benchmark takes, checked.
+int repeats_of(const po::variables_map& vm) { return option_in(vm, "repeats", 1, 100000); }
 
 int bench_kernel_command(const std::vector<std::string>& args) {
   po::options_description desc("secpe bench kernel options");
@@ -63,20 +66,25 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   if (!parse_options("bench", "secpe bench kernel [--rows M --centres N --dim D --threads T]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
   c.threads = vm["threads"].as<int>();
-  c.repeats = vm["iterations"].as<int>();
+  c.repeats = repeats_of(vm);
   c.seed = vm["seed"].as<std::uint64_t>();
   c.metric = parse_metric(metric);
-  if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1 || c.repeats < 1) throw InputError("--rows, --centres, --dim, --threads and --iterations must be at least 1");
+  c.kernel = vm["kernel"].as<std::string>();
+  make_kernel(c.kernel);  // an unknown name fails now
+  if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1) throw InputError("--rows, --centres, --dim and --threads must be at least 1");
   const KernelBenchResult r = bench_kernel(c);
   auto report = bench_frame("kernel", args, c.threads, 1);
-  report["kernel"] = "blas";
+  report["kernel"] = c.kernel;
   report["figures"] = {{"rows", c.rows}, {"centres", c.centres}, {"dim", c.dim}, {"k", c.k}, {"metric", metric},
                        {"gflop", r.gflop}, {"kernel_seconds", r.kernel_seconds}, {"kernel_gflops", r.kernel_gflops},
                        {"sgemm_seconds", r.sgemm_seconds}, {"sgemm_gflops", r.sgemm_gflops},
                        {"kernel_over_sgemm", r.ratio}, {"kernel_cpu_seconds", r.kernel_cpu_seconds},
                        {"sgemm_cpu_seconds", r.sgemm_cpu_seconds}, {"verified_against_reference", r.verified},
                        {"openblas_core", r.openblas_core}, {"openblas_config", r.openblas_config}};
-  report["metrics"] = "gflop = 2 M N d / 1e9 for both; sgemm computes X C^T only (no argmin); seconds are the best wall time of --iterations";
+  report["metrics"] = {metric_definition("gflop", "GFLOP", "2 M N d / 1e9, for the kernel and for sgemm alike (sgemm computes X C^T only: no argmin)"),
+                       metric_definition("kernel_seconds", "s", "best wall time of --repeats searches with the chosen --kernel"),
+                       metric_definition("sgemm_seconds", "s", "best wall time of --repeats OpenBLAS sgemm calls on the same shape"),
+                       metric_definition("kernel_over_sgemm", "ratio", "kernel GFLOP/s over sgemm GFLOP/s")};
   emit_bench_report(report, vm["out"].as<std::string>());
   return r.verified ? 0 : 1;
 }
@@ -103,11 +111,10 @@ int bench_faiss_command(const std::vector<std::string>& args) {
   o.kernel = vm["kernel"].as<std::string>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (o.threads < 1) throw InputError("--threads must be at least 1");
-  MPI_Init(nullptr, nullptr);  // our k-means runs over MPI_COMM_SELF
+  // One process against one FAISS process: our side runs over a LocalCommunicator, no MPI.
   auto report = bench_frame("faiss", args, o.threads, 1);
   report["kernel"] = o.kernel;
   report["figures"] = bench_faiss(o);
-  MPI_Finalize();
   emit_bench_report(report, vm["out"].as<std::string>());
   return 0;
 #else
@@ -135,12 +142,13 @@ int bench_privacy_command(const std::vector<std::string>& args) {
     ("labels", po::value<std::string>(&synth.labels)->default_value(synth.labels), "yelp or a number of labels")
     ("secrets", po::value<int>(&synth.secrets)->default_value(synth.secrets), "secrets (Zipf popularity, 1-3 per private record)")
     ("private-fraction", po::value<double>(&synth.private_fraction)->default_value(synth.private_fraction, "0.3"), "share of records holding a secret")
-    ("releases", po::value<int>(&calibrated_iterations)->default_value(calibrated_iterations), "iterations T the noise is calibrated for")
+    ("iterations", po::value<int>(&calibrated_iterations)->default_value(calibrated_iterations), "releases T the noise is calibrated for")
     ("private-batch", po::value<double>(&batch)->default_value(batch, "1000"), "expected private records sampled per label and iteration");
   po::variables_map vm;
-  if (!parse_options("bench", "secpe bench privacy [--records N --secrets M --releases T]", desc, {}, args, vm)) return 0;
+  if (!parse_options("bench", "secpe bench privacy [--records N --secrets M --iterations T]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
-  option_in(vm, "releases", 1, 100000);
+  option_in(vm, "iterations", 1, 100000);
+  const int repeats = repeats_of(vm);
   option_in<std::size_t>(vm, "records", 1, 10000000000);
   synth.seed = vm["seed"].as<std::uint64_t>();
   synth.threads = static_cast<unsigned>(option_in(vm, "threads", 1, 4096));
@@ -156,11 +164,11 @@ int bench_privacy_command(const std::vector<std::string>& args) {
     const auto budgets = uniform_budgets(static_cast<std::size_t>(synth.secrets), 1e-4, 1e-3);
     nlohmann::ordered_json figures = {{"records", synth.records}, {"labels", data.labels.size()}, {"secrets", synth.secrets},
                                       {"private_records", private_records(data.secrets)},
-                                      {"releases", calibrated_iterations}, {"p", 1e-4}, {"r", 1e-3}};
+                                      {"iterations", calibrated_iterations}, {"p", 1e-4}, {"r", 1e-3}};
     for (const auto mode : {CalibrationMode::kPaper, CalibrationMode::kExact}) {
       std::vector<double> seconds;
       SecretNoisePlan plan;
-      for (int rep = 0; rep < vm["iterations"].as<int>(); ++rep) {
+      for (int rep = 0; rep < repeats; ++rep) {
         comm.barrier();
         plan = calibrate_secret_noise(comm, {.local_secrets = shard,
                                              .local_labels = labels,
@@ -178,7 +186,8 @@ int bench_privacy_command(const std::vector<std::string>& args) {
     }
     auto report = bench_frame("privacy", args, static_cast<int>(synth.threads), comm.size());
     report["figures"] = figures;
-    report["metrics"] = "seconds: calibrate_secret_noise wall time (gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret)";
+    report["metrics"] = {metric_definition("seconds", "s", "wall time of calibrate_secret_noise, slowest rank, once per --repeats: gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret"),
+                         metric_definition("worst_r_achieved_over_p", "ratio", "the largest r_j / p_j the calibrated sigma gives any secret")};
     if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
   });
 }
@@ -211,7 +220,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   if (o.augpe_voters != "all" && o.augpe_voters != "private") throw InputError("--augpe-voters must be all or private, not '" + o.augpe_voters + "'");
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("--augpe-fraction must be in (0, 1]");
   o.kernel = vm["kernel"].as<std::string>();
-  o.iterations = vm["iterations"].as<int>();
+  o.repeats = repeats_of(vm);
   o.seed = vm["seed"].as<std::uint64_t>();
   if (!std::filesystem::is_regular_file(o.data)) throw InputError("--data: cannot read '" + o.data.string() + "'");
   o.threads = option_in(vm, "threads", 1, 4096);
@@ -220,6 +229,11 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
     report["kernel"] = o.kernel;
     report["figures"] = bench_histogram(comm, o);
+    report["metrics"] = {
+        metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, per-centre sums, allreduce, noise, broadcast, the candidates' nearest noisy centres both ways (no generation or embedding)"),
+        metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels: every voter's nearest candidate, histogram allreduce, noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
+        metric_definition("vote_gflop", "GFLOP", "2 x (sum over labels of the search shape) x d / 1e9: K_l N_l for SecPE (twice: both directions), M_l N_l for Aug-PE"),
+        metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration")};
     if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
   });
 }

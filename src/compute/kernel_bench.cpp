@@ -1,5 +1,6 @@
 #include "compute/kernel_bench.hpp"
 
+#include <memory>
 #include <algorithm>
 #include <cblas.h>
 #include <cstring>
@@ -61,7 +62,9 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
 
   BlasKernelOptions options = config.blocking;
   options.threads = std::max(1, config.threads);
-  const BlasKernel kernel(options);
+  const std::unique_ptr<NearestCentreKernel> owned =
+      config.kernel == "blas" ? std::make_unique<BlasKernel>(options) : make_kernel(config.kernel, options.threads);
+  const NearestCentreKernel& kernel = *owned;
   std::vector<std::int32_t> idx(static_cast<std::size_t>(m * k));
   std::vector<double> score(idx.size());
   const Timing kt = best_of(config.repeats, [&] {

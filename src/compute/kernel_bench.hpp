@@ -13,6 +13,7 @@ struct KernelBenchConfig {
   Eigen::Index rows = 20000;     // M: queries
   Eigen::Index centres = 35000;  // N
   Eigen::Index dim = 768;        // d
+  std::string kernel = "blas";   // the nearest-centre kernel measured (blas uses `blocking`)
   int threads = 1;               // the kernel's threads; OpenBLAS's threads for the sgemm baseline
   int k = 1;                     // results per row (search for 1, search_k otherwise)
   Metric metric = Metric::kL2;

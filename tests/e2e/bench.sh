@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One benchmark harness: every `secpe bench` mode takes --out, --kernel, --threads, --repeats and
+# --seed with one meaning (--repeats: timed repetitions; --iterations, where a benchmark has it,
+# is T), honours --kernel, and defines its metrics as fields (name, unit, definition).
+# Small sizes: this checks the harness, never timing.
+set -euo pipefail
+SECPE=$1
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+check() {  # check FILE PYTHON-EXPRESSION-ON-j
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert $2, j" "$1" || fail "$1: $2"
+}
+metrics_ok='all(set(m) == {"name", "unit", "definition"} for m in j["metrics"]) and len(j["metrics"]) >= 2'
+
+"$SECPE" bench kernel --rows 64 --centres 96 --dim 16 --kernel reference --repeats 2 --out "$T/kernel.json" >/dev/null 2>&1
+check "$T/kernel.json" 'j["kernel"] == "reference" and j["figures"]["verified_against_reference"]'
+check "$T/kernel.json" "$metrics_ok"
+
+"$SECPE" bench privacy --records 1500 --secrets 20 --iterations 2 --repeats 1 --out "$T/privacy.json" >/dev/null 2>&1
+check "$T/privacy.json" 'j["figures"]["iterations"] == 2 and len(j["figures"]["exact"]["seconds"]) == 1'
+check "$T/privacy.json" "$metrics_ok"
+"$SECPE" bench privacy --releases 2 >/dev/null 2>&1 && fail "bench privacy took the old --releases"
+
+"$SECPE" synth-embeddings --records 3000 --dim 16 --labels 4 --secrets 10 --out "$T/e.h5" >/dev/null 2>&1
+mpirun -n 2 --oversubscribe "$SECPE" bench histogram --data "$T/e.h5" --synthetic 200 --clusters 8 --method both --repeats 2 \
+  --out "$T/histogram.json" >/dev/null 2>&1 || fail "bench histogram at 2 ranks"
+check "$T/histogram.json" 'len(j["figures"]["secpe"]["iteration_seconds"]) == 2 and j["ranks"] == 2 and j["figures"]["augpe_over_secpe"] > 0'
+check "$T/histogram.json" "$metrics_ok"
+echo "bench: ok"
