@@ -100,7 +100,7 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("candidates", po::value<std::size_t>(&o.candidates)->default_value(o.candidates), "indexed rows of the exact search")
     ("dim", po::value<int>(&o.dim)->default_value(o.dim), "d")
     ("kmeans-points", po::value<std::size_t>(&o.kmeans_points)->default_value(o.kmeans_points), "k-means points")
-    ("kmeans-clusters", po::value<int>(&o.kmeans_clusters)->default_value(o.kmeans_clusters), "k-means clusters")
+    ("clusters", po::value<int>(&o.kmeans_clusters)->default_value(o.kmeans_clusters), "K of the k-means benchmark (as --clusters everywhere)")
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations")
     ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "our seeding: parallel (k-means||), plusplus or random")
     ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds");
