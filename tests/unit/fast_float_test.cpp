@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "compute/cpu/exact_score.hpp"
+#include "compute/exact_score.hpp"
 #include "compute/fast_float.hpp"
 
 namespace secpe {

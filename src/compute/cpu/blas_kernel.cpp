@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "compute/cpu/exact_score.hpp"
+#include "compute/exact_score.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "core/parallel.hpp"
 #include "core/error.hpp"

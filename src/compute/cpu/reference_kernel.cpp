@@ -3,7 +3,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "compute/cpu/exact_score.hpp"
+#include "compute/exact_score.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
 #include "core/error.hpp"

@@ -1,5 +1,6 @@
 #pragma once
-// The exact per-pair score every CPU kernel agrees on, bit for bit: each dot product (or squared
+// The exact per-pair score every kernel agrees on, bit for bit (the definition of the answer, not a
+// backend: the CPU kernels use it, a GPU backend rescores with it, and the evaluation uses it too): each dot product (or squared
 // distance) is accumulated in double, one term at a time, in index order. A kernel may find its
 // candidates any way it likes (the BLAS kernel uses a float GEMM), but the score it reports, and
 // the comparison that picks the winner, always come from these functions.
