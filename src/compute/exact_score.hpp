@@ -1,9 +1,10 @@
 #pragma once
-// The exact per-pair score every kernel agrees on, bit for bit (the definition of the answer, not a
-// backend: the CPU kernels use it, a GPU backend rescores with it, and the evaluation uses it too): each dot product (or squared
-// distance) is accumulated in double, one term at a time, in index order. A kernel may find its
-// candidates any way it likes (the BLAS kernel uses a float GEMM), but the score it reports, and
-// the comparison that picks the winner, always come from these functions.
+// The exact per-pair score every kernel agrees on, bit for bit: each dot product (or squared
+// distance) is accumulated in double, one term at a time, in index order. It defines the answer
+// rather than being a backend: the CPU kernels report it, a GPU backend would rescore with it, and
+// the evaluation uses it. A kernel may find its candidates any way it likes (the BLAS kernel uses
+// a float GEMM), but the score it reports, and the comparison that picks the winner, always come
+// from these functions.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
