@@ -14,4 +14,4 @@ RANKS=${SECPE_RANKS:-2}
 ./build/secpe import --config jobs/quickstart.ini
 mpirun -n "$RANKS" --oversubscribe ./build/secpe run --config jobs/quickstart.ini "$@"
 ./build/secpe inspect out/quickstart
-echo "quickstart: outputs in out/quickstart/ (synthetic.csv, privacy.json, metrics.jsonl, run.json)"
+echo "quickstart: outputs in out/quickstart/ (synthetic.csv, initial.csv, privacy.json, metrics.jsonl, run.json)"
