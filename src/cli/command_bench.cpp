@@ -176,7 +176,8 @@ int bench_privacy_command(const std::vector<std::string>& args) {
                                              .budgets = budgets,
                                              .iterations = calibrated_iterations,
                                              .batch = batch,
-                                             .mode = mode});
+                                             .mode = mode,
+                                             .threads = static_cast<int>(synth.threads)});
         seconds.push_back(comm.allreduce_max(plan.accounting_seconds));
       }
       double worst = 0;

@@ -1,8 +1,11 @@
 #include "evolve/noise_calibration.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <exception>
 #include <limits>
 
+#include "core/parallel.hpp"
 #include "core/timer.hpp"
 
 namespace secpe {
@@ -48,6 +51,24 @@ GatheredRows gather_private_rows(const Communicator& comm, const SecretMatrix& l
   return out;
 }
 
+// f(worker) for this rank's `threads` workers, one thread each; the first exception (an
+// uncertifiable secret, say) is rethrown once all have finished.
+template <typename F>
+void for_each_worker(int threads, F&& f) {
+  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(threads));
+  run_chunks(threads, static_cast<std::size_t>(threads), [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t t = begin; t < end; ++t) {
+      try {
+        f(t);
+      } catch (...) {
+        failed[t] = std::current_exception();
+      }
+    }
+  });
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
 }  // namespace
 
 SecretNoisePlan calibrate_secret_noise(const Communicator& comm, const NoiseCalibrationInputs& in) {
@@ -55,24 +76,33 @@ SecretNoisePlan calibrate_secret_noise(const Communicator& comm, const NoiseCali
   const GatheredRows rows = gather_private_rows(comm, in.local_secrets, in.local_labels, in.num_labels);
   const SecretNoiseModel model(rows.per_label, in.budgets, in.iterations, in.batch, in.mode);
   const std::size_t m = model.num_secrets();
-  const auto rank = static_cast<std::size_t>(comm.rank()), ranks = static_cast<std::size_t>(comm.size());
+  // Worker w = rank x threads + t of W = ranks x threads; every rank has the same thread count.
+  const auto threads = static_cast<std::size_t>(std::max(1, in.threads));
+  const auto first_worker = static_cast<std::size_t>(comm.rank()) * threads;
+  const std::size_t workers = static_cast<std::size_t>(comm.size()) * threads;
 
-  // Exact mode: the smallest common lambda that certifies every secret. Each rank takes every
-  // R-th secret in exposure order (skipped secrets cannot raise the maximum); the maximum is exact.
+  // Exact mode: the smallest common lambda that certifies every secret. Each worker takes every
+  // W-th secret in exposure order (skipped secrets cannot raise the maximum); the maximum is exact.
   double lambda = 1.0;
   if (in.mode == CalibrationMode::kExact) {
     const auto order = model.secrets_by_exposure();
-    std::vector<std::size_t> mine;
-    for (std::size_t k = rank; k < m; k += ranks) mine.push_back(order[k]);
-    lambda = comm.allreduce_max(model.lambda_for(mine));
+    std::vector<double> worker_lambda(threads, 0.0);
+    for_each_worker(static_cast<int>(threads), [&](std::size_t t) {
+      std::vector<std::size_t> mine;
+      for (std::size_t k = first_worker + t; k < m; k += workers) mine.push_back(order[k]);
+      worker_lambda[t] = model.lambda_for(mine);
+    });
+    lambda = comm.allreduce_max(*std::max_element(worker_lambda.begin(), worker_lambda.end()));
     // Every secret certified even without noise (tiny sampling rates): keep a negligible noise
     // rather than none, so every release stays a Gaussian mechanism.
     if (lambda <= 0) lambda = 1e-6;
   }
 
-  // What every secret actually gets with the sigmas used (both modes), split over the ranks.
+  // What every secret actually gets with the sigmas used (both modes), split over the workers.
   std::vector<MinLoc> achieved(m, MinLoc{std::numeric_limits<double>::infinity(), 0});
-  for (std::size_t j = rank; j < m; j += ranks) achieved[j].value = model.achieved_r(j, lambda);
+  for_each_worker(static_cast<int>(threads), [&](std::size_t t) {
+    for (std::size_t j = first_worker + t; j < m; j += workers) achieved[j].value = model.achieved_r(j, lambda);
+  });
   comm.allreduce_min_loc(achieved);
   std::vector<double> achieved_r(m);
   for (std::size_t j = 0; j < m; ++j) achieved_r[j] = achieved[j].value;

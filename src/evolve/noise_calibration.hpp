@@ -3,8 +3,9 @@
 // privacy/secret_noise.hpp). Every rank gathers every label's private secret sets in global
 // record order (a few integers per private record) and builds the same SecretNoiseModel, so the
 // LPs and sigmas do not depend on the rank count. The accountant's work is split over the ranks
-// (secret k goes to rank k mod R, most exposed first) and combined with exact reductions: the
-// maximum lambda, and each secret's achieved r from the rank that computed it.
+// and their threads (secret k goes to worker k mod W of the W = ranks x threads workers, most
+// exposed first) and combined with exact reductions: the maximum lambda, and each secret's
+// achieved r from the worker that computed it.
 #include <cstdint>
 #include <span>
 
@@ -22,6 +23,7 @@ struct NoiseCalibrationInputs {
   int iterations = 0;
   double batch = 0.0;                           // expected private records sampled per label and iteration
   CalibrationMode mode = CalibrationMode::kExact;
+  int threads = 1;                              // accountant threads per rank (results do not depend on it)
 };
 
 // The plan, with `rho` for this rank's records (0 for public ones) and the wall time.

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
+#include "core/parallel.hpp"
 #include "core/timer.hpp"
 #include "eval/evaluate.hpp"
 #include "eval/real_set.hpp"
@@ -181,7 +182,8 @@ Calibration calibrate(const Communicator& comm, const RunConfig& config, const S
                                            .budgets = c.budgets,
                                            .iterations = config.iterations,
                                            .batch = config.private_batch,
-                                           .mode = config.calibration});
+                                           .mode = config.calibration,
+                                           .threads = config.threads > 0 ? config.threads : default_threads()});
     std::size_t lowered = 0;
     for (const auto& l : c.plan.labels) lowered += l.has_private && l.batch_used < l.batch_requested ? 1 : 0;
     if (lowered > 0) {
