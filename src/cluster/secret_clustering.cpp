@@ -38,38 +38,53 @@ SecretClustering::SecretClustering(const Communicator& comm, MatrixF public_cent
 
 NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const {
   const Eigen::Index k = centres_.rows(), d = centres_.cols();
-  // Per-centre sums (fixed point) and counts of the sampled private rows: reduced exactly.
-  std::vector<std::int64_t> sums(static_cast<std::size_t>(k * d + k), 0);  // K x d sums, then K counts
+  const auto kd = static_cast<std::size_t>(d);
+  // Per-centre sums (fixed point) and counts of the sampled private rows.
+  std::vector<std::int64_t> sums(static_cast<std::size_t>(k) * kd, 0), counts(static_cast<std::size_t>(k), 0);
   const SecretStreamFamily sampling(key, SecretStream::kSampling, label, static_cast<std::uint64_t>(iteration));
   std::vector<std::uint8_t> sampled(record_ids_.size());
   for (std::size_t i = 0; i < record_ids_.size(); ++i) sampled[i] = sampling.uniform(record_ids_[i]) < rho_[i] ? 1 : 0;
-  const std::span<std::int64_t> all(sums);
-  kernel_.add_to_centres(clipped_, assignment_, sampled, all.first(static_cast<std::size_t>(k * d)), all.subspan(static_cast<std::size_t>(k * d)));
-  comm_.allreduce_sum(sums);
+  kernel_.add_to_centres(clipped_, assignment_, sampled, sums, counts);
 
-  NoisyClusters out{MatrixF(k, d), std::vector<double>(static_cast<std::size_t>(k))};
-  if (comm_.is_root()) {
-    // One secret noise stream per centre, keyed by (label, iteration, centre): centres are noised
-    // in parallel and the values do not depend on the thread count.
-    const SecretStreamFamily noise_streams(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration));
-    run_chunks(kernel_.threads(), static_cast<std::size_t>(k), [&](int, std::size_t cb, std::size_t ce) {
-      for (auto c = static_cast<Eigen::Index>(cb); c < static_cast<Eigen::Index>(ce); ++c) {
-        SecretRng noise = noise_streams.stream(static_cast<std::uint64_t>(c));
-        const double n_pub = double(sizes_[c]);
-        const double m_pri = double(sums[static_cast<std::size_t>(k * d + c)]);
-        out.sizes[c] = noisy_release(n_pub + m_pri, sigma, noise);
-        // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
-        const double centre_noise = 2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma;
-        const double inv_members = 1.0 / std::max(1.0, n_pub + m_pri);
-        for (Eigen::Index j = 0; j < d; ++j) {
-          const double mean = (n_pub * public_part_(c, j) + from_fixed(sums[c * d + j])) * inv_members;
-          out.centres(c, j) = static_cast<float>(noisy_release(mean, centre_noise, noise));
-        }
-      }
-    });
+  // Each rank owns a consecutive range of centres: it receives their exact totals (reduce-scatter)
+  // and noises them, so the noise is drawn by all ranks at once.
+  std::vector<std::size_t> sum_blocks, count_blocks;
+  for (int r = 0; r < comm_.size(); ++r) {
+    const auto [b, e] = comm_.shard_of(static_cast<std::uint64_t>(k), r);
+    count_blocks.push_back(e - b);
+    sum_blocks.push_back((e - b) * kd);
   }
-  comm_.broadcast(std::span<float>(out.centres.data(), static_cast<std::size_t>(k * d)));
-  comm_.broadcast(std::span<double>(out.sizes));
+  const std::vector<std::int64_t> my_sums = comm_.reduce_scatter_sum(sums, sum_blocks);
+  const std::vector<std::int64_t> my_counts = comm_.reduce_scatter_sum(counts, count_blocks);
+  const auto [first, last] = comm_.shard(static_cast<std::uint64_t>(k));
+  const std::size_t mine = last - first;
+
+  // One secret noise stream per centre, keyed by (label, iteration, centre): the values do not
+  // depend on which rank or thread draws them.
+  const SecretStreamFamily noise_streams(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration));
+  std::vector<float> centres(mine * kd);
+  std::vector<double> sizes(mine);
+  run_chunks(kernel_.threads(), mine, [&](int, std::size_t ib, std::size_t ie) {
+    for (std::size_t i = ib; i < ie; ++i) {
+      const auto c = static_cast<Eigen::Index>(first + i);
+      SecretRng noise = noise_streams.stream(static_cast<std::uint64_t>(c));
+      const double n_pub = double(sizes_[static_cast<std::size_t>(c)]);
+      const double m_pri = double(my_counts[i]);
+      sizes[i] = noisy_release(n_pub + m_pri, sigma, noise);
+      // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
+      const double centre_noise = 2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma;
+      const double inv_members = 1.0 / std::max(1.0, n_pub + m_pri);
+      for (std::size_t j = 0; j < kd; ++j) {
+        const double mean = (n_pub * public_part_(c, static_cast<Eigen::Index>(j)) + from_fixed(my_sums[i * kd + j])) * inv_members;
+        centres[i * kd + j] = static_cast<float>(noisy_release(mean, centre_noise, noise));
+      }
+    }
+  });
+
+  // Only released values travel: every rank's noised centres, in rank (= centre) order.
+  NoisyClusters out{MatrixF(k, d), comm_.allgather(std::span<const double>(sizes))};
+  const std::vector<float> all = comm_.allgather(std::span<const float>(centres));
+  std::copy(all.begin(), all.end(), out.centres.data());
   return out;
 }
 

@@ -2,7 +2,8 @@
 // SecretClustering (paper Algorithm 2): each iteration samples private records (each with its
 // own probability rho_i, from the secret-keyed stream (label, iteration, record)), adds their
 // clipped embeddings to their nearest public centre, reduces the per-centre sums and counts
-// exactly over the ranks, and rank 0 adds calibrated Gaussian noise from the secret key:
+// exactly to the rank that owns the centre (ranks own consecutive ranges of centres), which adds
+// calibrated Gaussian noise from the secret key's stream for that centre:
 //   n~_k = n_k + m_k + N(0, sigma^2)
 //   e~_k = (n_k c_k + sum_{i in C_k} e_i) / (n_k + m_k) + (2R / n_k) N(0, sigma^2 I)
 // Sensitivity: the noise scale 2R/n_k bounds the change of the mean when one record joins or
@@ -11,7 +12,7 @@
 // (k-means of unit vectors stays inside the unit ball, but not inside a radius R < 1, and under
 // the l2 metric nothing bounds it). Assignments use the unclipped centres: they depend on one
 // record's own embedding and on public data only. Released values are snapped to the release
-// grid (privacy/noisy_release.hpp) before they leave rank 0 (broadcast). The private-to-centre
+// grid (privacy/noisy_release.hpp) before they leave their rank (allgather). The private-to-centre
 // assignment never changes across iterations, so it is computed once.
 #include <cstdint>
 #include <span>

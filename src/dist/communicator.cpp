@@ -5,8 +5,8 @@
 
 namespace secpe {
 
-std::pair<std::uint64_t, std::uint64_t> Communicator::shard(std::uint64_t n) const {
-  const std::uint64_t r = static_cast<std::uint64_t>(rank_), p = static_cast<std::uint64_t>(size_);
+std::pair<std::uint64_t, std::uint64_t> Communicator::shard_of(std::uint64_t n, int rank) const {
+  const std::uint64_t r = static_cast<std::uint64_t>(rank), p = static_cast<std::uint64_t>(size_);
   const std::uint64_t base = n / p, extra = n % p;
   const std::uint64_t begin = r * base + std::min(r, extra);
   return {begin, begin + base + (r < extra ? 1 : 0)};
