@@ -7,11 +7,10 @@
 #include <span>
 #include <string>
 
+#include "compute/metric.hpp"
 #include "core/matrix.hpp"
 
 namespace secpe {
-
-enum class Metric { kL2, kInnerProduct, kCosine };
 
 Metric parse_metric(const std::string& name);  // "l2" | "ip" | "cosine"; InputError otherwise
 std::string metric_name(Metric metric);
