@@ -14,12 +14,7 @@
 #include "compute/gpu_plan.hpp"
 #include "core/error.hpp"
 
-#define SECPE_NCCL_CHECK(call)                                                                   \
-  do {                                                                                           \
-    const ncclResult_t secpe_status_ = (call);                                                   \
-    if (secpe_status_ != ncclSuccess)                                                            \
-      ::secpe::cuda::throw_call_error(#call, __FILE__, __LINE__, ncclGetErrorString(secpe_status_)); \
-  } while (0)
+#define SECPE_NCCL_CHECK(call) SECPE_CHECK_STATUS(call, ncclSuccess, ncclGetErrorString)
 
 namespace secpe {
 namespace {

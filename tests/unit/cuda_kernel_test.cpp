@@ -10,9 +10,9 @@
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cuda_backend.hpp"
 #include "compute/verify.hpp"
-#include "core/rng.hpp"
 #include "dist/communicator.hpp"
 #include "evolve/votes.hpp"
+#include "kernel_test_util.hpp"
 
 namespace secpe {
 namespace {
@@ -21,15 +21,8 @@ namespace {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device here (or a build without CUDA): " \
                                                 "the CPU/GPU equivalence is not checked on this machine"
 
-constexpr Metric kMetrics[] = {Metric::kL2, Metric::kInnerProduct, Metric::kCosine};
-
-MatrixF random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  MatrixF m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = dist(gen);
-  return m;
-}
+using test::kMetrics;
+using test::random_matrix;
 
 // Kernels under test: default tiles, and tiles of a few rows (many tiles, both slots reused).
 std::vector<std::unique_ptr<CudaKernel>> cuda_kernels() {
@@ -121,14 +114,12 @@ TEST(CudaKernel, CentreSumsEqualTheCpus) {
   }
 }
 
-// Points around well-separated unit vectors (as the MPI tests' clustered_points).
-MatrixF clustered(std::size_t n, int d, int clusters, std::uint64_t seed) {
-  MatrixF x(static_cast<Eigen::Index>(n), d);
-  for (std::size_t i = 0; i < n; ++i) {
-    CounterRng rng(seed, Stream::kCorpus, i);
-    const int c = static_cast<int>(i % static_cast<std::size_t>(clusters));
-    for (int j = 0; j < d; ++j) x(static_cast<Eigen::Index>(i), j) = static_cast<float>((j == c ? 1.0 : 0.0) + 0.05 * rng.normal());
-    x.row(static_cast<Eigen::Index>(i)).normalize();
+// `clusters` groups of unit vectors: row i near the direction i mod clusters.
+MatrixF clustered(Eigen::Index n, Eigen::Index d, Eigen::Index clusters, std::uint64_t seed) {
+  MatrixF x = 0.05f * random_matrix(n, d, seed);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    x(i, i % clusters) += 1.0f;
+    x.row(i).normalize();
   }
   return x;
 }

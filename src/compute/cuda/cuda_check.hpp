@@ -11,16 +11,13 @@ namespace secpe::cuda {
 
 }  // namespace secpe::cuda
 
-#define SECPE_CUDA_CHECK(call)                                                                    \
-  do {                                                                                            \
-    const cudaError_t secpe_status_ = (call);                                                     \
-    if (secpe_status_ != cudaSuccess)                                                             \
-      ::secpe::cuda::throw_call_error(#call, __FILE__, __LINE__, cudaGetErrorString(secpe_status_)); \
+// `call` must return `success`; otherwise describe(status) says why.
+#define SECPE_CHECK_STATUS(call, success, describe)                                        \
+  do {                                                                                     \
+    const auto secpe_status_ = (call);                                                     \
+    if (secpe_status_ != (success))                                                        \
+      ::secpe::cuda::throw_call_error(#call, __FILE__, __LINE__, describe(secpe_status_)); \
   } while (0)
 
-#define SECPE_CUBLAS_CHECK(call)                                                                      \
-  do {                                                                                                \
-    const cublasStatus_t secpe_status_ = (call);                                                      \
-    if (secpe_status_ != CUBLAS_STATUS_SUCCESS)                                                       \
-      ::secpe::cuda::throw_call_error(#call, __FILE__, __LINE__, cublasGetStatusString(secpe_status_)); \
-  } while (0)
+#define SECPE_CUDA_CHECK(call) SECPE_CHECK_STATUS(call, cudaSuccess, cudaGetErrorString)
+#define SECPE_CUBLAS_CHECK(call) SECPE_CHECK_STATUS(call, CUBLAS_STATUS_SUCCESS, cublasGetStatusString)
