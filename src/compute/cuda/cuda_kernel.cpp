@@ -135,12 +135,12 @@ void CudaKernelImpl::search_k(const MatrixF& x, const MatrixF& centres, Metric m
       std::vector<std::pair<double, std::int32_t>> scratch;
       for (std::size_t r = b; r < e; ++r) {
         const auto found = static_cast<std::size_t>(s.count.get()[r]);
-        std::span<const std::int32_t> ids(s.cand.get() + r * capacity, found);
-        if (found > capacity || found < kk) {  // a tie among many (found < k never happens: the k best bounds are in)
-          if (all.empty()) {
-            all.resize(nc);
-            std::iota(all.begin(), all.end(), 0);
-          }
+        std::span<const std::int32_t> ids = all;
+        if (found <= capacity && found >= kk) {
+          ids = std::span<const std::int32_t>(s.cand.get() + r * capacity, found);
+        } else if (all.empty()) {  // a tie among many (found < k never happens: the k best bounds are in)
+          all.resize(nc);
+          std::iota(all.begin(), all.end(), 0);
           ids = all;
         }
         const std::size_t i = static_cast<std::size_t>(s.r0) + r;
