@@ -47,7 +47,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("the measured share of Aug-PE's voters must be in (0, 1]");
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
-  const auto kernel = make_kernel(o.kernel, o.threads);
+  const auto kernel = make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
   const Shard shard(comm, o.data);

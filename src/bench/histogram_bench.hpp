@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compute/nearest.hpp"
 #include "dist/communicator.hpp"
 
 namespace secpe {
@@ -26,6 +27,7 @@ struct HistogramBenchOptions {
   std::string augpe_voters = "all";  // all (every record votes, as in Aug-PE) | private
   double augpe_fraction = 1.0;    // share of the voters measured; below 1 the time is a cost-model estimate
   std::string kernel = "blas";
+  Device device = Device::kCpu;   // where the kernel runs (resolved: never kAuto)
   std::uint64_t seed = 1;
 };
 

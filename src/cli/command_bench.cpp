@@ -46,6 +46,20 @@ void add_bench_options(po::options_description& desc) {
       "seed", po::value<std::uint64_t>()->default_value(1), "seed");
 }
 
+// --device of the benchmarks that take it (kernel, histogram).
+void add_device_option(po::options_description& desc) {
+  desc.add_options()("device", po::value<std::string>()->default_value("cpu"),
+                     "cpu, cuda (the CUDA kernel replaces --kernel; an error without a GPU) or auto (the GPU if there is one)");
+}
+
+Device device_of(const po::variables_map& vm) {
+  try {
+    return parse_device(vm["device"].as<std::string>());
+  } catch (const InputError& e) {
+    throw InputError(std::string("--device: ") + e.what());
+  }
+}
+
 // The options every benchmark takes, checked.
 int repeats_of(const po::variables_map& vm) { return option_in(vm, "repeats", 1, 100000); }
 
@@ -61,7 +75,9 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     ("dim", po::value<Eigen::Index>(&c.dim)->default_value(c.dim), "d")
     ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
     ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
-    ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel");
+    ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel")
+    ("tf32", po::bool_switch(&c.tf32), "cuda: TF32 tensor-core GEMMs for the kernel and cuBLAS alike (the kernel stays exact: a wider bound, more rows rescored)");
+  add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench kernel [--rows M --centres N --dim D --threads T]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
@@ -71,19 +87,27 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   c.metric = parse_metric(metric);
   c.kernel = vm["kernel"].as<std::string>();
   make_kernel(c.kernel);  // an unknown name fails now
+  c.device = rank_device(device_of(vm));
   if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1) throw InputError("--rows, --centres, --dim and --threads must be at least 1");
   const KernelBenchResult r = bench_kernel(c);
   auto report = bench_frame("kernel", args, c.threads, 1);
-  report["kernel"] = c.kernel;
+  report["kernel"] = c.device == Device::kCuda ? "cuda" : c.kernel;
+  report["device"] = device_name(c.device);
   report["figures"] = {{"rows", c.rows}, {"centres", c.centres}, {"dim", c.dim}, {"k", c.k}, {"metric", metric},
                        {"gflop", r.gflop}, {"kernel_seconds", r.kernel_seconds}, {"kernel_gflops", r.kernel_gflops},
                        {"sgemm_seconds", r.sgemm_seconds}, {"sgemm_gflops", r.sgemm_gflops},
                        {"kernel_over_sgemm", r.ratio}, {"kernel_cpu_seconds", r.kernel_cpu_seconds},
                        {"sgemm_cpu_seconds", r.sgemm_cpu_seconds}, {"verified_against_reference", r.verified},
-                       {"openblas_core", r.openblas_core}, {"openblas_config", r.openblas_config}};
+                       {"openblas_core", r.openblas_core}, {"openblas_config", r.openblas_config}, {"baseline", r.baseline}};
+  if (c.device == Device::kCuda) {
+    report["figures"]["gpu"] = r.gpu;
+    report["figures"]["bytes_moved"] = r.bytes_moved;
+    report["figures"]["tf32"] = c.tf32;
+  }
   report["metrics"] = {metric_definition("gflop", "GFLOP", "2 M N d / 1e9, for the kernel and for sgemm alike (sgemm computes X C^T only: no argmin)"),
                        metric_definition("kernel_seconds", "s", "best wall time of --repeats searches with the chosen --kernel"),
-                       metric_definition("sgemm_seconds", "s", "best wall time of --repeats OpenBLAS sgemm calls on the same shape"),
+                       metric_definition("sgemm_seconds", "s", "best wall time of --repeats sgemm calls on the same shape: OpenBLAS, or cuBLAS on --device cuda (data already on the GPU, device time)"),
+                       metric_definition("bytes_moved", "bytes", "cuda: host <-> device bytes per search (rows, centres, norms in; candidates out)"),
                        metric_definition("kernel_over_sgemm", "ratio", "kernel GFLOP/s over sgemm GFLOP/s")};
   emit_bench_report(report, vm["out"].as<std::string>());
   return r.verified ? 0 : 1;
@@ -209,6 +233,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate");
+  add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
@@ -225,10 +250,15 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   o.seed = vm["seed"].as<std::uint64_t>();
   if (!std::filesystem::is_regular_file(o.data)) throw InputError("--data: cannot read '" + o.data.string() + "'");
   o.threads = option_in(vm, "threads", 1, 4096);
+  const Device requested = device_of(vm);
 
-  return run_under_mpi([&](const Communicator& comm) {
+  return run_under_mpi([&](const Communicator& world) {
+    o.device = rank_device(requested);
+    const auto nccl = device_communicator(world, o.device);
+    const Communicator& comm = nccl ? *nccl : world;
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
-    report["kernel"] = o.kernel;
+    report["kernel"] = o.device == Device::kCuda ? "cuda" : o.kernel;
+    report["device"] = device_name(o.device);
     report["figures"] = bench_histogram(comm, o);
     report["metrics"] = {
         metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, per-centre sums, allreduce, noise, broadcast, the candidates' nearest noisy centres both ways (no generation or embedding)"),

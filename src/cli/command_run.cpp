@@ -64,6 +64,7 @@ void describe_run_options(po::options_description& desc) {
     ("generator-corpus", po::value<std::string>(), "generator: learn from this public Aug-PE CSV instead of the dataset's public records")
     ("generator-texts", po::value<std::size_t>()->default_value(5000), "generator: public training texts per label at most")
     ("kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas (blocked sgemm, exact) or reference")
+    ("device", po::value<std::string>()->default_value("cpu"), "where the nearest-centre searches and per-centre sums run: cpu, cuda (one GPU per rank, by local rank; an error without one) or auto (the GPU when the rank has one, else the CPU, with a note). Same results bit for bit")
     ("threads", po::value<int>()->default_value(0), "compute threads per rank (0: the SECPE_THREADS environment variable if set, else all hardware threads)")
     ("resume", po::bool_switch(), "skip the labels finished in the state folder's checkpoint by an interrupted run with the same options")
     ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
@@ -128,6 +129,11 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (vm.count("generator-corpus")) c.generator_corpus = vm["generator-corpus"].as<std::string>();
   c.generator_texts = option_in<std::size_t>(vm, "generator-texts", 1, 1000000000);
   c.kernel = vm["kernel"].as<std::string>();
+  try {
+    c.device = parse_device(vm["device"].as<std::string>());
+  } catch (const InputError& e) {
+    throw InputError(std::string("--device: ") + e.what());
+  }
   const int threads = option_in(vm, "threads", 0, 65536);
   c.threads = threads;
   c.out = vm["out"].as<std::string>();
@@ -195,6 +201,7 @@ int command_run(const std::vector<std::string>& args) {
       vm.count("noise-key-file") ? std::optional<std::filesystem::path>(vm["noise-key-file"].as<std::string>()) : std::nullopt;
 
   return run_under_mpi([&](const Communicator& comm) {
+    config.device = rank_device(config.device);  // first: --device cuda without a GPU fails before any state is made
     // Without --seed, rank 0 draws one from the OS and every rank uses it.
     // The public seed: --seed; else, when resuming, the interrupted run's; else rank 0 draws one
     // from the OS. Every rank uses rank 0's.
@@ -225,8 +232,9 @@ int command_run(const std::vector<std::string>& args) {
     std::vector<std::string> nodes;
     for (const auto& h : comm.allgather_strings({host}))
       if (std::find(nodes.begin(), nodes.end(), h) == nodes.end()) nodes.push_back(h);
+    const auto nccl = device_communicator(comm, config.device);
     const Timer start;
-    const RunResult result = run_pipeline(comm, config);
+    const RunResult result = run_pipeline(nccl ? *nccl : comm, config);
     if (comm.is_root()) {
       nlohmann::ordered_json run_json;
       run_json["command"] = "secpe run";
@@ -238,6 +246,7 @@ int command_run(const std::vector<std::string>& args) {
       const char* slurm_job = std::getenv("SLURM_JOB_ID");
       run_json["provenance"] = {{"nodes", nodes},
                                 {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
+                                {"device", device_name(config.device)},
                                 {"slurm_job_id", slurm_job ? slurm_job : ""},
                                 {"git_commit_at_configure", SECPE_GIT_COMMIT},
                                 {"machine", machine_info()}};

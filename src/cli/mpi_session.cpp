@@ -9,6 +9,7 @@
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
 #include "dist/mpi_communicator.hpp"
+#include "dist/nccl_communicator.hpp"
 
 namespace secpe::cli {
 
@@ -33,6 +34,17 @@ int run_under_mpi(const std::function<void(const Communicator&)>& body) {
   }
   MPI_Finalize();
   return code;
+}
+
+Device rank_device(Device requested) {
+  std::string note;
+  const Device device = resolve_device(requested, &note);
+  if (!note.empty()) log_info(note);
+  return device;
+}
+
+std::unique_ptr<Communicator> device_communicator(const Communicator& comm, Device device) {
+  return device == Device::kCuda && comm.size() > 1 ? make_nccl_communicator(comm) : nullptr;
 }
 
 }  // namespace secpe::cli

@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <span>
 #include <vector>
+#include <utility>
 
 #include "compute/nearest.hpp"
+#include "compute/search_bound.hpp"
 
 namespace secpe::exact {
 
@@ -77,16 +79,22 @@ inline void pair_scores4(Metric metric, const float* x, const float* const c[4],
   }
 }
 
-// The order of results: lower score first, ties to the lower centre index.
-inline bool better(double score_a, std::int32_t index_a, double score_b, std::int32_t index_b) {
-  return score_a < score_b || (score_a == score_b && index_a < index_b);
-}
+// The order of results: lower score first, ties to the lower centre index (compute/search_bound.hpp).
+using bound::better;
 
 // Validated inputs of a search: the norms of every row and centre (exact, as above).
 struct Prepared {
   std::vector<double> row_norms;     // norm(x_i)
   std::vector<double> centre_norms;  // norm(c_k)
 };
+
+// The k best of the candidate centres `ids` for row x (norm row_norm), rescored exactly (four at a
+// time, each bit-identical to pair_score) and ordered by `better`: written to nearest[0..k) and
+// score[0..k). ids must hold at least k centres and every centre that can be among the k best.
+// `scratch` is reused between calls. Every fast kernel, CPU or GPU, finishes its rows here.
+void best_k_of(Metric metric, const float* x, double row_norm, const MatrixF& centres, std::span<const double> centre_norms,
+               std::span<const std::int32_t> ids, std::size_t k, std::vector<std::pair<double, std::int32_t>>& scratch,
+               std::int32_t* nearest, double* score);
 
 // Checks a search's inputs, in one fixed order so every kernel throws the same error for the same
 // input: no centres; dimension mismatch; then each centre (NaN/Inf, then a zero centre under

@@ -10,6 +10,7 @@
 
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
+#include "compute/cuda_backend.hpp"
 #include "core/timer.hpp"
 
 namespace secpe {
@@ -48,6 +49,39 @@ Timing best_of(int repeats, F&& f) {
   return best;
 }
 
+// Baseline: plain sgemm on the same shape, OpenBLAS threaded its own way, output in chunks of rows.
+void bench_openblas_sgemm(const KernelBenchConfig& config, const MatrixF& x, const MatrixF& c, KernelBenchResult& r) {
+  const Eigen::Index m = x.rows(), n = c.rows(), d = x.cols();
+  const int saved_threads = openblas_get_num_threads();
+  openblas_set_num_threads(std::max(1, config.threads));
+  const Eigen::Index chunk = std::clamp<Eigen::Index>((Eigen::Index(1) << 26) / std::max<Eigen::Index>(n, 1), 1, m);
+  std::vector<float> out(static_cast<std::size_t>(chunk * n));
+  const Timing st = best_of(config.repeats, [&] {
+    for (Eigen::Index r0 = 0; r0 < m; r0 += chunk) {
+      const Eigen::Index mb = std::min(chunk, m - r0);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(mb), int(n), int(d), 1.0f, x.row(r0).data(), int(d),
+                  c.data(), int(d), 0.0f, out.data(), int(n));
+    }
+  });
+  openblas_set_num_threads(saved_threads);
+  r.sgemm_seconds = st.wall;
+  r.sgemm_cpu_seconds = st.cpu;
+}
+
+// The leading verify_rows rows of the kernel's answer against the reference kernel, bit for bit.
+void verify_head(const KernelBenchConfig& config, const MatrixF& x, const MatrixF& c, const std::vector<std::int32_t>& idx,
+                 const std::vector<double>& score, KernelBenchResult& r) {
+  const int k = std::max(1, config.k);
+  const Eigen::Index check = std::min<Eigen::Index>(std::max(0, config.verify_rows), x.rows());
+  if (check <= 0) return;
+  const MatrixF head = x.topRows(check);
+  std::vector<std::int32_t> ref_idx(static_cast<std::size_t>(check * k));
+  std::vector<double> ref_score(ref_idx.size());
+  ReferenceKernel().search_k(head, c, config.metric, k, ref_idx, ref_score);
+  r.verified = std::equal(ref_idx.begin(), ref_idx.end(), idx.begin()) &&
+               std::memcmp(ref_score.data(), score.data(), ref_score.size() * sizeof(double)) == 0;
+}
+
 }  // namespace
 
 KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
@@ -62,8 +96,15 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
 
   BlasKernelOptions options = config.blocking;
   options.threads = std::max(1, config.threads);
-  const std::unique_ptr<NearestCentreKernel> owned =
-      config.kernel == "blas" ? std::make_unique<BlasKernel>(options) : make_kernel(config.kernel, options.threads);
+  std::unique_ptr<NearestCentreKernel> owned;
+  const CudaKernel* cuda = nullptr;
+  if (config.device == Device::kCuda) {
+    auto gpu = make_cuda_kernel(CudaKernelOptions{.threads = options.threads, .tf32 = config.tf32});
+    cuda = gpu.get();
+    owned = std::move(gpu);
+  } else {
+    owned = config.kernel == "blas" ? std::make_unique<BlasKernel>(options) : make_kernel(config.kernel, options.threads);
+  }
   const NearestCentreKernel& kernel = *owned;
   std::vector<std::int32_t> idx(static_cast<std::size_t>(m * k));
   std::vector<double> score(idx.size());
@@ -75,36 +116,20 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
     }
   });
 
-  // Baseline: plain sgemm, OpenBLAS threaded its own way, output in chunks of rows.
-  const int saved_threads = openblas_get_num_threads();
-  openblas_set_num_threads(std::max(1, config.threads));
-  const Eigen::Index chunk = std::clamp<Eigen::Index>((Eigen::Index(1) << 26) / std::max<Eigen::Index>(n, 1), 1, m);
-  std::vector<float> out(static_cast<std::size_t>(chunk * n));
-  const Timing st = best_of(config.repeats, [&] {
-    for (Eigen::Index r0 = 0; r0 < m; r0 += chunk) {
-      const Eigen::Index mb = std::min(chunk, m - r0);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(mb), int(n), int(d), 1.0f, x.row(r0).data(), int(d),
-                  c.data(), int(d), 0.0f, out.data(), int(n));
-    }
-  });
-  openblas_set_num_threads(saved_threads);
   r.kernel_seconds = kt.wall;
   r.kernel_cpu_seconds = kt.cpu;
-  r.sgemm_seconds = st.wall;
-  r.sgemm_cpu_seconds = st.cpu;
+  if (cuda) {
+    r.sgemm_seconds = cuda_sgemm_seconds(m, n, d, config.repeats, config.tf32);
+    r.baseline = config.tf32 ? "cuBLAS cublasSgemm (TF32)" : "cuBLAS cublasSgemm";
+    r.gpu = cuda->device_description();
+    r.bytes_moved = double(cuda->bytes_moved()) / double(std::max(1, config.repeats));
+  } else {
+    bench_openblas_sgemm(config, x, c, r);
+  }
   r.kernel_gflops = r.gflop / r.kernel_seconds;
   r.sgemm_gflops = r.gflop / r.sgemm_seconds;
   r.ratio = r.kernel_gflops / r.sgemm_gflops;
-
-  const Eigen::Index check = std::min<Eigen::Index>(std::max(0, config.verify_rows), m);
-  if (check > 0) {
-    const MatrixF head = x.topRows(check);
-    std::vector<std::int32_t> ref_idx(static_cast<std::size_t>(check * k));
-    std::vector<double> ref_score(ref_idx.size());
-    ReferenceKernel().search_k(head, c, config.metric, k, ref_idx, ref_score);
-    r.verified = std::equal(ref_idx.begin(), ref_idx.end(), idx.begin()) &&
-                 std::memcmp(ref_score.data(), score.data(), ref_score.size() * sizeof(double)) == 0;
-  }
+  verify_head(config, x, c, idx, score, r);
   return r;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Kernel throughput measurement, for `secpe bench kernel`: the BLAS kernel's nearest-centre
 // search against plain cblas_sgemm on the same shape (M queries x N centres x d dimensions,
-// 2 M N d flops for both), on synthetic data (uniform in [-1, 1), fixed seed).
+// 2 M N d flops for both), on synthetic data (uniform in [-1, 1), fixed seed). On the cuda
+// device: the CUDA kernel (transfers included) against cuBLAS SGEMM on data already there.
 #include <cstdint>
 #include <string>
 
@@ -21,6 +22,8 @@ struct KernelBenchConfig {
   int verify_rows = 16;          // this many leading rows are checked against the reference (0: none)
   std::uint64_t seed = 1;
   BlasKernelOptions blocking{};  // row_block / centre_block (threads is taken from `threads`)
+  Device device = Device::kCpu;  // kCuda: the CUDA kernel (replaces `kernel`) and cuBLAS
+  bool tf32 = false;             // cuda: TF32 GEMMs, for the kernel and the baseline alike
 };
 
 struct KernelBenchResult {
@@ -37,6 +40,9 @@ struct KernelBenchResult {
   bool verified = true;          // verify_rows agree with the reference bit for bit
   std::string openblas_core;     // openblas_get_corename(), e.g. "Haswell"
   std::string openblas_config;   // openblas_get_config()
+  std::string baseline = "OpenBLAS cblas_sgemm";
+  std::string gpu;               // cuda: the device's name
+  double bytes_moved = 0.0;      // cuda: host <-> device bytes per search
 };
 
 KernelBenchResult bench_kernel(const KernelBenchConfig& config);

@@ -7,11 +7,10 @@
 #include <span>
 #include <string>
 
+#include "compute/metric.hpp"
 #include "core/matrix.hpp"
 
 namespace secpe {
-
-enum class Metric { kL2, kInnerProduct, kCosine };
 
 Metric parse_metric(const std::string& name);  // "l2" | "ip" | "cosine"; InputError otherwise
 std::string metric_name(Metric metric);
@@ -45,8 +44,21 @@ class NearestCentreKernel {
   virtual int threads() const { return 1; }
 };
 
+// Where the searches run: the CPU, a CUDA GPU (compute/cuda_backend.hpp), or the GPU when this
+// process has one and the CPU otherwise.
+enum class Device { kCpu, kCuda, kAuto };
+
+Device parse_device(const std::string& name);  // "cpu" | "cuda" | "auto"; InputError otherwise
+std::string device_name(Device device);
+
+// The device a run uses: kAuto is kCuda when a CUDA device is usable, else kCpu and `note` (if
+// given) says why; kCuda without a usable device (or in a build without CUDA) is an InputError.
+Device resolve_device(Device requested, std::string* note = nullptr);
+
 // The kernel named "reference" (compute/cpu/reference_kernel.hpp) or "blas" (compute/cpu/blas_kernel.hpp)
 // with `threads` workers (0: SECPE_THREADS if set, else the hardware's; the reference kernel uses one).
-std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads = 0);
+// On Device::kCuda (kAuto: as resolve_device says) the CUDA kernel takes the named kernel's place,
+// with the same results bit for bit; `threads` are then its host threads (exact rescoring).
+std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads = 0, Device device = Device::kCpu);
 
 }  // namespace secpe

@@ -1,4 +1,5 @@
 #include "dist/communicator.hpp"
+#include "dist/nccl_communicator.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -51,5 +52,9 @@ std::vector<std::string> Communicator::allgather_strings(const std::vector<std::
   }
   return out;
 }
+
+#ifndef SECPE_HAVE_NCCL
+std::unique_ptr<Communicator> make_nccl_communicator(const Communicator&, int) { return nullptr; }  // MPI reduces instead
+#endif
 
 }  // namespace secpe

@@ -141,7 +141,7 @@ Models build_models(const Communicator& comm, const RunConfig& config, const Sha
                                  : config.generator_corpus.string();
   Models m{.generator = std::make_unique<NgramGenerator>(training, source, config.generator),
            .embedder = dataset_embedder(shard.reader, config.data),
-           .kernel = make_kernel(config.kernel, config.threads)};
+           .kernel = make_kernel(config.kernel, config.threads, config.device)};
   if (config.verify) {
     // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.
     const MatrixF& x = shard.embeddings;

@@ -54,6 +54,7 @@ struct RunConfig {
   std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
   std::size_t generator_texts = 5000;      // public training texts per label, at most
   std::string kernel = "blas";
+  Device device = Device::kCpu;     // where the kernel runs (resolved: never kAuto here)
   int threads = 0;                  // compute threads per rank (0: SECPE_THREADS, else the hardware's)
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first
   std::filesystem::path eval_real;  // real records (Aug-PE CSV): score every iteration's population (secpe eval)

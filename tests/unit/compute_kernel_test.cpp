@@ -13,19 +13,13 @@
 #include "compute/verify.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "kernel_test_util.hpp"
 
 namespace secpe {
 namespace {
 
-constexpr Metric kMetrics[] = {Metric::kL2, Metric::kInnerProduct, Metric::kCosine};
-
-MatrixF random_matrix(Eigen::Index rows, Eigen::Index cols, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  MatrixF m(rows, cols);
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = dist(gen);
-  return m;
-}
+using test::kMetrics;
+using test::random_matrix;
 
 // Kernels under test: 1 and 2 threads, small blocks so that block edges are crossed often.
 std::vector<BlasKernel> blas_kernels() {

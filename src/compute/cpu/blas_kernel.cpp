@@ -9,14 +9,8 @@
 // tied with it. At the end the candidates are rescored exactly and the k best (ties to the lower
 // index) are the reference's answer, bit for bit.
 //
-// The bound. A float dot product of length d, summed in any order (with or without FMA), is off
-// by at most gamma_d * sum_j |x_j c_j| <= gamma_d |x| |c|, gamma_d = d u / (1 - d u), u = 2^-24,
-// plus what underflow (or a flush-to-zero mode) loses: at most d 2^-126 (1 + |x|_inf + |c|_inf)
-// per product sum, which we bound by d 2^-120 (1 + |x| + |c|). The norm terms and the reference
-// itself are computed in double, off by at most (gamma_d(2^-53) + 4 2^-53) times their magnitude.
-// Everything is then doubled for safety. If |x| |c| could overflow a float, sgemm results would
-// be meaningless, so such inputs take the exact path for every pair (slow but correct), as do
-// searches with at most k + 1 centres.
+// The bound (approx_score, score_error, exact_only) and the order of results are shared with the
+// GPU kernel: compute/search_bound.hpp, where the bound is derived.
 #include <cblas.h>
 
 #include <algorithm>
@@ -83,39 +77,6 @@ struct RowState {
   }
 };
 
-// The constants of the error bound for one search.
-struct Bound {
-  double rel = 0.0;  // times |x| |c|
-  double sq = 0.0;   // times (|x|^2 + |c|^2)   (L2 only)
-  double abs = 0.0;  // times (1 + |x| + |c|)   (cosine: divided by |x| |c| as well)
-};
-
-Bound make_bound(Metric metric, Eigen::Index d) {
-  const double dd = static_cast<double>(d);
-  const double u = 0x1p-24, ud = 0x1p-53;
-  const double gf = dd * u / (1.0 - dd * u);
-  const double gd = dd * ud / (1.0 - dd * ud) + 4.0 * ud;
-  const double under = dd * 0x1p-120;
-  const double safety = 2.0;
-  Bound b;
-  switch (metric) {
-    case Metric::kL2:  // A = |x|^2 + |c|^2 - 2g
-      b.rel = safety * (2.0 * gf + 4.0 * gd);
-      b.sq = safety * 2.0 * gd;
-      b.abs = safety * 2.0 * under;
-      break;
-    case Metric::kInnerProduct:  // A = -g
-      b.rel = safety * (gf + gd);
-      b.abs = safety * under;
-      break;
-    case Metric::kCosine:  // A = -g / (|x| |c|); rel is then absolute
-      b.rel = safety * (gf + gd);
-      b.abs = safety * under;
-      break;
-  }
-  return b;
-}
-
 struct Search {
   const MatrixF& x;
   const MatrixF& centres;
@@ -126,7 +87,7 @@ struct Search {
   std::vector<double> centre_inv_norms;  // 1 / |c| (cosine)
   std::vector<double> block_max_norm;    // per centre block: max |c|
   std::vector<double> block_max_inv_norm;  // per centre block: max 1 / |c| (cosine)
-  Bound bound;
+  bound::ScoreBound bound;
   bool exact_only;  // float overflow possible: score every pair exactly
   std::span<std::int32_t> nearest;
   std::span<double> score;
@@ -143,10 +104,6 @@ struct Workspace {
 
 // The exact answer for row i from its candidate list (all centres when exact_only).
 void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
-  const Eigen::Index d = s.x.cols();
-  const float* xi = s.x.row(i).data();
-  const double rn = s.p.row_norms[static_cast<std::size_t>(i)];
-  ws.scored.clear();
   ws.ids.clear();
   if (s.exact_only) {
     for (Eigen::Index c = 0; c < s.centres.rows(); ++c) ws.ids.push_back(static_cast<std::int32_t>(c));
@@ -154,31 +111,10 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
     st.prune();
     for (const Candidate& c : st.cands) ws.ids.push_back(c.index);
   }
-  std::size_t q = 0;
-  for (; q + 4 <= ws.ids.size(); q += 4) {  // four at a time, each bit-identical to pair_score
-    const float* c[4];
-    double cn[4], out[4];
-    for (int t = 0; t < 4; ++t) {
-      c[t] = s.centres.row(ws.ids[q + t]).data();
-      cn[t] = s.p.centre_norms[static_cast<std::size_t>(ws.ids[q + t])];
-    }
-    exact::pair_scores4(s.metric, xi, c, d, rn, cn, out);
-    for (int t = 0; t < 4; ++t) ws.scored.emplace_back(out[t], ws.ids[q + t]);
-  }
-  for (; q < ws.ids.size(); ++q) {
-    const std::int32_t c = ws.ids[q];
-    ws.scored.emplace_back(exact::pair_score(s.metric, xi, s.centres.row(c).data(), d, rn, s.p.centre_norms[c]), c);
-  }
-  auto less = [](const std::pair<double, std::int32_t>& a, const std::pair<double, std::int32_t>& b) {
-    return exact::better(a.first, a.second, b.first, b.second);
-  };
-  const std::size_t k = s.k;  // ws.scored.size() >= k: the k bounds of the heap are candidates
-  std::partial_sort(ws.scored.begin(), ws.scored.begin() + static_cast<std::ptrdiff_t>(k), ws.scored.end(), less);
-  const auto out = static_cast<std::size_t>(i) * k;
-  for (std::size_t j = 0; j < k; ++j) {
-    s.nearest[out + j] = ws.scored[j].second;
-    s.score[out + j] = ws.scored[j].first;
-  }
+  // ws.ids.size() >= k: the k bounds of the heap are candidates
+  const auto out = static_cast<std::size_t>(i) * s.k;
+  exact::best_k_of(s.metric, s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], s.centres, s.p.centre_norms, ws.ids,
+                   s.k, ws.scored, s.nearest.data() + out, s.score.data() + out);
 }
 
 // The approximate scores a[j] of row i against centres c0 .. c0+nb-1, from G's row.
@@ -186,31 +122,17 @@ template <Metric M>
 void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eigen::Index c0, Eigen::Index nb,
                 double* __restrict a) {
   const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
-  if constexpr (M == Metric::kL2) {
-    const double sqx = rx * rx;
-    const double* __restrict sqc = s.centre_sq.data() + c0;
-    for (Eigen::Index j = 0; j < nb; ++j) a[j] = (sqx + sqc[j]) - 2.0 * static_cast<double>(g[j]);
-  } else if constexpr (M == Metric::kInnerProduct) {
-    for (Eigen::Index j = 0; j < nb; ++j) a[j] = -static_cast<double>(g[j]);
-  } else {
-    const double inv_rx = 1.0 / rx;
-    const double* __restrict inv_rc = s.centre_inv_norms.data() + c0;
-    for (Eigen::Index j = 0; j < nb; ++j) a[j] = -static_cast<double>(g[j]) * (inv_rx * inv_rc[j]);
-  }
+  const double sqx = rx * rx, inv_rx = M == Metric::kCosine ? 1.0 / rx : 0.0;
+  const double* __restrict sqc = s.centre_sq.data() + c0;
+  const double* __restrict inv_rc = s.centre_inv_norms.data() + c0;
+  for (Eigen::Index j = 0; j < nb; ++j) a[j] = bound::approx_score(M, g[j], sqx, sqc[j], inv_rx, inv_rc[j]);
 }
 
 // One bound E for row i against a whole centre block, from the block's largest centre norm:
 // |a[j] - R(i, c)| <= E for every centre c of the block (the terms grow with |c|).
 double block_bound(const Search& s, Eigen::Index i, std::size_t block) {
-  const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
-  const double rc = s.block_max_norm[block];
-  const Bound& b = s.bound;
-  switch (s.metric) {
-    case Metric::kL2: return b.rel * rx * rc + b.sq * (rx * rx + rc * rc) + b.abs * (1.0 + rx + rc);
-    case Metric::kInnerProduct: return b.rel * rx * rc + b.abs * (1.0 + rx + rc);
-    case Metric::kCosine: return b.rel + b.abs * (1.0 + rx + rc) * (1.0 / rx) * s.block_max_inv_norm[block];
-  }
-  return kInf;
+  return bound::score_error(s.bound, s.metric, s.p.row_norms[static_cast<std::size_t>(i)], s.block_max_norm[block],
+                            s.block_max_inv_norm[block]);
 }
 
 // Folds one block's approximate scores into the row's state: R lies in [a - e, a + e].
@@ -322,7 +244,7 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
   }
 
   const Eigen::Index centre_block = std::min<Eigen::Index>(centre_block_, n);
-  Search s{x, centres, metric, kk, p, {}, {}, {}, {}, make_bound(metric, x.cols()), false, nearest, score};
+  Search s{x, centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()), false, nearest, score};
   const auto nc = static_cast<std::size_t>(n);
   s.centre_sq.resize(nc);
   s.centre_inv_norms.resize(nc);
@@ -338,9 +260,7 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
   }
   const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
   const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
-  // Exact for every pair when a float could overflow (|partial sums| <= (1 + gamma) |x| |c| must
-  // stay below FLT_MAX), or when there are so few centres that most would be rescored anyway.
-  s.exact_only = !(max_rx * max_rc < 1e37) || static_cast<std::size_t>(n) <= kk + 1;
+  s.exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
 
   // Blocks of rows: at least one per thread when X is small, at most row_block rows each.
   Eigen::Index blocks = (m + row_block_ - 1) / row_block_;

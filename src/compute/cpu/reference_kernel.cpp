@@ -6,6 +6,7 @@
 #include "compute/exact_score.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
+#include "compute/cuda_backend.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
@@ -119,10 +120,11 @@ std::string metric_name(Metric metric) {
   return "?";
 }
 
-std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads) {
+std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads, Device device) {
+  if (name != "reference" && name != "blas") throw InputError("unknown compute kernel '" + name + "' (expected reference or blas)");
+  if (resolve_device(device) == Device::kCuda) return make_cuda_kernel(CudaKernelOptions{.threads = threads});
   if (name == "reference") return std::make_unique<ReferenceKernel>();
-  if (name == "blas") return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = threads});
-  throw InputError("unknown compute kernel '" + name + "' (expected reference or blas)");
+  return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = threads});
 }
 
 }  // namespace secpe

@@ -1,0 +1,108 @@
+// Device code of the CUDA backend: the candidate selection fused onto cuBLAS's G = X C^T, and
+// the segmented fixed-point sums. Kept small: it is compiled for every architecture in
+// CMAKE_CUDA_ARCHITECTURES on every build.
+#include "compute/cuda/kernels.hpp"
+
+#include <climits>
+#include <stdexcept>
+
+namespace secpe::cuda {
+namespace {
+
+constexpr int kThreads = 256;  // one block per row / per segment and column chunk
+
+// A (value, index) pair and the block-wide minimum in the order of bound::better.
+struct Best {
+  double value;
+  long long index;
+};
+
+__device__ Best block_min(Best mine, Best* shared) {
+  const int t = threadIdx.x;
+  shared[t] = mine;
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w /= 2) {
+    if (t < w && bound::better(shared[t + w].value, shared[t + w].index, shared[t].value, shared[t].index)) {
+      shared[t] = shared[t + w];
+    }
+    __syncthreads();
+  }
+  const Best out = shared[0];
+  __syncthreads();  // shared is reused by the next call
+  return out;
+}
+
+__global__ void select_candidates(const float* __restrict__ g, std::int64_t n, const double* __restrict__ row_norm,
+                                  CentreNorms centres, Metric metric, bound::ScoreBound score_bound, int k, int capacity,
+                                  std::int32_t* __restrict__ cand, std::int32_t* __restrict__ count) {
+  __shared__ Best shared[kThreads];
+  __shared__ int found;
+  const std::int64_t r = blockIdx.x;
+  const float* __restrict__ gr = g + r * n;
+  const double rx = row_norm[r];
+  const double sq_x = rx * rx;
+  const double inv_x = metric == Metric::kCosine ? 1.0 / rx : 0.0;  // rx > 0 under cosine (checked on the host)
+  auto approx = [&](std::int64_t j) {
+    return bound::approx_score(metric, gr[j], sq_x, centres.sq[j], inv_x, centres.inv_norm[j]);
+  };
+  auto error = [&](std::int64_t j) { return bound::score_error(score_bound, metric, rx, centres.norm[j], centres.inv_norm[j]); };
+
+  // t: k rounds, each taking the smallest (upper bound, index) after the previous round's.
+  Best last{-__builtin_huge_val(), -1};
+  for (int round = 0; round < k; ++round) {
+    Best mine{__builtin_huge_val(), LLONG_MAX};
+    for (std::int64_t j = threadIdx.x; j < n; j += kThreads) {
+      const double upper = approx(j) + error(j);
+      if (bound::better(last.value, last.index, upper, j) && bound::better(upper, j, mine.value, mine.index)) {
+        mine = {upper, j};
+      }
+    }
+    last = block_min(mine, shared);
+  }
+  const double t = last.value;
+
+  if (threadIdx.x == 0) found = 0;
+  __syncthreads();
+  std::int32_t* __restrict__ out = cand + r * capacity;
+  for (std::int64_t j = threadIdx.x; j < n; j += kThreads) {
+    if (approx(j) - error(j) <= t) {
+      const int at = atomicAdd(&found, 1);
+      if (at < capacity) out[at] = static_cast<std::int32_t>(j);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) count[r] = found;
+}
+
+// Block (segment, column chunk); thread j of the chunk sums column j over the segment's rows
+// (coalesced: consecutive threads read consecutive floats of a row).
+__global__ void add_segments(const float* __restrict__ rows, std::int64_t d, const gpu::TileSegment* __restrict__ segments,
+                             std::int64_t* __restrict__ sums) {
+  const gpu::TileSegment s = segments[blockIdx.x];
+  const std::int64_t j = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
+  if (j >= d) return;
+  long long acc = 0;
+  for (std::int64_t i = s.begin; i < s.end; ++i) acc += __double2ll_rn(static_cast<double>(rows[i * d + j]) * 4294967296.0);
+  sums[static_cast<std::int64_t>(s.centre) * d + j] += acc;
+}
+
+}  // namespace
+
+void launch_select_candidates(const float* g, std::int64_t rows, std::int64_t n, const double* row_norm, CentreNorms centres,
+                              Metric metric, bound::ScoreBound score_bound, int k, int capacity, std::int32_t* cand,
+                              std::int32_t* count, cudaStream_t stream) {
+  if (rows <= 0) return;
+  select_candidates<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(g, n, row_norm, centres, metric, score_bound, k,
+                                                                          capacity, cand, count);
+}
+
+void launch_add_segments(const float* rows, std::int64_t d, const gpu::TileSegment* segments, std::int64_t n_segments,
+                         std::int64_t* sums, cudaStream_t stream) {
+  if (n_segments <= 0 || d <= 0) return;
+  const std::int64_t chunks = (d + kThreads - 1) / kThreads;
+  if (chunks > 65535) throw std::length_error("per-centre sums on the GPU: more than 16 million dimensions");  // grid.y's limit
+  const dim3 grid(static_cast<unsigned>(n_segments), static_cast<unsigned>(chunks));
+  add_segments<<<grid, kThreads, 0, stream>>>(rows, d, segments, sums);
+}
+
+}  // namespace secpe::cuda

@@ -1,0 +1,49 @@
+// --device: parsing, resolution (auto: the GPU when there is one), and the CUDA backend's
+// stand-ins in a build without CUDA, where no device is ever usable.
+#include "compute/cuda_backend.hpp"
+#include "core/error.hpp"
+
+namespace secpe {
+
+Device parse_device(const std::string& name) {
+  if (name == "cpu") return Device::kCpu;
+  if (name == "cuda") return Device::kCuda;
+  if (name == "auto") return Device::kAuto;
+  throw InputError("unknown device '" + name + "' (expected cpu, cuda or auto)");
+}
+
+std::string device_name(Device device) {
+  switch (device) {
+    case Device::kCpu: return "cpu";
+    case Device::kCuda: return "cuda";
+    case Device::kAuto: return "auto";
+  }
+  return "?";
+}
+
+Device resolve_device(Device requested, std::string* note) {
+  if (requested == Device::kCpu) return Device::kCpu;
+#ifdef SECPE_HAVE_CUDA
+  const char* why = "no CUDA device is usable by this process (no GPU, or no driver)";
+#else
+  const char* why = "this secpe was built without CUDA (nvcc was not found, or -DSECPE_CUDA=OFF)";
+#endif
+  if (cuda_device_count() > 0) return Device::kCuda;
+  if (requested == Device::kCuda) throw InputError(std::string("the cuda device was asked for, but ") + why);
+  if (note) *note = std::string("device auto: ") + why + "; the CPU kernels run instead";
+  return Device::kCpu;
+}
+
+#ifndef SECPE_HAVE_CUDA
+int cuda_device_count() { return 0; }
+
+std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions&) {
+  throw InputError("this secpe was built without CUDA: no cuda kernel");
+}
+
+double cuda_sgemm_seconds(std::int64_t, std::int64_t, std::int64_t, int, bool) {
+  throw InputError("this secpe was built without CUDA: no cuBLAS baseline");
+}
+#endif
+
+}  // namespace secpe

@@ -1,0 +1,44 @@
+#pragma once
+// The host-side planning of the CUDA backend: pure functions on sizes and indices, compiled in
+// every build and tested on the CPU (tests/unit/gpu_plan_test.cpp), so that what the device code
+// is given (tile sizes, segments, the device) is checked even where no GPU is.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "compute/tile_segment.hpp"
+
+namespace secpe::gpu {
+
+// The launcher's local rank of this process on its node: OMPI_COMM_WORLD_LOCAL_RANK (Open MPI),
+// else SLURM_LOCALID (srun), else MPI_LOCALRANKID (MPICH); 0 when none is set or readable.
+int local_rank_from_env();
+// One GPU per local rank: local_rank mod devices (devices > 0).
+int device_for_local_rank(int local_rank, int devices);
+
+// Candidates kept per row on the device before a row falls back to rescoring every centre
+// (a tie among many centres): enough for the usual handful near the best.
+std::size_t candidate_capacity(std::size_t k);
+
+// Rows per search tile, so that one tile's device buffers (its rows, their block of G = X C^T in
+// float, norms, candidates and counts) fit in tile_bytes: at least 1, at most m (m > 0).
+std::size_t search_tile_rows(std::size_t tile_bytes, std::size_t n_centres, std::size_t dim, std::size_t capacity,
+                             std::size_t m);
+// Rows per tile of add_to_centres (rows and their segment list): at least 1, at most n (n > 0).
+std::size_t sum_tile_rows(std::size_t tile_bytes, std::size_t dim, std::size_t n);
+
+// Rows grouped by centre (a counting sort, stable): order[offsets[c] .. offsets[c+1]) are the
+// included rows of centre c in ascending order. std::out_of_range for a centre outside [0, k).
+struct CentreSegments {
+  std::vector<std::int64_t> order;
+  std::vector<std::int64_t> offsets;  // k + 1 entries
+};
+CentreSegments segment_by_centre(std::span<const std::int32_t> centre_of, std::span<const std::uint8_t> include,
+                                 std::size_t k);
+
+// The non-empty runs of the tile, by ascending centre; each centre at most once, so the device
+// adds each run into its centre's sums without atomics.
+std::vector<TileSegment> tile_segments(const CentreSegments& segments, std::int64_t p0, std::int64_t p1);
+
+}  // namespace secpe::gpu

@@ -1,0 +1,65 @@
+// The shared candidate bound (compute/search_bound.hpp), checked against what it bounds: the
+// approximate score from a float dot product (any summation order) and from TF32-rounded inputs
+// (as tensor cores round them) never differs from the exact score by more than score_error.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <random>
+
+#include "compute/exact_score.hpp"
+#include "compute/search_bound.hpp"
+
+namespace secpe {
+namespace {
+
+// x with its mantissa cut to TF32's 10 bits (truncation: the larger of the two roundings' errors).
+float tf32(float x) { return std::bit_cast<float>(std::bit_cast<std::uint32_t>(x) & 0xffffe000u); }
+
+// g = x . c in float, summed in reverse (an order unlike the exact score's), inputs optionally TF32.
+float float_dot(const float* x, const float* c, int d, bool round_inputs) {
+  float g = 0.0f;
+  for (int j = d - 1; j >= 0; --j) g += (round_inputs ? tf32(x[j]) * tf32(c[j]) : x[j] * c[j]);
+  return g;
+}
+
+TEST(SearchBound, ApproximateScoresStayWithinTheBound) {
+  std::mt19937_64 gen(5);
+  for (const int d : {1, 3, 64, 768}) {
+    for (const bool tensor : {false, true}) {
+      for (const Metric metric : {Metric::kL2, Metric::kInnerProduct, Metric::kCosine}) {
+        const bound::ScoreBound b = bound::make_score_bound(metric, d, tensor ? bound::kTf32InputUnit : 0.0);
+        std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+        MatrixF x(40, d), c(40, d);
+        for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = value(gen), c.data()[i] = value(gen);
+        c.row(1) = x.row(1);  // a centre equal to the row: cancellation in L2
+        for (Eigen::Index i = 0; i < 40; ++i) {
+          const double rx = exact::norm(x.row(i).data(), d), rc = exact::norm(c.row(i).data(), d);
+          const float g = float_dot(x.row(i).data(), c.row(i).data(), d, tensor);
+          const double a = bound::approx_score(metric, g, rx * rx, rc * rc, 1.0 / rx, 1.0 / rc);
+          const double r = exact::pair_score(metric, x.row(i).data(), c.row(i).data(), d, rx, rc);
+          EXPECT_LE(std::fabs(a - r), bound::score_error(b, metric, rx, rc, 1.0 / rc))
+              << "d " << d << ", tf32 " << tensor << ", metric " << metric_name(metric) << ", row " << i;
+          if (tensor && metric == Metric::kL2 && i == 1 && d == 768) {  // TF32 needs its wider bound
+            EXPECT_GT(std::fabs(a - r), bound::score_error(bound::make_score_bound(metric, d), metric, rx, rc, 1.0 / rc));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SearchBound, WiderForTf32AndGrowingWithTheNorms) {
+  const bound::ScoreBound f = bound::make_score_bound(Metric::kL2, 768), t = bound::make_score_bound(Metric::kL2, 768, bound::kTf32InputUnit);
+  EXPECT_GT(t.rel, f.rel);
+  EXPECT_LT(bound::score_error(f, Metric::kL2, 1.0, 1.0, 1.0), bound::score_error(f, Metric::kL2, 1.0, 2.0, 1.0));
+  EXPECT_TRUE(bound::exact_only(1e20, 1e20, 100, 1));  // a float GEMM could overflow
+  EXPECT_TRUE(bound::exact_only(1.0, 1.0, 3, 2));      // at most k + 1 centres
+  EXPECT_FALSE(bound::exact_only(1.0, 1.0, 4, 2));
+  EXPECT_TRUE(bound::better(1.0, 5, 2.0, 1));
+  EXPECT_TRUE(bound::better(1.0, 1, 1.0, 2));  // ties to the lower index
+  EXPECT_FALSE(bound::better(1.0, 2, 1.0, 2));
+}
+
+}  // namespace
+}  // namespace secpe
