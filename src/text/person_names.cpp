@@ -107,6 +107,12 @@ bool is_surname(std::string_view word) {
   return word.size() >= 2 && word.size() <= 16 && surnames.count(lower(word)) > 0;
 }
 
+bool is_place_prefix(std::string_view word) {
+  static const Set prefixes = {"santa", "san", "saint", "st", "ste", "lake", "mount", "mt", "fort", "ft", "port", "point",
+                               "cape", "bloody", "pei", "lady", "little", "big", "old", "new"};
+  return word.size() >= 2 && word.size() <= 8 && prefixes.count(lower(word)) > 0;
+}
+
 bool is_title(std::string_view word) {
   if (word.ends_with('.')) word.remove_suffix(1);
   const std::string w = lower(word);

@@ -15,6 +15,9 @@ enum class FirstName {
 // Words as written in the text; matching ignores ASCII case (the scanner checks capitals).
 FirstName first_name(std::string_view word);
 bool is_surname(std::string_view word);
+// Words that make a following first name part of a place or a dish ("Santa Barbara", "St. Albert",
+// "Lake Charles", "Bloody Mary").
+bool is_place_prefix(std::string_view word);
 // Mr, Mrs, Ms, Miss, Dr (with or without the dot): a capitalised word after one is a name.
 bool is_title(std::string_view word);
 

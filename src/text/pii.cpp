@@ -468,6 +468,17 @@ Span scan_street(const Text& t, std::size_t i) {
 }
 
 // ---- PERSON: Title Name, First Surname, or an unambiguous first name alone ----
+// The word before position i ("St" in "St. Albert", "Santa" in "Santa Barbara"), or "".
+std::string_view previous_word(const Text& t, std::size_t i) {
+  std::size_t end = i;
+  if (end > 0 && t.s[end - 1] == ' ') --end;
+  else return {};
+  if (end > 0 && t.s[end - 1] == '.') --end;
+  std::size_t begin = end;
+  while (begin > 0 && alpha(t.s[begin - 1])) --begin;
+  return t.s.substr(begin, end - begin);
+}
+
 Span scan_person(const Text& t, std::size_t i) {
   const std::size_t first_end = t.capitalised(i);
   if (!first_end) return {};
@@ -480,11 +491,11 @@ Span scan_person(const Text& t, std::size_t i) {
     return name ? Span{i, name} : Span{};
   }
   const auto kind = person_names::first_name(first);
-  if (kind == person_names::FirstName::kNo) return {};
-  if (const std::size_t last = next_word(first_end); last && person_names::is_surname(t.s.substr(first_end + 1, last - first_end - 1))) {
-    return {i, last};
-  }
-  if (kind == person_names::FirstName::kAmbiguous) return {};
+  if (kind == person_names::FirstName::kNo || person_names::is_place_prefix(previous_word(t, i))) return {};
+  const std::size_t last = next_word(first_end);
+  if (last && person_names::is_surname(t.s.substr(first_end + 1, last - first_end - 1))) return {i, last};
+  // Alone, and not the start of a longer capitalised name ("Charles Plaza", "Mary Kitchen").
+  if (kind == person_names::FirstName::kAmbiguous || last) return {};
   // "Wendy's", "Denny's": a possessive first name alone is more often a business than a person.
   if (t.at(first_end) == '\'' || t.s.substr(first_end).starts_with("\xE2\x80\x99")) return {};
   return {i, first_end};

@@ -100,7 +100,8 @@ TEST(TextPii, PersonNamesNeedCapitalsAndContext) {
   EXPECT_EQ(found("Our server Jessica was great."), (Found{{"PERSON", "Jessica"}}));
   // Common words, places and chains that are also first names are names only with a surname or title.
   expect_nothing({"Will we come back? May be.", "We flew from Austin to Phoenix.", "Grace period", "Wendy's fries",
-                  "jessica in lower case", "JESSICA SHOUTED", "Rose Garden", "Mark my words"});
+                  "jessica in lower case", "JESSICA SHOUTED", "Rose Garden", "Mark my words",
+                  "in Santa Barbara", "St. Albert", "a Bloody Mary", "at Charles Plaza", "Pei Wei"});
   EXPECT_EQ(found("Bill Jones paid."), (Found{{"PERSON", "Bill Jones"}}));
 }
 
