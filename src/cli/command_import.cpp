@@ -273,7 +273,9 @@ int command_import(const std::vector<std::string>& args) {
 
   DatasetContents contents;
   contents.labels = build_labels(corpus, contents.label_ids);
+  const Timer secrets_timer;
   const SecretSet secrets = choose_secrets(secret_choice, corpus.texts, contents.labels, contents.secrets);
+  log_info("secrets (" + secrets.mode + ") chosen and detected in " + std::to_string(secrets_timer.seconds()) + " s");
   check_labels_hold_no_secret(contents.labels, secrets);
   contents.secret_names = secrets.secrets;
   contents.secret_categories = secrets.categories;

@@ -22,7 +22,9 @@ struct RawArray {
 
 // The value after 'key': in the header dict, up to the next top-level ',' or '}' ("(3, 4)" whole).
 std::string header_value(std::string_view header, std::string_view key, const std::string& file) {
-  const std::size_t at = header.find("'" + std::string(key) + "'");
+  std::string quoted = "'";
+  quoted.append(key).push_back('\'');
+  const std::size_t at = header.find(quoted);
   if (at == std::string_view::npos) throw InputError(file + ": not a valid .npy file (no '" + std::string(key) + "' in its header)");
   std::size_t p = header.find(':', at);
   if (p == std::string_view::npos) throw InputError(file + ": not a valid .npy file (bad header)");
@@ -46,7 +48,7 @@ void parse_shape(const std::string& shape, RawArray& out, const std::string& fil
     if (p >= shape.size() || shape[p] == ')') break;
     std::uint64_t v = 0;
     std::size_t digits = 0;
-    while (p < shape.size() && shape[p] >= '0' && shape[p] <= '9' && digits < 19) v = v * 10 + static_cast<std::uint64_t>(shape[p++] - '0'), ++digits;
+    for (; p < shape.size() && shape[p] >= '0' && shape[p] <= '9' && digits < 19; ++p, ++digits) v = v * 10 + static_cast<std::uint64_t>(shape[p] - '0');
     if (digits == 0) throw InputError(file + ": not a valid .npy file (bad shape " + shape + ")");
     dims.push_back(v);
   }

@@ -31,10 +31,10 @@ constexpr std::string_view kFirstNames[] = {
     "nathan", "nicholas", "nicole", "noah", "olivia", "pamela", "patricia", "patrick", "paul", "peter", "rachel",
     "raymond", "rebecca", "richard", "robert", "ronald", "ryan", "samantha", "samuel", "sandra", "sara", "sarah",
     "scott", "sean", "sharon", "shirley", "sophia", "stephanie", "stephen", "steven", "susan", "teresa", "thomas",
-    "timothy", "tyler", "vanessa", "victoria", "vincent", "walter", "william", "zachary", "jake", "josh", "mike",
-    "matt", "chris", "steve", "dave", "jeff", "jenny", "jen", "kate", "katy", "liz", "meg", "nick", "rob", "tom",
+    "timothy", "tyler", "vanessa", "victoria", "vincent", "walter", "william", "zachary", "jake", "mike",
+    "chris", "steve", "dave", "jeff", "jenny", "jen", "kate", "katy", "liz", "meg", "tom",
     "tony", "jim", "jimmy", "joe", "joey", "johnny", "danny", "eddie", "tommy", "bobby", "kenny", "ricky",
-    "sam", "ben", "dan", "greg", "ken", "kim", "lori", "tina", "tracy", "wendy", "yvonne", "zoe", "brianna",
+    "sam", "ben", "greg", "ken", "kim", "lori", "tina", "tracy", "wendy", "yvonne", "zoe", "brianna",
     "jasmine", "jordan", "kaitlyn", "mia", "ava", "ella", "grace", "lily", "sofia", "sophie", "isaac", "owen",
     "luke", "elijah", "levi", "mason", "carter", "jackson", "hector", "javier", "jorge", "pedro", "ricardo",
     "roberto", "sergio", "fernando", "francisco", "manuel", "rafael", "ramon", "guadalupe", "rosa", "carmen",
@@ -54,7 +54,7 @@ constexpr std::string_view kAmbiguousFirstNames[] = {
     "rod", "wade", "bud", "sandy", "candy", "cookie", "honey", "ginger", "holly", "ivy", "lily", "daisy", "violet",
     "melody", "harmony", "destiny", "star", "robin", "jay", "wren", "penny", "sunny", "misty", "stormy", "brandy",
     "sherry", "tiffany", "mercedes", "porsche", "lexus", "kia", "tesla", "nelson", "marshall", "mason", "carter",
-    "jackson", "lincoln", "washington", "kennedy", "ford", "harley",
+    "jackson", "lincoln", "washington", "kennedy", "ford", "harley", "rob", "nick", "dan", "matt", "josh",
 };
 
 constexpr std::string_view kSurnames[] = {
