@@ -45,8 +45,9 @@ nlohmann::ordered_json scan_released_texts(bool root, const LeakReportOptions& o
       report["synthetic"] = scan_secret_leaks(synthetic_texts, secrets).to_json();
       report["initial"] = scan_secret_leaks(initial_texts, secrets).to_json();
     }
-    std::filesystem::create_directories(options.state_dir);
+    // The state folder exists (0700) by now: secpe run opens it before the run starts.
     write_file_atomically(leak_scan_path(options.state_dir), [&](std::ostream& o) { o << report.dump(2) << "\n"; });
+    std::filesystem::permissions(leak_scan_path(options.state_dir), std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     log_info("leak scan: exact-secret counts (private) in " + leak_scan_path(options.state_dir).string());
   }
 

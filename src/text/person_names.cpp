@@ -1,6 +1,7 @@
 // The name lists of text/person_names.hpp. Nothing can be downloaded on the build machines, so
-// the lists are written here by hand: about 300 common US first names and 200 common US surnames
-// (the most frequent ones of public census tables, from memory, lower-cased). A first name that is
+// the lists are written here by hand (apt-cache search finds no Debian package of personal names):
+// common US first names and surnames (the most frequent ones of public census tables, from
+// memory, lower-cased). A first name that is
 // also an English word, a city or state the Yelp data covers, or part of a chain's name is listed
 // as ambiguous instead: flagging every "will", "may" or "austin" would make most reviews private.
 // Extending the lists is safe for privacy (more records private) and costs utility only.
