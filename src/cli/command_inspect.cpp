@@ -91,6 +91,12 @@ void inspect_output(const std::filesystem::path& dir) {
                     : "")
             << "\n"
             << "wall time    " << run.value("wall_seconds", 0.0) << " s\n";
+  if (privacy.contains("leak_scan")) {  // counts of PII patterns in the released texts (public)
+    const auto& scan = privacy["leak_scan"];
+    std::cout << "leak scan    " << scan["synthetic"].value("flagged", 0) << " of " << scan["synthetic"].value("texts", 0)
+              << " synthetic texts show a PII pattern"
+              << (scan.value("drop_leaking", false) ? " (dropped)" : " (kept: --drop-leaking drops them)") << "\n";
+  }
   CsvReadOptions options;
   const Corpus synthetic = read_augpe_csv(dir / "synthetic.csv", options);
   std::map<std::vector<std::string>, std::size_t> counts;

@@ -72,6 +72,7 @@ assert len(rows(sys.argv[2])) == len(kept_initial) - scan["dropped"]["initial"],
 for p in sys.argv[2:4]:
     assert "jane.doe@example.com" not in open(p).read(), p
 PY
+"$SECPE" inspect "$T/drop" | grep -qE "^leak scan +[0-9]+ of 120 synthetic texts show a PII pattern \(dropped\)" || fail "inspect of the output: $("$SECPE" inspect "$T/drop")"
 # No output, log or report holds a secret (the random-word secrets of leaky.h5 are not known
 # here, so check the planted PII values and the private state file's absence instead).
 for f in "$T/drop/privacy.json" "$T/drop/run.json" "$T/drop/metrics.jsonl" "$T/drop.log"; do
