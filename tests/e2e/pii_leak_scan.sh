@@ -39,6 +39,22 @@ expect 2 "--secrets list and --secrets-file FILE come together" -- "$SECPE" impo
 expect 2 "no PII of the chosen categories" -- "$SECPE" import --input "$T/c.csv" --out "$T/x.h5" --secrets pii --pii-categories IBAN
 [ -e "$T/x.h5" ] && fail "a refused import left a dataset behind"
 
+# The Yelp dev set (the README's per-category figures): names, times and dates, few else.
+DEV=${2:-}/data/yelp/dev.csv
+if [ -f "$DEV" ]; then
+  "$SECPE" import --input "$DEV" --out "$T/dev.h5" --secrets pii 2>/dev/null || fail "import dev --secrets pii"
+  "$SECPE" inspect "$T/dev.h5" >"$T/dev.txt"
+  python3 - "$T/dev.txt" <<'PY' || fail "dev.csv PII counts: $(cat "$T/dev.txt")"
+import re, sys
+text = open(sys.argv[1]).read()
+private = int(re.search(r"records +5000 \((\d+) public, (\d+) private\)", text).group(2))
+holders = {m.group(2): int(m.group(1)) for m in re.finditer(r"^ +\d+ +(\d+)  ([A-Z_]+)$", text, re.M)}
+assert 500 <= private <= 1000, private  # 766 when written
+assert set(holders) <= {"PERSON", "TIME", "DATE", "URL", "STREET", "EMAIL", "PHONENUMBER", "ZIPCODE"}, holders
+assert 350 <= holders["PERSON"] <= 650 and 150 <= holders["TIME"] <= 350, holders
+PY
+fi
+
 # ---- the leak scan: public records (random-word secrets) holding planted PII ----
 cp "$T/c.csv" "$T/leaky.csv"
 for i in $(seq 1 80); do
