@@ -243,6 +243,9 @@ int command_import(const std::vector<std::string>& args) {
       if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " and --embeddings exclude each other: imported embeddings bring their own model");
     }
     if (!vm.count("embeddings-model")) throw InputError("--embeddings needs --embeddings-model NAME, the model that made them");
+    if (on_bad == OnBadRecord::kSkip) {
+      throw InputError("--embeddings and --on-bad-record skip exclude each other: with records skipped, the rows no longer match the records");
+    }
     if (vm["embeddings-model"].as<std::string>().empty()) throw InputError("--embeddings-model must not be empty");
   } else {
     if (!vm["embeddings-dataset"].defaulted()) throw InputError("--embeddings-dataset applies to --embeddings only");

@@ -121,6 +121,7 @@ expect 2 "embeddings imported from model acme-embed-v2; secpe run needs an embed
 expect 2 "e.h5: no dataset 'vectors'" -- "$SECPE" import --input "$T/c.csv" --out "$T/x.h5" --embeddings "$T/e.h5" --embeddings-model m1 --embeddings-dataset vectors
 expect 2 "--embeddings needs --embeddings-model NAME" -- "$SECPE" import --input "$T/c.csv" --out "$T/x.h5" --embeddings "$T/e.npy"
 expect 2 "--embedder and --embeddings exclude each other" -- "$SECPE" import --input "$T/c.csv" --out "$T/x.h5" --embeddings "$T/e.npy" --embeddings-model m --embedder tfidf-svd
+expect 2 "--embeddings and --on-bad-record skip exclude each other" -- "$SECPE" import --input "$T/c.csv" --out "$T/x.h5" --embeddings "$T/e.npy" --embeddings-model m --on-bad-record skip
 expect 2 "--embeddings-model applies to --embeddings only" -- "$SECPE" import --input "$T/c.csv" --out "$T/x.h5" --embeddings-model m
 expect 2 "e.npy: $N embedding rows for $((N + 80)) records" -- "$SECPE" import --input "$T/leaky.csv" --out "$T/x.h5" --embeddings "$T/e.npy" --embeddings-model m
 [ -e "$T/x.h5" ] && fail "a refused import left a dataset behind"
