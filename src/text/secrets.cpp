@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "text/scan.hpp"
@@ -224,11 +225,11 @@ SecretSet choose_pii_secrets(const std::vector<std::string>& texts, PiiCategorie
 
 SecretSet merge_secret_sets(const std::vector<SecretSet>& sets) {
   SecretSet out;
-  std::unordered_map<std::string, bool> seen;
+  std::unordered_set<std::string> seen;  // word sequences
   for (const auto& set : sets) {
     out.mode += (out.mode.empty() ? "" : "+") + set.mode;
     for (std::size_t j = 0; j < set.secrets.size(); ++j) {
-      if (!seen.emplace(join_words(words_lower(set.secrets[j])), true).second) continue;
+      if (!seen.insert(join_words(words_lower(set.secrets[j]))).second) continue;
       out.secrets.push_back(set.secrets[j]);
       out.categories.push_back(set.categories[j]);
     }
