@@ -13,6 +13,8 @@
 #include "core/timer.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
+#include "io/imported_embeddings.hpp"
+#include "evolve/dataset_embedder.hpp"
 #include "text/embedder.hpp"
 #include "text/tfidf_svd_embedder.hpp"
 #include "text/secrets.hpp"
@@ -80,6 +82,89 @@ std::vector<std::string> label_texts(const LabelSet& labels) {
   return out;
 }
 
+// Embeds `texts` with the built-in embedder (hashing, or tfidf-svd fitted here) into
+// contents.embeddings; returns the embedder's name.
+std::string embed_builtin(bool learned, const TfidfSvdOptions& svd_options, const std::vector<std::string>& texts,
+                          DatasetContents& contents) {
+  // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
+  // projection) depends on a record that holds a secret.
+  std::unique_ptr<Embedder> embedder;
+  if (learned) {
+    std::vector<std::string_view> public_texts;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (!contents.secrets.is_private(i)) public_texts.push_back(texts[i]);
+    }
+    log_info("fitting the tfidf-svd embedder on " + std::to_string(public_texts.size()) + " public records");
+    const Timer timer;
+    auto fitted = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(public_texts, svd_options));
+    log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
+    contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
+    contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
+    contents.provenance["embedder_min_df"] = std::to_string(svd_options.min_df);
+    contents.provenance["embedder_max_vocabulary"] = std::to_string(svd_options.vocabulary);
+    embedder = std::move(fitted);
+  } else {
+    embedder = std::make_unique<HashingEmbedder>(svd_options.dim);
+  }
+  Progress progress("embed", texts.size());
+  constexpr std::size_t kBlock = 8192;
+  contents.embeddings.resize(static_cast<Eigen::Index>(texts.size()), svd_options.dim);
+  for (std::size_t b = 0; b < texts.size(); b += kBlock) {
+    const std::size_t e = std::min(texts.size(), b + kBlock);
+    MatrixF block;
+    embedder->embed(std::span<const std::string>(texts).subspan(b, e - b), block);
+    contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
+    progress.step(e);
+  }
+  progress.finish();
+
+  return embedder->name();
+}
+
+// --secrets: a comma-separated list of modes, each at most once; their secrets are merged (a
+// secret found by two modes counts once, under the first mode's category).
+std::vector<std::string> parse_secret_modes(const std::string& text) {
+  std::vector<std::string> modes = split_list(text, ',');
+  if (modes.empty()) throw InputError("--secrets needs at least one of pii, random-word, list");
+  for (const auto& mode : modes) {
+    if (mode != "random-word" && mode != "list" && mode != "pii") {
+      throw InputError("--secrets: unknown mode '" + mode + "' (pii, random-word, list, or several joined by commas)");
+    }
+    if (std::count(modes.begin(), modes.end(), mode) > 1) throw InputError("--secrets: '" + mode + "' is named twice");
+  }
+  return modes;
+}
+
+struct SecretChoice {
+  std::vector<std::string> modes;
+  std::string secrets_file;          // list mode
+  int count = 100;                   // random-word mode
+  double quantile = 0.2;
+  PiiCategories pii_categories = kAllPiiCategories;
+};
+
+// The secrets of `texts` by every mode of `choice`, pii first (its detections join the matrix:
+// text/secrets.hpp, choose_pii_secrets); `matrix` gets the records x secrets matrix.
+SecretSet choose_secrets(const SecretChoice& choice, const std::vector<std::string>& texts, const LabelSet& labels,
+                         SecretMatrix& matrix) {
+  std::vector<SecretSet> sets;
+  SecretMatrix detected;
+  const bool pii = std::count(choice.modes.begin(), choice.modes.end(), "pii") > 0;
+  if (pii) sets.push_back(choose_pii_secrets(texts, choice.pii_categories, &detected));
+  for (const auto& mode : choice.modes) {
+    if (mode == "list") sets.push_back(read_secret_list(choice.secrets_file));
+    if (mode == "random-word") sets.push_back(choose_random_word_secrets(texts, choice.count, choice.quantile, label_texts(labels)));
+  }
+  SecretSet secrets = merge_secret_sets(sets);
+  if (secrets.secrets.empty()) throw InputError("--secrets pii: no PII of the chosen categories in the corpus, so no secret and no private record");
+  matrix = detect_secrets(texts, secrets);
+  if (pii) {
+    detected.num_secrets = matrix.num_secrets;
+    matrix = secret_union(matrix, detected);
+  }
+  return secrets;
+}
+
 }  // namespace
 
 int command_import(const std::vector<std::string>& args) {
@@ -94,8 +179,14 @@ int command_import(const std::vector<std::string>& args) {
     ("label-prefixes", po::value<std::string>()->default_value("Business Category: |Review Stars: "),
      "'|'-separated prefixes stripped from each label column (Aug-PE's by default; '' for none)")
     ("on-bad-record", po::value<std::string>()->default_value("error"), "error: stop at the first bad record; skip: skip and count")
-    ("secrets", po::value<std::string>()->default_value("random-word"), "secret detection: random-word or list")
+    ("secrets", po::value<std::string>()->default_value("random-word"),
+     "secret detection: pii, random-word or list, or several joined by commas (pii,list)")
     ("secrets-file", po::value<std::string>(), "secrets list (one per line) for --secrets list")
+    ("pii-categories", po::value<std::string>()->default_value("all"),
+     "pii mode: the categories detected, comma-separated (EMAIL,PHONENUMBER,CREDITCARDNUMBER,IBAN,SSN,IPADDRESS,URL,DATE,TIME,ZIPCODE,STREET,PERSON) or all")
+    ("embeddings", po::value<std::string>(), "precomputed embeddings (.npy float32/float64, or .h5) of one row per record, instead of an embedder")
+    ("embeddings-dataset", po::value<std::string>()->default_value("embeddings"), "--embeddings .h5: the dataset holding them")
+    ("embeddings-model", po::value<std::string>(), "--embeddings: the name of the model that made them (required)")
     ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
     ("secret-quantile", po::value<double>()->default_value(0.2, "0.2"), "random-word mode: frequency quantile the words are taken around")
     ("embedder", po::value<std::string>()->default_value("hashing"),
@@ -132,12 +223,34 @@ int command_import(const std::vector<std::string>& args) {
   const TfidfSvdOptions svd_options{.dim = dim,
                                     .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
                                     .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24)};
-  const std::string secret_mode = vm["secrets"].as<std::string>();
-  if (secret_mode != "random-word" && secret_mode != "list") throw InputError("--secrets must be random-word or list");
-  if (secret_mode == "list" && !vm.count("secrets-file")) throw InputError("--secrets list needs --secrets-file FILE");
-  const int secret_count = option_in(vm, "secret-count", 1, 10000000);
-  const double quantile = vm["secret-quantile"].as<double>();
-  if (!(quantile >= 0 && quantile <= 1)) throw InputError("--secret-quantile must be in [0, 1]");
+  SecretChoice secret_choice{.modes = parse_secret_modes(vm["secrets"].as<std::string>()),
+                             .secrets_file = {},
+                             .count = option_in(vm, "secret-count", 1, 10000000),
+                             .quantile = vm["secret-quantile"].as<double>()};
+  auto uses = [&](const char* mode) { return std::count(secret_choice.modes.begin(), secret_choice.modes.end(), mode) > 0; };
+  if (uses("list") != (vm.count("secrets-file") > 0)) throw InputError("--secrets list and --secrets-file FILE come together");
+  if (vm.count("secrets-file")) secret_choice.secrets_file = vm["secrets-file"].as<std::string>();
+  if (!(secret_choice.quantile >= 0 && secret_choice.quantile <= 1)) throw InputError("--secret-quantile must be in [0, 1]");
+  if (!uses("pii") && !vm["pii-categories"].defaulted()) throw InputError("--pii-categories applies to --secrets pii only");
+  try {
+    secret_choice.pii_categories = parse_pii_categories(vm["pii-categories"].as<std::string>());
+  } catch (const InputError& e) {
+    throw InputError(std::string("--pii-categories: ") + e.what());
+  }
+  const bool imported = vm.count("embeddings") > 0;
+  if (imported) {
+    for (const char* name : {"embedder", "embedding-dim", "embedder-vocabulary", "embedder-min-df"}) {
+      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " and --embeddings exclude each other: imported embeddings bring their own model");
+    }
+    if (!vm.count("embeddings-model")) throw InputError("--embeddings needs --embeddings-model NAME, the model that made them");
+    if (on_bad == OnBadRecord::kSkip) {
+      throw InputError("--embeddings and --on-bad-record skip exclude each other: with records skipped, the rows no longer match the records");
+    }
+    if (vm["embeddings-model"].as<std::string>().empty()) throw InputError("--embeddings-model must not be empty");
+  } else {
+    if (!vm["embeddings-dataset"].defaulted()) throw InputError("--embeddings-dataset applies to --embeddings only");
+    if (vm.count("embeddings-model")) throw InputError("--embeddings-model applies to --embeddings only");
+  }
 
   Corpus corpus;
   if (format == "augpe-csv") {
@@ -163,62 +276,44 @@ int command_import(const std::vector<std::string>& args) {
 
   DatasetContents contents;
   contents.labels = build_labels(corpus, contents.label_ids);
-  const SecretSet secrets = secret_mode == "list" ? read_secret_list(vm["secrets-file"].as<std::string>())
-                                                  : choose_random_word_secrets(corpus.texts, secret_count, quantile, label_texts(contents.labels));
+  const Timer secrets_timer;
+  const SecretSet secrets = choose_secrets(secret_choice, corpus.texts, contents.labels, contents.secrets);
+  log_info("secrets (" + secrets.mode + ") chosen and detected in " + std::to_string(secrets_timer.seconds()) + " s");
   check_labels_hold_no_secret(contents.labels, secrets);
-  contents.secrets = detect_secrets(corpus.texts, secrets);
   contents.secret_names = secrets.secrets;
+  contents.secret_categories = secrets.categories;
   std::size_t private_records = 0;
   for (std::size_t i = 0; i < contents.secrets.rows(); ++i) private_records += contents.secrets.is_private(i) ? 1 : 0;
 
-  // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
-  // projection) depends on a record that holds a secret.
-  std::unique_ptr<Embedder> embedder;
-  if (learned) {
-    std::vector<std::string_view> public_texts;
-    for (std::size_t i = 0; i < corpus.texts.size(); ++i) {
-      if (!contents.secrets.is_private(i)) public_texts.push_back(corpus.texts[i]);
-    }
-    log_info("fitting the tfidf-svd embedder on " + std::to_string(public_texts.size()) + " public records");
-    const Timer timer;
-    auto fitted = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(public_texts, svd_options));
-    log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
-    contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
-    contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
-    contents.provenance["embedder_min_df"] = std::to_string(svd_options.min_df);
-    contents.provenance["embedder_max_vocabulary"] = std::to_string(svd_options.vocabulary);
-    embedder = std::move(fitted);
+  std::string embedder_name;
+  if (imported) {
+    const std::filesystem::path file = vm["embeddings"].as<std::string>();
+    contents.embeddings = read_imported_embeddings(file, {.h5_dataset = vm["embeddings-dataset"].as<std::string>(), .rows = corpus.texts.size()});
+    embedder_name = kImportedEmbedderName;
+    contents.provenance["embedding_model"] = vm["embeddings-model"].as<std::string>();
+    contents.provenance["embeddings_file"] = std::filesystem::absolute(file).string();
+    log_info("imported " + std::to_string(contents.embeddings.cols()) + "-d embeddings of model " +
+             contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
   } else {
-    embedder = std::make_unique<HashingEmbedder>(dim);
+    embedder_name = embed_builtin(learned, svd_options, corpus.texts, contents);
   }
-  Progress progress("embed", corpus.texts.size());
-  constexpr std::size_t kBlock = 8192;
-  contents.embeddings.resize(static_cast<Eigen::Index>(corpus.texts.size()), dim);
-  for (std::size_t b = 0; b < corpus.texts.size(); b += kBlock) {
-    const std::size_t e = std::min(corpus.texts.size(), b + kBlock);
-    MatrixF block;
-    embedder->embed(std::span<const std::string>(corpus.texts).subspan(b, e - b), block);
-    contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
-    progress.step(e);
-  }
-  progress.finish();
-
   contents.texts = std::move(corpus.texts);
   contents.provenance.insert({{"source", std::filesystem::absolute(input).string()},
                               {"source_format", format},
                               {"created_utc", utc_now()},
                               {"secpe_version", SECPE_VERSION},
-                              {"embedder", embedder->name()},
-                              {"embedding_dim", std::to_string(dim)},
+                              {"embedder", embedder_name},
+                              {"embedding_dim", std::to_string(contents.embeddings.cols())},
                               {"secret_mode", secrets.mode},
                               {"secret_count", std::to_string(secrets.secrets.size())},
                               {"bad_records_skipped", std::to_string(corpus.bad_records_skipped)}});
-  if (secret_mode == "random-word") contents.provenance["secret_quantile"] = std::to_string(quantile);
+  if (uses("random-word")) contents.provenance["secret_quantile"] = std::to_string(secret_choice.quantile);
+  if (uses("pii")) contents.provenance["pii_categories"] = vm["pii-categories"].as<std::string>();
   if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
   write_dataset(out, contents);
   log_info("wrote " + out.string() + ": " + std::to_string(contents.label_ids.size()) + " records, " +
            std::to_string(contents.labels.size()) + " labels, " + std::to_string(secrets.secrets.size()) + " secrets, " +
-           std::to_string(private_records) + " private records, d = " + std::to_string(dim));
+           std::to_string(private_records) + " private records, d = " + std::to_string(contents.embeddings.cols()));
   return 0;
 }
 

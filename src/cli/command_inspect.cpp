@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,15 @@ void inspect_dataset(const std::filesystem::path& path) {
   }
   std::size_t n_pub = 0;
   for (auto p : pub) n_pub += p;
+  // Per category: how many secrets, and how many records hold one (never which secret).
+  const auto categories = reader.secret_categories();
+  std::map<std::string, std::pair<std::size_t, std::size_t>> by_category;
+  for (const auto& c : categories) ++by_category[c].first;
+  for (std::size_t i = 0; i < secrets.rows(); ++i) {
+    std::set<std::string> held;
+    for (const auto j : secrets.secrets_of(i)) held.insert(categories[static_cast<std::size_t>(j)]);
+    for (const auto& c : held) ++by_category[c].second;
+  }
   std::cout << "dataset      " << path.string() << "\n"
             << "records      " << info.num_records << " (" << n_pub << " public, " << info.num_records - n_pub << " private)\n"
             << "labels       " << info.labels.size() << " (columns:";
@@ -37,9 +47,11 @@ void inspect_dataset(const std::filesystem::path& path) {
             << (info.embedding_dim ? std::to_string(info.embedding_dim) + "-d float32" : std::string("none")) << "\n"
             << "texts        " << (info.has_text ? "yes" : "no") << "\n";
   for (const auto& [k, v] : info.provenance) std::cout << "  " << k << " = " << v << "\n";
-  std::cout << "\n  id  records   public  label\n";
+  std::cout << "\n  secrets  records  category (records holding a secret of it)\n";
+  for (const auto& [category, counts] : by_category) std::printf("%9zu %8zu  %s\n", counts.first, counts.second, category.c_str());
+  std::cout << "\n  id  records   public  private  label\n";
   for (std::size_t l = 0; l < info.labels.size(); ++l) {
-    std::printf("%4zu %8zu %8zu  %s\n", l, total[l], pub[l], info.labels.display(l).c_str());
+    std::printf("%4zu %8zu %8zu %8zu  %s\n", l, total[l], pub[l], total[l] - pub[l], info.labels.display(l).c_str());
   }
 }
 
@@ -79,6 +91,12 @@ void inspect_output(const std::filesystem::path& dir) {
                     : "")
             << "\n"
             << "wall time    " << run.value("wall_seconds", 0.0) << " s\n";
+  if (privacy.contains("leak_scan")) {  // counts of PII patterns in the released texts (public)
+    const auto& scan = privacy["leak_scan"];
+    std::cout << "leak scan    " << scan["synthetic"].value("flagged", 0) << " of " << scan["synthetic"].value("texts", 0)
+              << " synthetic texts show a PII pattern"
+              << (scan.value("drop_leaking", false) ? " (dropped)" : " (kept: --drop-leaking drops them)") << "\n";
+  }
   CsvReadOptions options;
   const Corpus synthetic = read_augpe_csv(dir / "synthetic.csv", options);
   std::map<std::vector<std::string>, std::size_t> counts;

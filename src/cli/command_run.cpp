@@ -68,6 +68,7 @@ void describe_run_options(po::options_description& desc) {
     ("threads", po::value<int>()->default_value(0), "compute threads per rank (0: the SECPE_THREADS environment variable if set, else all hardware threads)")
     ("resume", po::bool_switch(), "skip the labels finished in the state folder's checkpoint by an interrupted run with the same options")
     ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
+    ("drop-leaking", po::bool_switch(), "leave the texts in which the leak scan finds a PII pattern out of synthetic.csv and initial.csv (counts in privacy.json)")
     ("quiet", po::bool_switch(), "no progress output");
 }
 
@@ -142,6 +143,7 @@ RunConfig run_config_from(const po::variables_map& vm) {
   check_state_dir(c.state_dir, c.out);
   c.resume = vm["resume"].as<bool>();
   c.verify = vm["verify"].as<bool>();
+  c.drop_leaking = vm["drop-leaking"].as<bool>();
   if (!std::filesystem::is_regular_file(c.data)) throw InputError("--data: cannot read '" + c.data.string() + "'");
   if (vm.count("eval-real")) {
     c.eval_real = vm["eval-real"].as<std::string>();

@@ -8,6 +8,11 @@
 
 namespace secpe {
 
+// The categories of secrets that are not PII (text/pii.hpp names those): a word chosen by
+// random-word mode, or a line of a secrets list.
+inline constexpr const char* kRandomWordCategory = "RANDOM_WORD";
+inline constexpr const char* kListCategory = "LIST";
+
 // Compressed sparse rows over a range of records: the secrets of record i are
 // indices[indptr[i] - indptr[0] .. indptr[i+1] - indptr[0]).
 struct SecretMatrix {

@@ -18,6 +18,7 @@
 #include "eval/report.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/dataset_embedder.hpp"
+#include "evolve/leak_report.hpp"
 #include "evolve/label_evolution.hpp"
 #include "evolve/noise_calibration.hpp"
 #include "evolve/run_estimate.hpp"
@@ -419,7 +420,7 @@ std::vector<nlohmann::ordered_json> evaluate_populations(const Communicator& com
 
 // Stage "report": privacy.json from the calibration, the finished labels and the ledger.
 nlohmann::ordered_json privacy_report_of(const RunConfig& config, const Calibration& c, const Checkpoint& checkpoint,
-                                         const PrivacyLedger& ledger, const Models& models) {
+                                         const PrivacyLedger& ledger, const Models& models, nlohmann::ordered_json leak_scan) {
   nlohmann::ordered_json label_reports = nlohmann::ordered_json::array();
   for (const auto& [label, outcome] : checkpoint.labels) label_reports.push_back(outcome.report);
   PrivacyReportInputs report{.method = method_name(config.method),
@@ -431,7 +432,8 @@ nlohmann::ordered_json privacy_report_of(const RunConfig& config, const Calibrat
                              .delta = c.delta,
                              .labels = label_reports,
                              .releases = ledger.all_entries(),
-                             .generator = models.generator->describe()};
+                             .generator = models.generator->describe(),
+                             .leak_scan = std::move(leak_scan)};
   if (config.method == Method::kSecPE) report.plan = &c.plan;
   if (config.method == Method::kAugPE) {
     report.augpe = &c.augpe;
@@ -508,7 +510,6 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   progress.finish();
 
   RunResult result;
-  result.privacy = privacy_report_of(config, calibration, checkpoint, ledger, models);
   result.synthetic.resize(num_labels);
   result.initial.resize(num_labels);
   for (auto& [label, outcome] : checkpoint.labels) {
@@ -516,6 +517,11 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
     result.synthetic[label] = outcome.synthetic;
     result.initial[label] = outcome.initial;
   }
+  nlohmann::ordered_json leaks = scan_released_texts(comm.is_root(), {.reader = shard.reader,
+                                                                      .state_dir = config.state_dir,
+                                                                      .drop_leaking = config.drop_leaking},
+                                                     result.synthetic, result.initial);
+  result.privacy = privacy_report_of(config, calibration, checkpoint, ledger, models, std::move(leaks));
   if (eval_real) {
     for (auto& line : evaluate_populations(comm, config, info, checkpoint, *eval_real)) result.metrics.push_back(std::move(line));
   }

@@ -57,6 +57,7 @@ struct RunConfig {
   Device device = Device::kCpu;     // where the kernel runs (resolved: never kAuto here)
   int threads = 0;                  // compute threads per rank (0: SECPE_THREADS, else the hardware's)
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first
+  bool drop_leaking = false;        // leave texts with a PII pattern out of synthetic.csv and initial.csv (evolve/leak_report.hpp)
   std::filesystem::path eval_real;  // real records (Aug-PE CSV): score every iteration's population (secpe eval)
 };
 

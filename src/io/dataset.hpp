@@ -10,6 +10,8 @@
 //   /secrets/indptr    int64   [n + 1]          CSR of the records x secrets 0/1 matrix
 //   /secrets/indices   int32   [nnz]            secret ids per record (sorted)
 //   /secrets/names     string  [m]              the secrets themselves (input data: never copied to outputs)
+//   /secrets/categories string [m]              each secret's category: RANDOM_WORD, LIST or a PII
+//                                               category (EMAIL, PHONENUMBER, ...; text/pii.hpp)
 //   /secrets attribute num_secrets (string)     m, kept even when names are left out (optional)
 //   /embeddings        float32 [n x d]          L2-normalised record embeddings
 //   /embedder/terms    uint64  [V]              a learned embedder's vocabulary: n-gram keys (text/ngrams.hpp)
@@ -29,7 +31,9 @@
 // finite embeddings, and the /embedder arrays' shapes against each other and /embeddings and
 // their values finite (the embedder checks the rest, and its digest, when it is rebuilt from
 // them: text/tfidf_svd_embedder.hpp). So a damaged file fails loudly and can never turn a private record public.
-// Version 1 files (no checksums) are refused with a request to import them again.
+// Version 1 files (no checksums) are refused with a request to import them again. Version 3
+// added /secrets/categories (optional, as the names are); version 2 files still read, their
+// categories following from the provenance secret_mode (random-word or list).
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -43,7 +47,7 @@
 
 namespace secpe {
 
-inline constexpr const char* kDatasetFormatVersion = "2";
+inline constexpr const char* kDatasetFormatVersion = "3";
 
 struct LabelSet {
   std::vector<std::string> columns;
@@ -77,6 +81,7 @@ struct DatasetContents {
   std::vector<std::string> texts;          // empty for embedding-only datasets
   SecretMatrix secrets;                    // indptr from 0
   std::vector<std::string> secret_names;
+  std::vector<std::string> secret_categories;  // one per secret, or empty (left out with the names)
   MatrixF embeddings;                      // n x d
   EmbedderModel embedder_model;            // empty for the hashing embedder
   std::map<std::string, std::string> provenance;
@@ -103,6 +108,9 @@ class DatasetReader {
   EmbedderModel embedder_model() const;
   // The secrets themselves (input data: for matching per-secret budgets, never for outputs).
   std::vector<std::string> secret_names() const;
+  // Each secret's category (m entries): /secrets/categories, or for a file without them (version
+  // 2, or names left out) the provenance secret_mode's (RANDOM_WORD or LIST), else "UNKNOWN".
+  std::vector<std::string> secret_categories() const;
 
  private:
   struct Impl;

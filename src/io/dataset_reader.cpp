@@ -96,8 +96,8 @@ void DatasetReader::Impl::open() {
     h5::fail(file, "written by an older secpe without checksums (format version 1); import it again (secpe import, "
                    "or secpe synth-embeddings) so that damage to it can be detected");
   }
-  if (version == info.provenance.end() || version->second != kDatasetFormatVersion) {
-    h5::fail(file, std::string("unsupported secpe dataset format version (this secpe reads version ") + kDatasetFormatVersion + ")");
+  if (version == info.provenance.end() || (version->second != kDatasetFormatVersion && version->second != "2")) {
+    h5::fail(file, std::string("unsupported secpe dataset format version (this secpe reads versions 2 to ") + kDatasetFormatVersion + ")");
   }
 
   std::vector<hsize_t> dims;
@@ -118,6 +118,10 @@ void DatasetReader::Impl::open() {
   }
   open_array("secrets/names", H5I_INVALID_HID, 1, dims);
   read_secret_count(dims[0]);
+  if (h5::exists(file_id.get(), "secrets/categories")) {
+    open_array("secrets/categories", H5I_INVALID_HID, 1, dims);
+    if (dims[0] != static_cast<hsize_t>(info.num_secrets)) damaged("/secrets/categories needs one entry per secret");
+  }
 
   const bool bytes = h5::exists(file_id.get(), "text/bytes"), offsets = h5::exists(file_id.get(), "text/offsets");
   if (bytes != offsets) damaged("/text/bytes and /text/offsets come together");
@@ -221,6 +225,20 @@ EmbedderModel DatasetReader::embedder_model() const {
 std::vector<std::string> DatasetReader::secret_names() const {
   auto names = h5::open_dataset(impl_->file_id.get(), "secrets/names", impl_->file);
   return h5::read_strings(names.get(), impl_->file);
+}
+
+std::vector<std::string> DatasetReader::secret_categories() const {
+  const auto m = static_cast<std::size_t>(impl_->info.num_secrets);
+  if (h5::exists(impl_->file_id.get(), "secrets/categories")) {
+    auto categories = h5::open_dataset(impl_->file_id.get(), "secrets/categories", impl_->file);
+    return h5::read_strings(categories.get(), impl_->file);
+  }
+  const auto mode = impl_->info.provenance.find("secret_mode");
+  const std::string category = mode == impl_->info.provenance.end() ? "UNKNOWN"
+                               : mode->second == "random-word"      ? kRandomWordCategory
+                               : mode->second.starts_with("list:")  ? kListCategory
+                                                                    : "UNKNOWN";
+  return std::vector<std::string>(m, category);
 }
 
 SecretMatrix DatasetReader::secrets(std::uint64_t begin, std::uint64_t end) const {

@@ -33,6 +33,8 @@ void check_contents(const DatasetContents& c) {
   require(m.idf.size() == m.terms.size() && static_cast<std::size_t>(m.projection.rows()) == m.terms.size(),
           "embedder_model: terms, idf and projection rows differ in size");
   require(m.empty() || m.projection.cols() == c.embeddings.cols(), "embedder_model: projection and embeddings differ in width");
+  require(c.secret_categories.empty() || c.secret_categories.size() == c.secret_names.size(),
+          "secret_categories and secret_names differ in size");
   for (const auto& row : c.labels.values) require(row.size() == c.labels.columns.size(), "label value count != column count");
   require(c.labels.prefixes.size() <= c.labels.columns.size(), "more label prefixes than columns");
   for (const auto id : c.label_ids) require(id >= 0 && static_cast<std::size_t>(id) < c.labels.size(), "label id out of range");
@@ -94,6 +96,9 @@ void write_contents(const std::string& tmp, const std::string& file, const Datas
   h5::create_dataset(file_id.get(), "secrets/indices", H5T_STD_I32LE, H5T_NATIVE_INT32, {c.secrets.indices.size()},
                      {kChunk1d}, c.secrets.indices.data(), file);
   h5::write_strings(file_id.get(), "secrets/names", c.secret_names, {c.secret_names.size()}, file);
+  if (!c.secret_categories.empty()) {
+    h5::write_strings(file_id.get(), "secrets/categories", c.secret_categories, {c.secret_categories.size()}, file);
+  }
   {
     auto group = h5::checked(H5Gopen2(file_id.get(), "secrets", H5P_DEFAULT), H5Gclose, file, "cannot open /secrets");
     const auto num_secrets = std::max<std::size_t>(c.secret_names.size(), static_cast<std::size_t>(std::max(0, c.secrets.num_secrets)));

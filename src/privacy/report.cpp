@@ -88,6 +88,7 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   } else {
     j["equivalent_dp"] = {{"mu_gdp", 0.0}, {"delta", 0.0}, {"epsilon", 0.0}, {"meaning", "nothing private is released"}};
   }
+  if (!in.leak_scan.is_null()) j["leak_scan"] = in.leak_scan;
   j["labels"] = in.labels;
   j["releases"] = in.releases;
   j["not_released"] = "private texts, private embeddings, unnoised counts and sums, the noise key; the generator learned from public texts only (" + in.generator + ")";

@@ -27,6 +27,7 @@ struct PrivacyReportInputs {
   nlohmann::ordered_json labels;          // per label reports
   nlohmann::ordered_json releases;        // the ledger
   std::string generator;                  // what the generator learned from
+  nlohmann::ordered_json leak_scan;       // the public leak scan of the released texts (evolve/leak_report.hpp); null: none
 };
 
 nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in);

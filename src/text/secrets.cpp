@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "text/scan.hpp"
@@ -153,6 +156,7 @@ SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, int 
   SecretSet set;
   set.mode = "random-word";
   for (std::size_t i = begin; i < begin + take; ++i) set.secrets.push_back(*vocab[i].second);
+  set.categories.assign(set.secrets.size(), kRandomWordCategory);
   return set;
 }
 
@@ -183,7 +187,70 @@ SecretSet read_secret_list(const std::filesystem::path& path) {
   }
   if (in.bad()) throw InputError(file + ": cannot read the secrets list");
   if (set.secrets.empty()) throw InputError(file + ": the secrets list holds no secrets");
+  set.categories.assign(set.secrets.size(), kListCategory);
   return set;
+}
+
+SecretSet choose_pii_secrets(const std::vector<std::string>& texts, PiiCategories wanted, SecretMatrix* found) {
+  SecretSet set;
+  set.mode = "pii";
+  std::unordered_map<std::string, std::int32_t> ids;  // value's words -> secret id
+  std::vector<PiiMatch> matches;
+  std::vector<std::int32_t> row;
+  SecretMatrix detected;
+  detected.indptr = {0};
+  for (const auto& text : texts) {
+    find_pii(text, wanted, matches);
+    row.clear();
+    for (const auto& m : matches) {
+      std::string value = collapse_lower(std::string_view(text).substr(m.begin, m.end - m.begin));
+      std::string key = join_words(words_lower(value));
+      if (key.empty()) continue;
+      const auto [it, added] = ids.emplace(std::move(key), static_cast<std::int32_t>(set.secrets.size()));
+      if (added) {
+        set.secrets.push_back(std::move(value));
+        set.categories.emplace_back(pii_category_name(m.category));
+      }
+      row.push_back(it->second);
+    }
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    detected.indices.insert(detected.indices.end(), row.begin(), row.end());
+    detected.indptr.push_back(static_cast<std::int64_t>(detected.indices.size()));
+  }
+  detected.num_secrets = static_cast<std::int32_t>(set.secrets.size());
+  if (found) *found = std::move(detected);
+  return set;
+}
+
+SecretSet merge_secret_sets(const std::vector<SecretSet>& sets) {
+  SecretSet out;
+  std::unordered_set<std::string> seen;  // word sequences
+  for (const auto& set : sets) {
+    out.mode += (out.mode.empty() ? "" : "+") + set.mode;
+    for (std::size_t j = 0; j < set.secrets.size(); ++j) {
+      if (!seen.insert(join_words(words_lower(set.secrets[j]))).second) continue;
+      out.secrets.push_back(set.secrets[j]);
+      out.categories.push_back(set.categories[j]);
+    }
+  }
+  return out;
+}
+
+SecretMatrix secret_union(const SecretMatrix& a, const SecretMatrix& b) {
+  if (a.rows() != b.rows()) throw std::invalid_argument("secret_union: the matrices differ in rows");
+  SecretMatrix out;
+  out.num_secrets = std::max(a.num_secrets, b.num_secrets);
+  out.indptr = {0};
+  std::vector<std::int32_t> row;
+  for (std::size_t i = 0; i < a.rows(); ++i) {
+    const auto x = a.secrets_of(i), y = b.secrets_of(i);
+    row.clear();
+    std::set_union(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(row));
+    out.indices.insert(out.indices.end(), row.begin(), row.end());
+    out.indptr.push_back(static_cast<std::int64_t>(out.indices.size()));
+  }
+  return out;
 }
 
 SecretMatrix detect_secrets(const std::vector<std::string>& texts, const SecretSet& secrets) {

@@ -51,6 +51,7 @@ void exercise(const std::filesystem::path& path) {
     if (row.size() != info.labels.columns.size()) fuzz::finding("label row of the wrong width");
   }
   reader.secret_names();
+  if (reader.secret_categories().size() != static_cast<std::size_t>(info.num_secrets)) fuzz::finding("secret categories not one per secret");
   const EmbedderModel model = reader.embedder_model();
   if (model.idf.size() != model.terms.size() || static_cast<std::size_t>(model.projection.rows()) != model.terms.size()) {
     fuzz::finding("embedder model parts differ in length");

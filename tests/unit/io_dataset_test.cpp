@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "io/dataset.hpp"
+#include "io/h5_util.hpp"
 #include "io_test_util.hpp"
 
 namespace secpe {
@@ -43,7 +44,7 @@ TEST(Dataset, WriteReadRoundTripWithRanges) {
   EXPECT_EQ(info.labels.values, c.labels.values);
   EXPECT_EQ(info.labels.display(0), "Restaurants | 5.0");
   EXPECT_EQ(info.provenance.at("format"), "secpe-dataset");
-  EXPECT_EQ(info.provenance.at("format_version"), "2");
+  EXPECT_EQ(info.provenance.at("format_version"), kDatasetFormatVersion);
   EXPECT_EQ(info.provenance.at("source"), "dev.csv");
   EXPECT_EQ(info.provenance.at("empty"), "");
 
@@ -76,6 +77,36 @@ TEST(Dataset, WriteReadRoundTripWithRanges) {
     }
   }
   EXPECT_THROW(reader.label_ids(5, n + 1), std::out_of_range);
+}
+
+TEST(Dataset, SecretCategoriesRoundTrip) {
+  TempFile file("categories.h5");
+  auto c = make_contents(10);
+  c.secret_categories = {"EMAIL", "PERSON", kListCategory, "EMAIL"};
+  write_dataset(file.path(), c);
+  EXPECT_EQ(DatasetReader(file.path()).secret_categories(), c.secret_categories);
+  c.secret_categories.pop_back();
+  EXPECT_THROW(write_dataset(file.path(), c), std::invalid_argument);
+}
+
+// A version 2 file (before /secrets/categories) still reads; its categories follow from its secret mode.
+TEST(Dataset, Version2FilesReadWithCategoriesFromTheSecretMode) {
+  TempFile file("v2.h5");
+  for (const auto& [mode, category] : std::vector<std::pair<std::string, std::string>>{
+           {"random-word", kRandomWordCategory}, {"list:secrets.txt", kListCategory}, {"other", "UNKNOWN"}}) {
+    auto c = make_contents(10);
+    c.provenance["secret_mode"] = mode;
+    write_dataset(file.path(), c);
+    {
+      const hid_t f = H5Fopen(file.str().c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+      H5Adelete(f, "format_version");
+      h5::write_string_attribute(f, "format_version", "2", "test");
+      H5Fclose(f);
+    }
+    DatasetReader reader(file.path());
+    EXPECT_EQ(reader.info().provenance.at("format_version"), "2");
+    EXPECT_EQ(reader.secret_categories(), std::vector<std::string>(4, category));
+  }
 }
 
 TEST(Dataset, TextsByIdsCoalescesRunsAndKeepsCallerOrder) {

@@ -133,3 +133,46 @@ TEST(TextSecrets, ListFileErrorsNameFileAndLine) {
 
 }  // namespace
 }  // namespace secpe
+
+namespace secpe {
+namespace {
+
+TEST(TextPiiSecrets, DistinctValuesWithCategoriesAndEveryHolderPrivate) {
+  const std::vector<std::string> texts = {
+      "Call Jessica at 602-555-0147.",          // 0
+      "Nothing personal here.",                  // 1
+      "JESSICA again",                           // 2: not detected (capitals), but holds the value
+      "Mail jane@example.com or call 602-555-0147",  // 3
+      "Jessica-Lynn was lovely",                 // 4: detected inside a hyphenated word
+  };
+  SecretMatrix detected;
+  const SecretSet set = choose_pii_secrets(texts, kAllPiiCategories, &detected);
+  EXPECT_EQ(set.mode, "pii");
+  EXPECT_EQ(set.secrets, (std::vector<std::string>{"jessica", "602-555-0147", "jane@example.com"}));
+  EXPECT_EQ(set.categories, (std::vector<std::string>{"PERSON", "PHONENUMBER", "EMAIL"}));
+  EXPECT_EQ(detected.rows(), texts.size());
+  EXPECT_TRUE(detected.is_private(4));
+  EXPECT_FALSE(detected.is_private(2));
+  const SecretMatrix words = detect_secrets(texts, set);
+  EXPECT_FALSE(words.is_private(4));  // "jessica-lynn" is one word
+  EXPECT_TRUE(words.is_private(2));
+  const SecretMatrix m = secret_union(words, detected);
+  EXPECT_EQ(row(m, 0), (std::vector<std::int32_t>{0, 1}));
+  EXPECT_FALSE(m.is_private(1));
+  EXPECT_EQ(row(m, 2), (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(row(m, 3), (std::vector<std::int32_t>{1, 2}));
+  EXPECT_EQ(row(m, 4), (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(choose_pii_secrets(texts, pii_bit(PiiCategory::kEmail)).secrets, (std::vector<std::string>{"jane@example.com"}));
+}
+
+TEST(TextPiiSecrets, MergeKeepsTheFirstSetsIdsAndCategory) {
+  const SecretSet pii{.secrets = {"602-555-0147", "jessica"}, .categories = {"PHONENUMBER", "PERSON"}, .mode = "pii"};
+  const SecretSet list{.secrets = {"Jessica", "zorb"}, .categories = {kListCategory, kListCategory}, .mode = "list:f"};
+  const SecretSet merged = merge_secret_sets({pii, list});
+  EXPECT_EQ(merged.mode, "pii+list:f");
+  EXPECT_EQ(merged.secrets, (std::vector<std::string>{"602-555-0147", "jessica", "zorb"}));
+  EXPECT_EQ(merged.categories, (std::vector<std::string>{"PHONENUMBER", "PERSON", kListCategory}));
+}
+
+}  // namespace
+}  // namespace secpe
