@@ -6,13 +6,17 @@
 #include <filesystem>
 #include <memory>
 
+#include "http/http_embedder.hpp"
 #include "io/dataset.hpp"
 #include "text/embedder.hpp"
 
 namespace secpe {
 
 // InputError naming `path` for another embedder, or a stored model that is missing, damaged or
-// not the one the provenance names.
-std::unique_ptr<Embedder> dataset_embedder(const DatasetReader& reader, const std::filesystem::path& path);
+// not the one the provenance names. For an HTTP embedder, `http` gives the connection (an empty
+// base URL: the one recorded at import; an empty model: the recorded one, and another model is
+// refused, since its vectors would live in another space); without it, an InputError.
+std::unique_ptr<Embedder> dataset_embedder(const DatasetReader& reader, const std::filesystem::path& path,
+                                           const HttpEmbedderOptions* http = nullptr);
 
 }  // namespace secpe
