@@ -10,7 +10,8 @@ void add_http_client_options(po::options_description& desc) {
     ("api-key-env", po::value<std::string>(), "HTTP models: NAME of the environment variable holding the API key (sent as a Bearer token, never printed or written)")
     ("concurrency", po::value<int>()->default_value(d.concurrency), "HTTP models: requests in flight at most (per rank)")
     ("http-timeout", po::value<double>()->default_value(d.timeout_s, "300"), "HTTP models: seconds one attempt may take")
-    ("http-retries", po::value<int>()->default_value(d.max_retries), "HTTP models: retries of a request on 429, 5xx, timeouts and dropped connections, with exponential backoff");
+    ("http-retries", po::value<int>()->default_value(d.max_retries), "HTTP models: retries of a request on 429, 5xx, timeouts and dropped connections, with exponential backoff")
+    ("http-backoff", po::value<double>()->default_value(d.backoff_initial_s, "0.5"), "HTTP models: seconds before the first retry (doubling each time, with jitter, at most 30)");
 }
 
 void add_http_embedder_options(po::options_description& desc, bool run) {
@@ -41,6 +42,7 @@ HttpClientOptions http_client_options(const po::variables_map& vm, const std::st
   o.concurrency = option_in(vm, "concurrency", 1, 4096);
   o.timeout_s = option_in(vm, "http-timeout", 0.001, 86400.0);
   o.max_retries = option_in(vm, "http-retries", 0, 100);
+  o.backoff_initial_s = option_in(vm, "http-backoff", 0.0, 3600.0);
   return o;
 }
 

@@ -9,7 +9,7 @@
 
 namespace secpe::cli {
 
-// --api-key-env, --concurrency, --http-timeout, --http-retries.
+// --api-key-env, --concurrency, --http-timeout, --http-retries, --http-backoff.
 void add_http_client_options(po::options_description& desc);
 // --embed-url, --embed-model, --embed-batch. `run`: the URL and model default to the dataset's.
 void add_http_embedder_options(po::options_description& desc, bool run);

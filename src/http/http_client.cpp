@@ -110,7 +110,7 @@ std::vector<std::string> HttpClient::post_all(const std::string& path, const std
   std::mt19937_64 jitter(std::random_device{}());
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::map<CURL*, std::pair<std::unique_ptr<Easy>, std::size_t>> active;
-  std::size_t done = 0;
+  std::size_t done = 0, retries = 0;
   Progress progress(stage, bodies.size());
 
   auto start = [&](std::size_t i) {
@@ -166,8 +166,12 @@ std::vector<std::string> HttpClient::post_all(const std::string& path, const std
                          (retryable_status(status) ? " (the retry cap)" : ""));
       }
       const double wait = backoff_seconds(options_, t.attempts, unit(jitter));
-      log_warn(target + ": " + describe_failure(t) + "; retrying in " + std::to_string(wait).substr(0, 4) + " s (retry " +
-               std::to_string(t.attempts) + " of " + std::to_string(options_.max_retries) + ")");
+      // The first retry of a call is logged as it happens, the rest counted (a rate-limited
+      // server would otherwise flood the log).
+      if (retries++ == 0) {
+        log_warn(target + ": " + describe_failure(t) + "; retrying in " + std::to_string(wait).substr(0, 4) + " s (retry " +
+                 std::to_string(t.attempts) + " of " + std::to_string(options_.max_retries) + ")");
+      }
       t.not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
       waiting.push_back(t.index);
     }
@@ -181,6 +185,7 @@ std::vector<std::string> HttpClient::post_all(const std::string& path, const std
       curl_multi_poll(multi.get(), nullptr, 0, 100, nullptr);
     }
   }
+  if (retries > 1) log_warn(target + ": " + std::to_string(retries) + " retries for " + std::to_string(bodies.size()) + " requests");
   std::vector<std::string> out;
   out.reserve(bodies.size());
   for (auto& t : transfers) out.push_back(std::move(t.response));

@@ -108,7 +108,11 @@ PromptTemplates PromptTemplates::load(const std::filesystem::path& file, const L
       const std::string& value = labels.values[l][static_cast<std::size_t>(c - labels.columns.begin())];
       if (!kw["files"].contains(value)) continue;  // no list: the prompt's {keyword} is the value itself
       if (!kw["files"][value].is_string()) throw InputError(kw_where + ".files." + value + ": must be a file name");
-      t.keywords_[l] = read_keywords(dir / kw["files"][value].get<std::string>());
+      try {
+        t.keywords_[l] = read_keywords(dir / kw["files"][value].get<std::string>());
+      } catch (const InputError& e) {
+        throw InputError(kw_where + ".files." + value + ": " + e.what());
+      }
     }
   }
   if (j.contains("variation")) {
