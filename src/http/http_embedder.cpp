@@ -1,5 +1,6 @@
 #include "http/http_embedder.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,13 @@
 
 namespace secpe {
 namespace {
+
+// A cached vector fit to use: numbers, and the expected dimension when it is known. Anything else
+// (a damaged or foreign entry) is asked again.
+bool usable(const nlohmann::json* v, int dim) {
+  return v && v->is_array() && !v->empty() && (dim == 0 || static_cast<int>(v->size()) == dim) &&
+         std::all_of(v->begin(), v->end(), [](const nlohmann::json& x) { return x.is_number(); });
+}
 
 std::string text_key(const std::string& model, const std::string& text) {
   return request_key("/embeddings", nlohmann::json{{"model", model}, {"input", text}}.dump());
@@ -87,7 +95,7 @@ void HttpEmbedder::embed(std::span<const std::string> texts, MatrixF& out) const
   keys.reserve(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     keys.push_back(text_key(options_.model, texts[i]));
-    if (!cache_.find(keys.back())) missing.push_back(i);
+    if (!usable(cache_.find(keys.back()), dim_)) missing.push_back(i);
   }
   std::vector<std::string> bodies;
   const std::size_t batch = static_cast<std::size_t>(options_.batch);
@@ -107,11 +115,12 @@ void HttpEmbedder::embed(std::span<const std::string> texts, MatrixF& out) const
       cache_.put(keys[missing[b + k]], std::move(row));
     }
   }
-  if (dim_ == 0) dim();
-  out.resize(static_cast<Eigen::Index>(texts.size()), dim_);
+  // Nothing was asked: the dimension is that of the cached vectors (or, for no text, the probe's).
+  if (dim_ == 0 && !texts.empty()) dim_ = static_cast<int>(cache_.find(keys.front())->size());
+  out.resize(static_cast<Eigen::Index>(texts.size()), dim());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     const auto& v = *cache_.find(keys[i]);
-    if (!v.is_array() || static_cast<int>(v.size()) != dim_) {
+    if (!usable(&v, dim_)) {
       throw InputError(options_.cache_dir.string() + ": the HTTP response cache holds a vector of another dimension; delete its http-cache files");
     }
     for (int k = 0; k < dim_; ++k) out(static_cast<Eigen::Index>(i), k) = v[static_cast<std::size_t>(k)].get<float>();

@@ -201,6 +201,23 @@ TEST_F(ServiceTest, EmbeddingsMatchTheEmbedderBehindTheServer) {
   EXPECT_NE(error_of([&] { unknown.embed(texts, got); }).find("HTTP 404 after 1 attempt(s)"), std::string::npos);
 }
 
+TEST_F(ServiceTest, CachedEmbeddingsNeedNoServer) {
+  const auto dir = std::filesystem::temp_directory_path() / ("secpe-embed-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::vector<std::string> texts = {"cold beer", "fresh apples"};
+  MatrixF first, again;
+  {
+    TestServer server(service());
+    HttpEmbedder({.client = fast(server.url()), .model = "m", .cache_dir = dir}).embed(texts, first);
+  }
+  // The dimension is not given and the server is gone: both come from the cache.
+  const HttpEmbedder cached({.client = fast("http://127.0.0.1:1/v1"), .model = "m", .cache_dir = dir});
+  cached.embed(texts, again);
+  EXPECT_EQ(cached.dim(), 32);
+  EXPECT_EQ(first, again);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(ServiceTest, GenerationIsDeterministicPerTextAndCached) {
   const auto dir = std::filesystem::temp_directory_path() / ("secpe-gen-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
