@@ -10,7 +10,13 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace secpe {
+
+// The JSON text of a request or answer; invalid UTF-8 in a text becomes U+FFFD instead of an
+// exception (a request must not fail on one odd byte of a candidate or keyword).
+inline std::string json_text(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 struct HttpClientOptions {
   std::string base_url;         // e.g. "http://node:8000/v1"; endpoint paths are appended

@@ -18,7 +18,7 @@ bool usable(const nlohmann::json* v, int dim) {
 }
 
 std::string text_key(const std::string& model, const std::string& text) {
-  return request_key("/embeddings", nlohmann::json{{"model", model}, {"input", text}}.dump());
+  return request_key("/embeddings", json_text({{"model", model}, {"input", text}}));
 }
 
 }  // namespace
@@ -102,7 +102,7 @@ void HttpEmbedder::embed(std::span<const std::string> texts, MatrixF& out) const
   for (std::size_t b = 0; b < missing.size(); b += batch) {
     nlohmann::json input = nlohmann::json::array();
     for (std::size_t k = b; k < std::min(missing.size(), b + batch); ++k) input.push_back(texts[missing[k]]);
-    bodies.push_back(nlohmann::json{{"model", options_.model}, {"input", input}, {"encoding_format", "float"}}.dump());
+    bodies.push_back(json_text({{"model", options_.model}, {"input", input}, {"encoding_format", "float"}}));
   }
   const std::vector<std::string> responses = client_.post_all("/embeddings", bodies, "http embed");
   for (std::size_t r = 0; r < responses.size(); ++r) {

@@ -64,7 +64,7 @@ std::string HttpGenerator::request(const GenerationTask& task, CounterRng& rng) 
   } else {
     body["prompt"] = prompts_.system().empty() ? prompt : prompts_.system() + "\n\n" + prompt;
   }
-  return body.dump();
+  return json_text(body);
 }
 
 std::vector<std::string> HttpGenerator::generate(std::vector<GenerationTask>& tasks) const {

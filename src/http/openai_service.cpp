@@ -9,6 +9,7 @@
 
 #include "core/digest.hpp"
 #include "core/rng.hpp"
+#include "http/http_client.hpp"
 
 namespace secpe {
 namespace {
@@ -111,8 +112,8 @@ class Service {
     json choice = {{"index", 0}, {"finish_reason", "stop"}};
     if (chat) choice["message"] = {{"role", "assistant"}, {"content", text}};
     else choice["text"] = text;
-    return {.body = json{{"id", "secpe-" + std::to_string(seed)}, {"object", chat ? "chat.completion" : "text_completion"},
-                         {"model", options_.model}, {"choices", json::array({choice})}}.dump()};
+    return {.body = json_text({{"id", "secpe-" + std::to_string(seed)}, {"object", chat ? "chat.completion" : "text_completion"},
+                               {"model", options_.model}, {"choices", json::array({choice})}})};
   }
 
   std::shared_ptr<const Generator> generator_;

@@ -123,6 +123,10 @@ TEST_F(HttpClientTest, AMissingKeyVariableIsNamedNotItsValue) {
   EXPECT_NE(error_of([] { HttpClient({.base_url = "ftp://x"}); }).find("must start with http://"), std::string::npos);
 }
 
+TEST(HttpParse, InvalidUtf8IsReplacedNotThrown) {
+  EXPECT_EQ(json_text({{"input", std::string("a\xff")}}), "{\"input\":\"a\xEF\xBF\xBD\"}");
+}
+
 TEST(HttpParse, EmbeddingsInIndexOrderNormalised) {
   const MatrixF m = parse_embeddings_response(
       R"({"data":[{"index":1,"embedding":[0,2]},{"index":0,"embedding":[3,4]}]})", 2, 2, "U");
