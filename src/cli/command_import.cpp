@@ -7,10 +7,12 @@
 #include <map>
 
 #include "cli/commands.hpp"
+#include "cli/http_options.hpp"
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
+#include "evolve/private_state.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
 #include "io/imported_embeddings.hpp"
@@ -84,41 +86,40 @@ std::vector<std::string> label_texts(const LabelSet& labels) {
 
 // Embeds `texts` with the built-in embedder (hashing, or tfidf-svd fitted here) into
 // contents.embeddings; returns the embedder's name.
-std::string embed_builtin(bool learned, const TfidfSvdOptions& svd_options, const std::vector<std::string>& texts,
-                          DatasetContents& contents) {
+// The built-in embedder: hashing, or tfidf-svd fitted here (its model goes into `contents`).
+std::unique_ptr<Embedder> builtin_embedder(bool learned, const TfidfSvdOptions& svd_options, const std::vector<std::string>& texts,
+                                           DatasetContents& contents) {
+  if (!learned) return std::make_unique<HashingEmbedder>(svd_options.dim);
   // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
   // projection) depends on a record that holds a secret.
-  std::unique_ptr<Embedder> embedder;
-  if (learned) {
-    std::vector<std::string_view> public_texts;
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      if (!contents.secrets.is_private(i)) public_texts.push_back(texts[i]);
-    }
-    log_info("fitting the tfidf-svd embedder on " + std::to_string(public_texts.size()) + " public records");
-    const Timer timer;
-    auto fitted = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(public_texts, svd_options));
-    log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
-    contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
-    contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
-    contents.provenance["embedder_min_df"] = std::to_string(svd_options.min_df);
-    contents.provenance["embedder_max_vocabulary"] = std::to_string(svd_options.vocabulary);
-    embedder = std::move(fitted);
-  } else {
-    embedder = std::make_unique<HashingEmbedder>(svd_options.dim);
+  std::vector<std::string_view> public_texts;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (!contents.secrets.is_private(i)) public_texts.push_back(texts[i]);
   }
+  log_info("fitting the tfidf-svd embedder on " + std::to_string(public_texts.size()) + " public records");
+  const Timer timer;
+  auto fitted = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(public_texts, svd_options));
+  log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
+  contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
+  contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
+  contents.provenance["embedder_min_df"] = std::to_string(svd_options.min_df);
+  contents.provenance["embedder_max_vocabulary"] = std::to_string(svd_options.vocabulary);
+  return fitted;
+}
+
+// Every text's embedding into contents.embeddings, in blocks, with progress.
+void embed_all(const Embedder& embedder, const std::vector<std::string>& texts, DatasetContents& contents) {
   Progress progress("embed", texts.size());
   constexpr std::size_t kBlock = 8192;
-  contents.embeddings.resize(static_cast<Eigen::Index>(texts.size()), svd_options.dim);
+  contents.embeddings.resize(static_cast<Eigen::Index>(texts.size()), embedder.dim());
   for (std::size_t b = 0; b < texts.size(); b += kBlock) {
     const std::size_t e = std::min(texts.size(), b + kBlock);
     MatrixF block;
-    embedder->embed(std::span<const std::string>(texts).subspan(b, e - b), block);
+    embedder.embed(std::span<const std::string>(texts).subspan(b, e - b), block);
     contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
     progress.step(e);
   }
   progress.finish();
-
-  return embedder->name();
 }
 
 // --secrets: a comma-separated list of modes, each at most once; their secrets are merged (a
@@ -170,6 +171,8 @@ SecretSet choose_secrets(const SecretChoice& choice, const std::vector<std::stri
 int command_import(const std::vector<std::string>& args) {
   po::options_description desc("secpe import options");
   add_common_options(desc);
+  add_http_embedder_options(desc, false);
+  add_http_client_options(desc);
   desc.add_options()
     ("input", po::value<std::string>()->default_value("data/demo/corpus.csv"), "corpus file to import")
     ("format", po::value<std::string>(), "augpe-csv or jsonl (default: jsonl for *.jsonl, else augpe-csv)")
@@ -190,8 +193,10 @@ int command_import(const std::vector<std::string>& args) {
     ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
     ("secret-quantile", po::value<double>()->default_value(0.2, "0.2"), "random-word mode: frequency quantile the words are taken around")
     ("embedder", po::value<std::string>()->default_value("hashing"),
-     "hashing (feature hashing, nothing learned) or tfidf-svd (TF-IDF + truncated SVD learned from the public records only)")
-    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing: 1 to 65536; tfidf-svd: 64 to 1024)")
+     "hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only) or "
+     "http (a model behind an OpenAI-compatible /embeddings API, e.g. Text Embeddings Inference: EVERY text, private ones included, is sent there)")
+    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing: 1 to 65536; tfidf-svd: 64 to 1024; http: the model's, checked when given)")
+    ("state-dir", po::value<std::string>(), "--embedder http: private folder of the response cache (embeddings of private texts; default OUT.state). Never publish it")
     ("embedder-vocabulary", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.vocabulary),
      "tfidf-svd: the most frequent word unigrams and bigrams of the public records kept")
     ("embedder-min-df", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.min_df),
@@ -212,14 +217,24 @@ int command_import(const std::vector<std::string>& args) {
   prefixes.resize(columns.size());
   const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
   const std::string embedder_kind = vm["embedder"].as<std::string>();
-  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd") {
-    throw InputError("--embedder must be hashing or tfidf-svd, not '" + embedder_kind + "'");
+  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "http") {
+    throw InputError("--embedder must be hashing, tfidf-svd or http, not '" + embedder_kind + "'");
   }
   const bool learned = embedder_kind == "tfidf-svd";
+  const bool http = embedder_kind == "http";
+  if (!http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
+  const std::filesystem::path state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
     if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
   }
-  const int dim = learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  int dim = learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  HttpEmbedderOptions http_options;
+  if (http) {
+    http_options = http_embedder_options(vm, true);
+    http_options.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
+    http_options.cache_dir = state_dir;
+    http_options.cache_writer = "import";
+  }
   const TfidfSvdOptions svd_options{.dim = dim,
                                     .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
                                     .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24)};
@@ -295,7 +310,17 @@ int command_import(const std::vector<std::string>& args) {
     log_info("imported " + std::to_string(contents.embeddings.cols()) + "-d embeddings of model " +
              contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
   } else {
-    embedder_name = embed_builtin(learned, svd_options, corpus.texts, contents);
+    std::unique_ptr<Embedder> embedder;
+    if (http) {
+      embedder = std::make_unique<HttpEmbedder>(http_options);
+      contents.provenance["embedder_url"] = http_options.client.base_url;
+      contents.provenance["embedder_model"] = http_options.model;
+      log_info("embedding with " + embedder->name() + " at " + http_options.client.base_url + "; response cache (private) in " + state_dir.string());
+    } else {
+      embedder = builtin_embedder(learned, svd_options, corpus.texts, contents);
+    }
+    embed_all(*embedder, corpus.texts, contents);
+    embedder_name = embedder->name();
   }
   contents.texts = std::move(corpus.texts);
   contents.provenance.insert({{"source", std::filesystem::absolute(input).string()},

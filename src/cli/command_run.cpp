@@ -12,6 +12,7 @@
 
 #include "bench/bench_report.hpp"
 #include "cli/commands.hpp"
+#include "cli/http_options.hpp"
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
@@ -127,6 +128,12 @@ RunConfig run_config_from(const po::variables_map& vm) {
     throw InputError(std::string("--variation: ") + e.what());
   }
   if (!(c.generator.blank_fraction > 0 && c.generator.blank_fraction <= 1)) throw InputError("--blank-fraction must be in (0, 1]");
+  c.http_generator = http_generator_options(vm, c.http_generation);
+  if (vm.count("prompts")) {
+    c.prompts = vm["prompts"].as<std::string>();
+    if (!std::filesystem::is_regular_file(c.prompts)) throw InputError("--prompts: cannot read '" + c.prompts.string() + "'");
+  }
+  c.http_embedding = http_embedder_options(vm, false);
   if (vm.count("generator-corpus")) c.generator_corpus = vm["generator-corpus"].as<std::string>();
   c.generator_texts = option_in<std::size_t>(vm, "generator-texts", 1, 1000000000);
   c.kernel = vm["kernel"].as<std::string>();
@@ -190,6 +197,9 @@ int command_run(const std::vector<std::string>& args) {
   po::options_description desc("secpe run options");
   add_common_options(desc);
   describe_run_options(desc);
+  add_http_generator_options(desc);
+  add_http_embedder_options(desc, true);
+  add_http_client_options(desc);
   po::variables_map vm;
   if (!parse_options("run", "[mpirun -n RANKS] secpe run [--config FILE] [--data DATA.h5] [--out DIR] [--seed N] [--method secpe|augpe]",
                      desc, {}, args, vm)) {

@@ -10,8 +10,8 @@
 namespace secpe::cli {
 
 // Every command's name: an INI file's [sections] must be one of them.
-inline constexpr std::array<std::string_view, 11> kCommandNames = {
-    "corpus", "import", "keygen", "run", "inspect", "synth-embeddings", "privacy", "audit", "eval", "bench", "blas-check"};
+inline constexpr std::array<std::string_view, 12> kCommandNames = {
+    "corpus", "import", "keygen", "run", "inspect", "synth-embeddings", "privacy", "audit", "eval", "bench", "blas-check", "serve"};
 inline bool is_command_name(std::string_view name) {
   return std::find(kCommandNames.begin(), kCommandNames.end(), name) != kCommandNames.end();
 }
@@ -28,5 +28,6 @@ int command_privacy(const std::vector<std::string>& args);
 int command_privacy_calibrate(const std::vector<std::string>& args);  // secpe privacy calibrate
 int command_audit(const std::vector<std::string>& args);
 int command_eval(const std::vector<std::string>& args);
+int command_serve(const std::vector<std::string>& args);
 
 }  // namespace secpe::cli

@@ -25,7 +25,8 @@ constexpr const char* kUsage =
     "  audit     measure one label's release on neighbouring datasets against the accountant's certificate\n"
     "  eval      score a synthetic set against real records: downstream accuracy, FID, precision/recall, lengths, diversity\n"
     "  bench     benchmarks, written as JSON (secpe bench --help)\n"
-    "  blas-check   which OpenBLAS core runs, whether it fits the CPU, and a self-test of it\n";
+    "  blas-check   which OpenBLAS core runs, whether it fits the CPU, and a self-test of it\n"
+    "  serve     the built-in generator and embedder behind an OpenAI-compatible HTTP API (for --generator http, --embedder http)\n";
 
 // Under mpirun, only the first process prints errors that every process would print alike.
 bool first_process() {
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
     if (command == "privacy") return secpe::cli::command_privacy(args);
     if (command == "audit") return secpe::cli::command_audit(args);
     if (command == "eval") return secpe::cli::command_eval(args);
+    if (command == "serve") return secpe::cli::command_serve(args);
     if (first_process()) std::cerr << "secpe: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const secpe::InputError& e) {

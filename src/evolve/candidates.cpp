@@ -13,18 +13,25 @@ CandidatePool make_candidate_pool(const Communicator& comm, const Generator& gen
   std::tie(pool.shard_begin, pool.shard_end) = comm.shard(total);
 
   Timer t0;
-  std::vector<std::string> mine;
-  mine.reserve(pool.shard_end - pool.shard_begin);
+  // Parents are kept as they are; every other candidate is a task for the generator, all handed
+  // over at once so that a generator behind a server can keep many requests in flight.
+  std::vector<GenerationTask> tasks;
+  std::vector<std::size_t> task_slot;
+  std::vector<std::string> mine(pool.shard_end - pool.shard_begin);
   for (std::size_t c = pool.shard_begin; c < pool.shard_end; ++c) {
-    CounterRng rng(seed, Stream::kGeneration, label, static_cast<std::uint64_t>(iteration), c);
+    const CounterRng rng(seed, Stream::kGeneration, label, static_cast<std::uint64_t>(iteration), c);
     if (iteration == 0) {
-      mine.push_back(generator.random_text(label, rng));
+      tasks.push_back({label, nullptr, rng});
     } else if (c < n_parents) {
-      mine.push_back(parents[c]);
+      mine[c - pool.shard_begin] = parents[c];
+      continue;
     } else {
-      mine.push_back(generator.vary(label, parents[(c - n_parents) / static_cast<std::size_t>(variations)], rng));
+      tasks.push_back({label, &parents[(c - n_parents) / static_cast<std::size_t>(variations)], rng});
     }
+    task_slot.push_back(c - pool.shard_begin);
   }
+  std::vector<std::string> made = generator.generate(tasks);
+  for (std::size_t k = 0; k < made.size(); ++k) mine[task_slot[k]] = std::move(made[k]);
   pool.generate_seconds = t0.seconds();
 
   t0.restart();

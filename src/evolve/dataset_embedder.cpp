@@ -6,27 +6,62 @@
 namespace secpe {
 namespace {
 
+std::string provenance(const DatasetInfo& info, const std::string& key) {
+  const auto it = info.provenance.find(key);
+  return it == info.provenance.end() ? "" : it->second;
+}
+
+std::unique_ptr<Embedder> http_embedder(const DatasetInfo& info, const std::filesystem::path& path, const std::string& name,
+                                        const HttpEmbedderOptions* http) {
+  if (!http) throw InputError(path.string() + ": embeddings come from '" + name + "', which needs its HTTP connection settings");
+  HttpEmbedderOptions options = *http;
+  const std::string model = provenance(info, "embedder_model");
+  if (!options.model.empty() && options.model != model) {
+    throw InputError(path.string() + ": the embeddings come from model '" + model + "', not '" + options.model +
+                     "'; candidates must be embedded by the same model");
+  }
+  options.model = model;
+  if (options.client.base_url.empty()) options.client.base_url = provenance(info, "embedder_url");
+  options.dim = info.embedding_dim;
+  auto embedder = std::make_unique<HttpEmbedder>(options);
+  if (embedder->name() != name) {
+    throw InputError(path.string() + ": damaged secpe dataset: the provenance names embedder '" + name + "', but its model and dimension give '" +
+                     embedder->name() + "'");
+  }
+  return embedder;
+}
+
 // Embeddings imported at `secpe import --embeddings` came from an outside model, which only an
-// embedding endpoint serving that model can reproduce for the candidates; until one is wired in,
-// such a dataset cannot be run (a built-in embedder would put candidates in another space).
-std::unique_ptr<Embedder> imported_model_embedder(const DatasetInfo& info, const std::filesystem::path& path) {
-  const auto model = info.provenance.find("embedding_model");
-  const std::string name = model == info.provenance.end() ? "?" : model->second;
-  throw InputError(path.string() + ": embeddings imported from model " + name + "; secpe run needs an embedding endpoint serving " +
-                   name + " to embed its candidates the same way (a built-in embedder would mix two embedding spaces)");
+// embedding endpoint serving that model can reproduce for the candidates (a built-in embedder
+// would put them in another space).
+std::unique_ptr<Embedder> imported_model_embedder(const DatasetInfo& info, const std::filesystem::path& path,
+                                                  const HttpEmbedderOptions* http) {
+  const std::string model = provenance(info, "embedding_model");
+  if (!http || http->client.base_url.empty()) {
+    throw InputError(path.string() + ": embeddings imported from model " + model + "; secpe run needs an embedding endpoint serving " +
+                     model + " (its URL) to embed its candidates the same way (a built-in embedder would mix two embedding spaces)");
+  }
+  if (!http->model.empty() && http->model != model) {
+    throw InputError(path.string() + ": the embeddings were imported from model '" + model + "', not '" + http->model +
+                     "'; candidates must be embedded by the same model");
+  }
+  HttpEmbedderOptions options = *http;
+  options.model = model;
+  options.dim = info.embedding_dim;
+  return std::make_unique<HttpEmbedder>(options);
 }
 
 }  // namespace
 
-std::unique_ptr<Embedder> dataset_embedder(const DatasetReader& reader, const std::filesystem::path& path) {
+std::unique_ptr<Embedder> dataset_embedder(const DatasetReader& reader, const std::filesystem::path& path, const HttpEmbedderOptions* http) {
   const DatasetInfo& info = reader.info();
-  const auto it = info.provenance.find("embedder");
-  const std::string name = it == info.provenance.end() ? "" : it->second;
+  const std::string name = provenance(info, "embedder");
   if (name.starts_with("hashing")) return std::make_unique<HashingEmbedder>(info.embedding_dim);
-  if (name == kImportedEmbedderName) return imported_model_embedder(info, path);
+  if (name == kImportedEmbedderName) return imported_model_embedder(info, path, http);
+  if (name.starts_with("http(")) return http_embedder(info, path, name, http);
   if (!name.starts_with("tfidf-svd")) {
     throw InputError(path.string() + ": embeddings come from '" + name +
-                     "'; secpe run can embed candidates only with the built-in hashing or tfidf-svd embedders");
+                     "'; secpe run can embed candidates only with the built-in hashing or tfidf-svd embedders or an HTTP embedder");
   }
   EmbedderModel model = reader.embedder_model();
   const std::string damaged = path.string() + ": damaged secpe dataset: the stored embedder model (/embedder) ";

@@ -24,6 +24,7 @@
 #include "evolve/run_estimate.hpp"
 #include "evolve/shard.hpp"
 #include "evolve/synthetic_split.hpp"
+#include "evolve/training_texts.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
 #include "privacy/augpe_accounting.hpp"
@@ -35,56 +36,6 @@
 namespace secpe {
 namespace {
 
-
-// Public training texts per label for the built-in generator: up to `cap` public records of
-// each label, evenly spaced over the file. Every rank reads the same records, so every rank
-// builds the same generator.
-std::vector<std::vector<std::string>> public_training_texts(const DatasetReader& reader, std::size_t cap) {
-  const auto& info = reader.info();
-  const auto labels = reader.label_ids(0, info.num_records);
-  const auto secrets = reader.secrets(0, info.num_records);
-  std::vector<std::vector<std::uint64_t>> public_ids(info.labels.size());
-  for (std::uint64_t i = 0; i < info.num_records; ++i)
-    if (!secrets.is_private(i)) public_ids[static_cast<std::size_t>(labels[i])].push_back(i);
-  std::vector<std::uint64_t> chosen;
-  std::vector<std::size_t> chosen_label;
-  for (std::size_t l = 0; l < public_ids.size(); ++l) {
-    const auto& ids = public_ids[l];
-    const std::size_t take = std::min(cap, ids.size());
-    for (std::size_t i = 0; i < take; ++i) {
-      chosen.push_back(ids[i * ids.size() / take]);
-      chosen_label.push_back(l);
-    }
-  }
-  std::vector<std::size_t> order(chosen.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return chosen[a] < chosen[b]; });
-  std::vector<std::uint64_t> sorted_ids;
-  for (auto i : order) sorted_ids.push_back(chosen[i]);
-  auto texts = reader.texts(sorted_ids);
-  std::vector<std::vector<std::string>> per_label(info.labels.size());
-  for (std::size_t k = 0; k < order.size(); ++k) per_label[chosen_label[order[k]]].push_back(std::move(texts[k]));
-  return per_label;
-}
-
-// Training texts from another public corpus (Aug-PE CSV), matched to the dataset's labels by value.
-std::vector<std::vector<std::string>> corpus_training_texts(const std::filesystem::path& path, const LabelSet& labels) {
-  CsvReadOptions options;
-  options.label_columns = labels.columns;
-  options.label_prefixes = labels.prefixes;
-  const Corpus corpus = read_augpe_csv(path, options);
-  std::map<std::vector<std::string>, std::size_t> id_of;
-  for (std::size_t l = 0; l < labels.size(); ++l) id_of[labels.values[l]] = l;
-  std::vector<std::vector<std::string>> per_label(labels.size());
-  std::size_t unmatched = 0;
-  for (std::size_t i = 0; i < corpus.texts.size(); ++i) {
-    auto it = id_of.find(corpus.labels[i]);
-    if (it == id_of.end()) ++unmatched;
-    else per_label[it->second].push_back(corpus.texts[i]);
-  }
-  if (unmatched > 0) log_warn(std::to_string(unmatched) + " texts of " + path.string() + " have labels the dataset lacks; ignored");
-  return per_label;
-}
 
 // Everything that determines a label's outcome, for checking a checkpoint before resuming.
 nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) {
@@ -120,7 +71,13 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"blank_fraction", c.generator.blank_fraction},
           {"variation", variation_mode_name(c.generator.variation)},
           {"generator_corpus", c.generator_corpus.string()},
-          {"generator_texts", c.generator_texts}};
+          {"generator_texts", c.generator_texts},
+          {"http_generator", c.http_generator ? nlohmann::ordered_json{{"model", c.http_generation.model},
+                                                                     {"api", c.http_generation.api == GenerationApi::kChat ? "chat" : "completions"},
+                                                                     {"temperature", c.http_generation.temperature},
+                                                                     {"max_tokens", c.http_generation.max_tokens},
+                                                                     {"prompts", c.prompts.string()}}
+                                              : nlohmann::ordered_json()}};
 }
 
 // ---- the stages of a run, in order ----
@@ -128,20 +85,35 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
 // Stage "models": the generator (public texts only), the candidate embedder, the kernel, and the
 // optional built-in kernel check on this rank's data.
 struct Models {
-  std::unique_ptr<NgramGenerator> generator;
+  std::unique_ptr<Generator> generator;
   std::unique_ptr<Embedder> embedder;
   std::unique_ptr<NearestCentreKernel> kernel;
 };
 
-Models build_models(const Communicator& comm, const RunConfig& config, const Shard& shard) {
+// The built-in generator learns from public texts; the HTTP one needs only the labels and prompts.
+std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunConfig& config, const Shard& shard) {
   const DatasetInfo& info = shard.info();
+  if (config.http_generator) {
+    HttpGeneratorOptions options = config.http_generation;
+    options.cache_dir = config.state_dir;
+    options.cache_writer = "r" + std::to_string(comm.rank());
+    return std::make_unique<HttpGenerator>(options, config.prompts.empty() ? PromptTemplates::builtin(info.labels)
+                                                                           : PromptTemplates::load(config.prompts, info.labels));
+  }
   const auto training = config.generator_corpus.empty() ? public_training_texts(shard.reader, config.generator_texts)
                                                         : corpus_training_texts(config.generator_corpus, info.labels);
   const std::string source = config.generator_corpus.empty()
                                  ? "the public records (no secret) of " + config.data.filename().string()
                                  : config.generator_corpus.string();
-  Models m{.generator = std::make_unique<NgramGenerator>(training, source, config.generator),
-           .embedder = dataset_embedder(shard.reader, config.data),
+  return std::make_unique<NgramGenerator>(training, source, config.generator);
+}
+
+Models build_models(const Communicator& comm, const RunConfig& config, const Shard& shard) {
+  HttpEmbedderOptions http_embedding = config.http_embedding;
+  http_embedding.cache_dir = config.state_dir;
+  http_embedding.cache_writer = "r" + std::to_string(comm.rank());
+  Models m{.generator = make_generator(comm, config, shard),
+           .embedder = dataset_embedder(shard.reader, config.data, &http_embedding),
            .kernel = make_kernel(config.kernel, config.threads, config.device)};
   if (config.verify) {
     // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.
@@ -459,7 +431,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const Timer run_timer;
   const Shard shard(comm, config.data);
   const DatasetInfo& info = shard.info();
-  if (!info.has_text && config.generator_corpus.empty()) {
+  if (!info.has_text && config.generator_corpus.empty() && !config.http_generator) {
     throw InputError(config.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");
   }
   const std::size_t num_labels = shard.num_labels();

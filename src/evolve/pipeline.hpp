@@ -11,6 +11,8 @@
 #include "compute/nearest.hpp"
 #include "core/secret_key.hpp"
 #include "dist/communicator.hpp"
+#include "http/http_embedder.hpp"
+#include "http/http_generator.hpp"
 #include "privacy/secret_noise.hpp"
 #include "text/generator.hpp"
 
@@ -51,6 +53,10 @@ struct RunConfig {
   double augpe_threshold = 0.0;
   AugPEVoters augpe_voters = AugPEVoters::kAll;
   NgramGeneratorOptions generator;
+  bool http_generator = false;              // generate with a model behind an API instead of the built-in one
+  HttpGeneratorOptions http_generation;     // its connection and sampling (cache: state_dir, set by the pipeline)
+  std::filesystem::path prompts;            // its prompt file; empty: the built-in prompts
+  HttpEmbedderOptions http_embedding;       // connection of a dataset's HTTP embedder (base URL, model: see dataset_embedder)
   std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
   std::size_t generator_texts = 5000;      // public training texts per label, at most
   std::string kernel = "blas";

@@ -215,6 +215,13 @@ NgramGenerator::NgramGenerator(const std::vector<std::vector<std::string>>& text
   for (std::size_t i = kFirstWord; i < vocab.words.size(); ++i) word_token_[i] = is_word_token(vocab.words[i]);
 }
 
+std::vector<std::string> Generator::generate(std::vector<GenerationTask>& tasks) const {
+  std::vector<std::string> out;
+  out.reserve(tasks.size());
+  for (auto& t : tasks) out.push_back(t.parent ? vary(t.label, *t.parent, t.rng) : random_text(t.label, t.rng));
+  return out;
+}
+
 NgramGenerator::~NgramGenerator() = default;
 
 std::string NgramGenerator::describe() const {

@@ -10,9 +10,20 @@
 
 namespace secpe {
 
+// One text to make: a RANDOM sample for `label` when `parent` is null, else a VARIATION of it,
+// from the text's own random stream `rng`.
+struct GenerationTask {
+  std::size_t label;
+  const std::string* parent;
+  CounterRng rng;
+};
+
 class Generator {
  public:
   virtual ~Generator() = default;
+  // Every task's text, in task order. The default makes them one by one; a generator behind a
+  // server overrides it to send them all at once.
+  virtual std::vector<std::string> generate(std::vector<GenerationTask>& tasks) const;
   // A fresh sample for `label` (the prompt's label), from the random stream `rng`.
   virtual std::string random_text(std::size_t label, CounterRng& rng) const = 0;
   // A variation of `parent` for `label`.

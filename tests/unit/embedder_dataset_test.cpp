@@ -203,11 +203,13 @@ TEST(EmbedderDataset, ImportOptionErrorsNameTheOption) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message({"--embedder", "bert"}).find("--embedder must be hashing or tfidf-svd, not 'bert'"), std::string::npos);
+  EXPECT_NE(message({"--embedder", "bert"}).find("--embedder must be hashing, tfidf-svd or http, not 'bert'"), std::string::npos);
   EXPECT_NE(message({"--embedder", "tfidf-svd", "--embedding-dim", "32"}).find("--embedding-dim"), std::string::npos);
   EXPECT_NE(message({"--embedder", "tfidf-svd", "--embedding-dim", "64", "--embedder-vocabulary", "10"}).find("--embedder-vocabulary"),
             std::string::npos);
   EXPECT_NE(message({"--embedder-min-df", "3"}).find("--embedder-min-df applies to --embedder tfidf-svd only"), std::string::npos);
+  EXPECT_NE(message({"--embed-url", "http://h/v1"}).find("--embed-url applies to --embedder http only"), std::string::npos);
+  EXPECT_NE(message({"--embedder", "http", "--embed-url", "http://h/v1"}).find("--embedder http needs --embed-model"), std::string::npos);
 }
 
 }  // namespace
