@@ -56,8 +56,9 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
   }
   const std::vector<std::int64_t> my_sums = comm_.reduce_scatter_sum(sums, sum_blocks);
   const std::vector<std::int64_t> my_counts = comm_.reduce_scatter_sum(counts, count_blocks);
-  const auto [first, last] = comm_.shard(static_cast<std::uint64_t>(k));
-  const std::size_t mine = last - first;
+  const auto range = comm_.shard(static_cast<std::uint64_t>(k));
+  const std::uint64_t first = range.first;  // not a structured binding: clang 14 cannot capture those
+  const std::size_t mine = range.second - range.first;
 
   // One secret noise stream per centre, keyed by (label, iteration, centre): the values do not
   // depend on which rank or thread draws them.
