@@ -62,17 +62,27 @@ class Communicator {
 
   virtual void barrier() const = 0;
 
-  // Number of bytes this rank sent through collectives so far (for communication-volume metrics).
+  // Bytes this rank has put on the wire through collectives so far (communication-volume
+  // metrics), as the textbook algorithms send them: a ring allreduce of n bytes sends
+  // 2 n (R-1)/R, a reduce-scatter n (R-1)/R, an allgather times this rank's part, a
+  // broadcast n from the root. Nothing on one rank.
   std::uint64_t bytes_sent() const { return bytes_sent_; }
 
  protected:
   Communicator(int rank, int size) : rank_(rank), size_(size) {}
-  void count_sent(std::uint64_t bytes) const { bytes_sent_ += bytes; }
+  void count_allreduce(std::uint64_t bytes) const { bytes_sent_ += 2 * ring_share(bytes); }
+  void count_reduce_scatter(std::uint64_t bytes) const { bytes_sent_ += ring_share(bytes); }
+  void count_allgather(std::uint64_t local_bytes) const { bytes_sent_ += local_bytes * static_cast<std::uint64_t>(size_ - 1); }
+  void count_broadcast(std::uint64_t bytes, int root) const { bytes_sent_ += size_ > 1 && rank_ == root ? bytes : 0; }
+  void count_sent(std::uint64_t bytes) const { bytes_sent_ += bytes; }  // already counted elsewhere (a delegate's)
 
  private:
   int rank_;
   int size_;
   mutable std::uint64_t bytes_sent_ = 0;
+  std::uint64_t ring_share(std::uint64_t bytes) const {
+    return bytes * static_cast<std::uint64_t>(size_ - 1) / static_cast<std::uint64_t>(size_);
+  }
 };
 
 // One process: rank 0 of 1. Every collective leaves the values as they are (a reduction over one

@@ -72,7 +72,7 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm) : Communicator(rank_of(comm), si
 
 void MpiCommunicator::allreduce_sum(std::span<std::int64_t> values) const {
   if (values.empty()) return;
-  count_sent(values.size_bytes());
+  count_allreduce(values.size_bytes());
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, comm_);
 }
 
@@ -89,13 +89,13 @@ std::vector<std::int64_t> MpiCommunicator::reduce_scatter_sum(std::span<const st
   if (block_sizes.size() != static_cast<std::size_t>(size()) || total != values.size())
     throw std::invalid_argument("reduce_scatter_sum: one block per rank, adding up to the values");
   std::vector<std::int64_t> mine(block_sizes[static_cast<std::size_t>(rank())]);
-  count_sent(values.size_bytes());
+  count_reduce_scatter(values.size_bytes());
   MPI_Reduce_scatter(values.data(), mine.data(), counts.data(), MPI_INT64_T, MPI_SUM, comm_);
   return mine;
 }
 
 double MpiCommunicator::allreduce_max(double value) const {
-  count_sent(sizeof value);
+  count_allreduce(sizeof value);
   MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm_);
   return value;
 }
@@ -107,7 +107,7 @@ void MpiCommunicator::allreduce_min_loc(std::span<MinLoc> values) const {
     MPI_Op_create(&min_loc_op, /*commute=*/1, &o);
     return o;
   }();
-  count_sent(values.size_bytes());
+  count_allreduce(values.size_bytes());
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), min_loc_type(), op, comm_);
 }
 
@@ -118,42 +118,42 @@ std::int64_t MpiCommunicator::exclusive_scan_sum(std::int64_t value) const {
 }
 
 void MpiCommunicator::broadcast(std::span<float> values, int root) const {
-  if (rank() == root) count_sent(values.size_bytes());
+  count_broadcast(values.size_bytes(), root);
   broadcast_values(values, MPI_FLOAT, root, comm_);
 }
 
 void MpiCommunicator::broadcast(std::span<double> values, int root) const {
-  if (rank() == root) count_sent(values.size_bytes());
+  count_broadcast(values.size_bytes(), root);
   broadcast_values(values, MPI_DOUBLE, root, comm_);
 }
 
 void MpiCommunicator::broadcast(std::span<std::int64_t> values, int root) const {
-  if (rank() == root) count_sent(values.size_bytes());
+  count_broadcast(values.size_bytes(), root);
   broadcast_values(values, MPI_INT64_T, root, comm_);
 }
 
 void MpiCommunicator::broadcast(std::span<unsigned char> bytes, int root) const {
-  if (rank() == root) count_sent(bytes.size());
+  count_broadcast(bytes.size(), root);
   broadcast_values(bytes, MPI_UNSIGNED_CHAR, root, comm_);
 }
 
 std::vector<float> MpiCommunicator::allgather(std::span<const float> local) const {
-  count_sent(local.size_bytes());
+  count_allgather(local.size_bytes());
   return allgather_values(local, MPI_FLOAT, comm_, size());
 }
 
 std::vector<double> MpiCommunicator::allgather(std::span<const double> local) const {
-  count_sent(local.size_bytes());
+  count_allgather(local.size_bytes());
   return allgather_values(local, MPI_DOUBLE, comm_, size());
 }
 
 std::vector<std::int64_t> MpiCommunicator::allgather(std::span<const std::int64_t> local) const {
-  count_sent(local.size_bytes());
+  count_allgather(local.size_bytes());
   return allgather_values(local, MPI_INT64_T, comm_, size());
 }
 
 std::vector<unsigned char> MpiCommunicator::allgather(std::span<const unsigned char> local) const {
-  count_sent(local.size_bytes());
+  count_allgather(local.size_bytes());
   return allgather_values(local, MPI_UNSIGNED_CHAR, comm_, size());
 }
 

@@ -59,7 +59,7 @@ class NcclCommunicator final : public Communicator {
   using Communicator::broadcast;
   void allreduce_sum(std::span<std::int64_t> values) const override {
     if (values.size() < kNcclMinValues) return delegate([&] { base_.allreduce_sum(values); });
-    count_sent(values.size_bytes());
+    count_allreduce(values.size_bytes());
     SECPE_CUDA_CHECK(cudaSetDevice(device_));
     buffer_.reserve(values.size());
     SECPE_CUDA_CHECK(cudaMemcpyAsync(buffer_.get(), values.data(), values.size_bytes(), cudaMemcpyHostToDevice, stream_));
@@ -82,7 +82,7 @@ class NcclCommunicator final : public Communicator {
       offset += block_sizes[r];
     }
     if (offset != values.size()) throw std::invalid_argument("reduce_scatter_sum: blocks must add up to the values");
-    count_sent(values.size_bytes());
+    count_reduce_scatter(values.size_bytes());
     SECPE_CUDA_CHECK(cudaSetDevice(device_));
     buffer_.reserve(padded.size() + block);  // the padded input, then this rank's block
     std::int64_t* in = buffer_.get();

@@ -58,7 +58,12 @@ TEST(Communicator, ReduceScatterGivesEachRankTheSumOfItsBlock) {
   }
   std::vector<std::int64_t> values(3 * n);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int64_t>(i) * (world.rank() + 1) - (std::int64_t{1} << 40);
+  const std::uint64_t before = world.bytes_sent();
   const auto mine = world.reduce_scatter_sum(values, blocks);
+  const std::uint64_t ranks_u = static_cast<std::uint64_t>(world.size()), bytes = values.size() * sizeof(std::int64_t);
+  EXPECT_EQ(world.bytes_sent() - before, bytes * (ranks_u - 1) / ranks_u) << "a ring reduce-scatter's share";
+  world.allreduce_sum(values);
+  EXPECT_EQ(world.bytes_sent() - before, 3 * (bytes * (ranks_u - 1) / ranks_u)) << "an allreduce sends twice a reduce-scatter";
   const auto [b, e] = world.shard(n);
   ASSERT_EQ(mine.size(), 3 * (e - b));
   const std::int64_t ranks = world.size(), weight = ranks * (ranks + 1) / 2;
