@@ -4,7 +4,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <map>
 
 #include "cli/commands.hpp"
 #include "cli/http_options.hpp"
@@ -32,19 +31,6 @@ std::string utc_now() {
 }
 
 // Label ids in sorted order of their values, so ids do not depend on record order.
-LabelSet build_labels(const Corpus& corpus, std::vector<std::int32_t>& ids) {
-  std::map<std::vector<std::string>, std::int32_t> index;
-  for (const auto& l : corpus.labels) index.emplace(l, 0);
-  LabelSet labels{corpus.label_columns, corpus.label_prefixes, {}};
-  for (auto& [values, id] : index) {
-    id = static_cast<std::int32_t>(labels.values.size());
-    labels.values.push_back(values);
-  }
-  ids.clear();
-  for (const auto& l : corpus.labels) ids.push_back(index.at(l));
-  return labels;
-}
-
 // Label values are published with the synthetic data, so the text column cannot be a label and
 // no label column may be named twice.
 void check_label_columns(const std::vector<std::string>& columns, const std::string& text_column) {

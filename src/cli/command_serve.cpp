@@ -3,7 +3,6 @@
 // without a GPU, with switches that inject faults. It learns only from public texts.
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -21,15 +20,10 @@ namespace {
 // The labels of a public corpus file and its texts per label (sorted label values, as import).
 LabelSet corpus_labels(const std::filesystem::path& path, std::vector<std::vector<std::string>>& texts) {
   const Corpus corpus = read_augpe_csv(path, CsvReadOptions{});
-  std::map<std::vector<std::string>, std::size_t> index;
-  for (const auto& l : corpus.labels) index.emplace(l, 0);
-  LabelSet labels{corpus.label_columns, corpus.label_prefixes, {}};
-  for (auto& [values, id] : index) {
-    id = labels.values.size();
-    labels.values.push_back(values);
-  }
+  std::vector<std::int32_t> ids;
+  LabelSet labels = build_labels(corpus, ids);
   texts.assign(labels.size(), {});
-  for (std::size_t i = 0; i < corpus.texts.size(); ++i) texts[index.at(corpus.labels[i])].push_back(corpus.texts[i]);
+  for (std::size_t i = 0; i < corpus.texts.size(); ++i) texts[static_cast<std::size_t>(ids[i])].push_back(corpus.texts[i]);
   return labels;
 }
 

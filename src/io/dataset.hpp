@@ -57,6 +57,10 @@ struct LabelSet {
   std::string display(std::size_t label) const;  // "Restaurants | 5.0"
 };
 
+struct Corpus;
+// A corpus's distinct label values, sorted (label ids follow that order), and each record's id.
+LabelSet build_labels(const Corpus& corpus, std::vector<std::int32_t>& ids);
+
 struct DatasetInfo {
   std::uint64_t num_records = 0;
   LabelSet labels;
