@@ -3,9 +3,12 @@
 
 Record i (0-based, in file order) goes to the evaluation split when i % every == every - 1, else to
 the training split: 5,000 dev reviews give 4,000 / 1,000. Also writes a reference sample of real
-training reviews (seeded) of the synthetic set's size, to train the "real reviews" reference row.
+training reviews (seeded) of the synthetic set's size, to train the "real reviews" reference row,
+and optionally the same reviews cut to the built-in generator's word cap (--cut-words, its
+--max-words): how far any selection of texts of the generator's length could go.
 
-usage: heldout_split.py IN.csv TRAIN.csv EVAL.csv [--every 5] [--reference REF.csv --size N --seed S]
+usage: heldout_split.py IN.csv TRAIN.csv EVAL.csv [--every 5] [--reference REF.csv --size N --seed S
+                        [--reference-cut CUT.csv --cut-words 64]]
 """
 import argparse
 import csv
@@ -22,6 +25,8 @@ def main():
     ap.add_argument("--reference")
     ap.add_argument("--size", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--reference-cut")
+    ap.add_argument("--cut-words", type=int, default=64)
     a = ap.parse_args()
     csv.field_size_limit(sys.maxsize)
     with open(a.input, newline="") as f:
@@ -40,6 +45,13 @@ def main():
             w = csv.writer(f)
             w.writerow(header)
             w.writerows(sample)
+        if a.reference_cut:
+            text = header.index("text")
+            with open(a.reference_cut, "w", newline="") as f:
+                w = csv.writer(f)
+                w.writerow(header)
+                for r in sample:
+                    w.writerow(r[:text] + [" ".join(r[text].split()[: a.cut_words])] + r[text + 1 :])
     print(f"{a.input}: {len(train)} training and {len(held)} held-out records")
 
 

@@ -2,7 +2,7 @@
 """Tables and plots of the utility study (jobs/utility-study.sh).
 
 Reads OUT/runs/*/metrics.jsonl (the --eval-real lines: the initial population, then the selection
-after every iteration) and OUT/{reference,train}.eval.json, and writes:
+after every iteration) and OUT/{reference,reference_cut,train}.eval.json, and writes:
   OUT/table.md, OUT/table.json      final figures per method and r/p: mean +- sample s.d. over seeds
   OUT/accuracy_vs_r_over_p.png      category and stars accuracy against r/p
   OUT/fid_vs_r_over_p.png           FID against r/p
@@ -69,7 +69,8 @@ def main():
         runs.setdefault(key, {})[seed] = read_run(folder)
 
     rows = []  # (name, {figure: summary})
-    for name, file in (("real: the whole training split", "train"), ("real: random training reviews, N_syn of them", "reference")):
+    for name, file in (("real: the whole training split", "train"), ("real: random training reviews, N_syn of them", "reference"),
+                       ("real: the same reviews cut to the generator's 64-word cap", "reference_cut")):
         path = os.path.join(out, file + ".eval.json")
         if os.path.exists(path):
             rows.append((name, {k: summary([v]) for k, v in figures(json.load(open(path))).items()}))

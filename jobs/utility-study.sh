@@ -16,7 +16,7 @@
 # Knobs (environment): SEEDS ("1 2 3"), RP ("2 10 50 none"), METHODS ("secpe augpe random"),
 # SYNTHETIC (2000), ITERATIONS (10), VARIATIONS (3), CLUSTERS (20), RANKS (1), THREADS (2),
 # LAUNCH ("mpirun"; "srun" in Slurm), IMPORT_ARGS (extra secpe import options, e.g.
-# "--embedder tfidf-svd").
+# "--embedder tfidf-svd"), RUN_ARGS (extra secpe run options for every run, e.g. "--variation span").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STEP=all
@@ -51,11 +51,12 @@ prepare() {
   fi
   bash jobs/build.sh >/dev/null
   mkdir -p "$OUT"
-  python3 analysis/heldout_split.py "$CORPUS" "$OUT/train.csv" "$OUT/heldout.csv" --reference "$OUT/reference.csv" --size "$SYNTHETIC"
+  python3 analysis/heldout_split.py "$CORPUS" "$OUT/train.csv" "$OUT/heldout.csv" --reference "$OUT/reference.csv" --size "$SYNTHETIC" \
+    --reference-cut "$OUT/reference_cut.csv" --cut-words 64
   # shellcheck disable=SC2086  # options are words
   "$SECPE" import --input "$OUT/train.csv" --out "$OUT/train.h5" ${IMPORT_ARGS:-}
   [ -f "$OUT/noise.key" ] || "$SECPE" keygen --out "$OUT/noise.key" >/dev/null
-  for name in reference train; do
+  for name in reference reference_cut train; do
     "$SECPE" eval --synthetic "$OUT/$name.csv" --real "$OUT/heldout.csv" --out "$OUT/$name.eval.json" --quiet >/dev/null
   done
 }
@@ -70,7 +71,7 @@ point() {  # point I: run line I of the grid, skipped when already complete (run
   # shellcheck disable=SC2086  # the grid's options are words
   $LAUNCH -n "$RANKS" "$SECPE" run --data "$OUT/train.h5" --out "$OUT/runs/$name" --noise-key-file "$OUT/noise.key" \
     --synthetic "$SYNTHETIC" --iterations "$ITERATIONS" --variations "$VARIATIONS" --clusters "$CLUSTERS" \
-    --threads "$THREADS" --eval-real "$OUT/heldout.csv" --quiet --resume ${line#* }
+    --threads "$THREADS" --eval-real "$OUT/heldout.csv" --quiet --resume ${RUN_ARGS:-} ${line#* }
 }
 
 source jobs/mpi-env.sh

@@ -47,6 +47,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("the measured share of Aug-PE's voters must be in (0, 1]");
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
+  const KMeansInit init = parse_kmeans_init(o.kmeans_init);
   const auto kernel = make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
@@ -98,6 +99,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       kmeans_seconds += timed(comm, [&] {
         KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
         ko.threads = o.threads;
+        ko.init = init;
         km = distributed_kmeans(comm, select_rows(embeddings, pub_rows[l]), *kernel, ko);
       });
       kmeans_seed_seconds += km.seed_seconds;
@@ -140,7 +142,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     const double flops = 2.0 * 2.0 * vote_work * double(d);
     figures["secpe"] = {{"clusters_total", centres},
                         {"kmeans_seconds", kmeans_seconds},
-                        {"kmeans_init", kmeans_init_name(KMeansOptions{}.init)},
+                        {"kmeans_init", kmeans_init_name(init)},
                         {"kmeans_seed_seconds", comm.allreduce_max(kmeans_seed_seconds)},
                         {"kmeans_lloyd_seconds", comm.allreduce_max(kmeans_lloyd_seconds)},
                         {"kmeans_iterations_total", kmeans_iterations_run},

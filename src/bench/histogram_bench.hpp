@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/kmeans.hpp"
 #include "compute/nearest.hpp"
 #include "dist/communicator.hpp"
 
@@ -20,6 +21,7 @@ struct HistogramBenchOptions {
   int clusters = 600;             // K per label
   int repeats = 3;                // timed repetitions of the iteration
   int kmeans_iterations = 10;
+  std::string kmeans_init = kmeans_init_name(KMeansOptions{}.init);  // seeding of the setup
   double private_batch = 1000.0;
   double sigma = 10.0;            // noise scale (its value does not change the cost)
   int threads = 1;                // compute threads per rank

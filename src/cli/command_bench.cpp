@@ -123,10 +123,11 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("queries", po::value<std::size_t>(&o.queries)->default_value(o.queries), "query rows of the exact search")
     ("candidates", po::value<std::size_t>(&o.candidates)->default_value(o.candidates), "indexed rows of the exact search")
     ("dim", po::value<int>(&o.dim)->default_value(o.dim), "d")
-    ("kmeans-points", po::value<std::size_t>(&o.kmeans_points)->default_value(o.kmeans_points), "k-means points")
+    ("kmeans-points", po::value<std::size_t>(&o.kmeans_points)->default_value(o.kmeans_points), "k-means points (at most, with --kmeans-data)")
+    ("kmeans-data", po::value<std::string>(&o.kmeans_data), "k-means on a dataset's clustered data instead of random unit rows: the public rows of its label with the most of them (private rows are never read out)")
     ("clusters", po::value<int>(&o.kmeans_clusters)->default_value(o.kmeans_clusters), "K of the k-means benchmark (as --clusters everywhere)")
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations")
-    ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "our seeding: parallel (k-means||), plusplus or random")
+    ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "our seeding: random, parallel (k-means||) or plusplus")
     ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
@@ -228,6 +229,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("variations", po::value<int>(&o.variations)->default_value(o.variations), "L: candidates = N_syn (L + 1)")
     ("clusters", po::value<int>(&o.clusters)->default_value(o.clusters), "K per label")
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations of the setup")
+    ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "seeding of the setup: random, parallel (k-means||) or plusplus")
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")

@@ -65,6 +65,7 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"clip_radius", c.clip_radius},
           {"kmeans_iterations", c.kmeans_iterations},
           {"kmeans_tolerance", c.kmeans_tolerance},
+          {"kmeans_init", kmeans_init_name(c.kmeans_init)},
           {"threshold", c.augpe_threshold},
           {"augpe_voters", augpe_voters_name(c.augpe_voters)},
           {"max_words", c.generator.max_words},
@@ -270,6 +271,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
     KMeansOptions km{config.clusters, config.kmeans_iterations, config.kmeans_tolerance,
                      config.metric == Metric::kInnerProduct ? Metric::kL2 : config.metric, config.seed, label};
     km.threads = config.threads;
+    km.init = config.kmeans_init;
     KMeansResult clusters = distributed_kmeans(run.comm, select_rows(shard.embeddings, public_rows), *run.models.kernel, km);
     std::vector<std::uint64_t> ids;
     std::vector<double> rho;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/kmeans.hpp"
 #include "compute/nearest.hpp"
 #include "core/secret_key.hpp"
 #include "dist/communicator.hpp"
@@ -50,6 +51,7 @@ struct RunConfig {
   double clip_radius = 1.0;         // R
   int kmeans_iterations = 20;
   double kmeans_tolerance = 1e-4;
+  KMeansInit kmeans_init = KMeansOptions{}.init;
   double augpe_threshold = 0.0;
   AugPEVoters augpe_voters = AugPEVoters::kAll;
   NgramGeneratorOptions generator;

@@ -351,15 +351,24 @@ std::string NgramGenerator::random_text(std::size_t label, CounterRng& rng) cons
   return vocab_->words[static_cast<std::size_t>(best)] + ".";
 }
 
-std::string variation_mode_name(VariationMode mode) { return mode == VariationMode::kSentences ? "sentences" : "span"; }
+std::string variation_mode_name(VariationMode mode) {
+  switch (mode) {
+    case VariationMode::kSentences: return "sentences";
+    case VariationMode::kResample: return "resample";
+    case VariationMode::kSpan: break;
+  }
+  return "span";
+}
 
 VariationMode parse_variation_mode(const std::string& name) {
   if (name == "sentences") return VariationMode::kSentences;
   if (name == "span") return VariationMode::kSpan;
-  throw InputError("variation mode must be sentences or span, not '" + name + "'");
+  if (name == "resample") return VariationMode::kResample;
+  throw InputError("variation mode must be span, sentences or resample, not '" + name + "'");
 }
 
 std::string NgramGenerator::vary(std::size_t label, const std::string& parent, CounterRng& rng) const {
+  if (options_.variation == VariationMode::kResample) return random_text(label, rng);
   const Model* lm = label_model(label);
   const auto toks = tokenize(parent);
   bool any_word = false;

@@ -36,6 +36,7 @@ class Generator {
 enum class VariationMode {
   kSpan,       // re-generate one contiguous span of about blank_fraction of the tokens from its left context
   kSentences,  // re-sample whole sentences: each with probability blank_fraction, at least one
+  kResample,   // a fresh RANDOM sample for the parent's label: selection then chooses among new draws
 };
 std::string variation_mode_name(VariationMode mode);   // "sentences" | "span"
 VariationMode parse_variation_mode(const std::string& name);  // InputError otherwise

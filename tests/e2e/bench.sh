@@ -26,4 +26,15 @@ mpirun -n 2 --oversubscribe "$SECPE" bench histogram --data "$T/e.h5" --syntheti
   --out "$T/histogram.json" >/dev/null 2>&1 || fail "bench histogram at 2 ranks"
 check "$T/histogram.json" 'len(j["figures"]["secpe"]["iteration_seconds"]) == 2 and j["ranks"] == 2 and j["figures"]["augpe_over_secpe"] > 0'
 check "$T/histogram.json" "$metrics_ok"
+check "$T/histogram.json" 'j["figures"]["secpe"]["kmeans_init"] == "random"'
+
+# k-means on a dataset's clustered data: the public rows of its largest label only
+if "$SECPE" bench faiss --help >/dev/null 2>&1; then
+  "$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --kmeans-points 200 --clusters 8 \
+    --kmeans-init parallel --repeats 1 --out "$T/faiss.json" >/dev/null 2>&1 || fail "bench faiss --kmeans-data"
+  check "$T/faiss.json" 'j["figures"]["kmeans"]["points"] == 200 and j["figures"]["kmeans"]["dim"] == 16 and "public rows of label" in j["figures"]["kmeans"]["data"]'
+  check "$T/faiss.json" 'j["figures"]["kmeans"]["secpe_init"] == "parallel" and 0 < j["figures"]["kmeans"]["secpe_mean_cosine"] <= 1'
+  err=$("$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --clusters 5000 2>&1) && fail "bench faiss took more clusters than rows"
+  grep -q "e.h5: .* public rows in its largest label, fewer than --clusters 5000" <<<"$err" || fail "bench faiss: unclear error: $err"
+fi
 echo "bench: ok"

@@ -250,7 +250,7 @@ TEST(DistributedKMeans, InitNames) {
     EXPECT_EQ(parse_kmeans_init(kmeans_init_name(init)), init);
   }
   EXPECT_THROW(parse_kmeans_init("forgy"), InputError);
-  EXPECT_EQ(KMeansOptions{}.init, KMeansInit::kParallel);
+  EXPECT_EQ(KMeansOptions{}.init, KMeansInit::kRandom);
 }
 
 TEST(SecretClustering, NoisyReleaseIdenticalToSingleRank) {

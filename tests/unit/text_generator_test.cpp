@@ -137,6 +137,21 @@ TEST(TextGenerator, SentenceVariationReplacesWholeSentences) {
   EXPECT_THROW(parse_variation_mode("tone"), InputError);
 }
 
+TEST(TextGenerator, ResampleVariationIsAFreshSampleOfTheLabel) {
+  NgramGeneratorOptions opt;
+  opt.variation = VariationMode::kResample;
+  const NgramGenerator g(trained().per_label, "demo", opt);
+  const std::string parent = "Qwxz plorf first. Zzyzx blarg second! Snorf wibble third?";
+  for (std::uint64_t k = 0; k < 50; ++k) {
+    CounterRng v(5, Stream::kGeneration, k), r(5, Stream::kGeneration, k);
+    const std::string child = g.vary(0, parent, v);
+    EXPECT_EQ(child, g.random_text(0, r));  // the parent plays no part: the same stream, the same text
+    EXPECT_EQ(child.find("plorf"), std::string::npos) << child;
+  }
+  EXPECT_EQ(parse_variation_mode("resample"), VariationMode::kResample);
+  EXPECT_EQ(variation_mode_name(VariationMode::kResample), "resample");
+}
+
 TEST(TextGenerator, CapsLengthAndRejectsNoTrainingText) {
   NgramGeneratorOptions opt;
   opt.max_words = 8;

@@ -16,9 +16,13 @@ struct FaissBenchOptions {
   std::size_t candidates = 35000;  // N_syn (L + 1) at Yelp scale
   int dim = 768;
   std::size_t kmeans_points = 100000;
+  // k-means points from a dataset instead of random unit rows: the public rows (no secret) of its
+  // label with the most of them, in record order, at most kmeans_points (clustered, real-shaped
+  // data, as one label of SecPE's setup sees it). Empty: random unit rows.
+  std::string kmeans_data;
   int kmeans_clusters = 600;
   int kmeans_iterations = 5;
-  std::string kmeans_init = "parallel";  // our seeding: parallel (k-means||), plusplus or random
+  std::string kmeans_init = kmeans_init_name(KMeansOptions{}.init);  // our seeding: random, parallel (k-means||) or plusplus
   int kmeans_init_rounds = KMeansOptions{}.init_rounds;  // k-means|| rounds R
   int threads = 1;
   std::string kernel = "blas";
