@@ -45,7 +45,7 @@ double in_vocab_share(const std::string& text, const std::set<std::string>& voca
 TEST(TextGenerator, RandomTextIsReadableDeterministicAndVaried) {
   NgramGeneratorOptions opt;
   const NgramGenerator g(trained().per_label, "demo corpus", opt);
-  EXPECT_NE(g.describe().find("ngram(order 3, variation by span) trained on"), std::string::npos);
+  EXPECT_NE(g.describe().find("ngram(order 3, variation by resample) trained on"), std::string::npos);
   EXPECT_NE(g.describe().find("demo corpus"), std::string::npos);
   std::set<std::string> distinct;
   for (std::uint64_t k = 0; k < 200; ++k) {
@@ -85,6 +85,7 @@ TEST(TextGenerator, LabelModelShapesTheText) {
 TEST(TextGenerator, VaryKeepsPartOfTheParent) {
   NgramGeneratorOptions opt;
   opt.blank_fraction = 0.3;
+  opt.variation = VariationMode::kSpan;
   const NgramGenerator g(trained().per_label, "demo", opt);
   int changed = 0;
   for (std::uint64_t k = 0; k < 100; ++k) {
