@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/bench_report.hpp"
+#include "compute/kernel_bench.hpp"
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
 #include "core/error.hpp"
@@ -161,7 +162,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     // time scaled by the cost model (proportional to sum over labels of M_l x N_l), labelled an
     // estimate. The cost model is always given as a cross-check.
     const bool all_vote = o.augpe_voters == "all";
-    double measured = 0.0, work_measured = 0.0, work_full = 0.0;
+    double measured = 0.0, floor = 0.0, work_measured = 0.0, work_full = 0.0;
     std::int64_t voters_total = 0;
     const std::uint64_t bytes_before = comm.bytes_sent();
     for (std::size_t l = 0; l < n_labels; ++l) {
@@ -178,6 +179,9 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       measured += timed(comm, [&] {
         augpe_votes(comm, voting, candidates[l], *kernel, Metric::kCosine, o.sigma, 0.0, noise_key, l, 0);
       });
+      // The GEMM floor of the same votes: plain sgemm of the same voters against the same
+      // candidates on the same threads, timed right after (the slowest rank, as above).
+      floor += timed(comm, [&] { openblas_sgemm_floor(voting, candidates[l], o.threads); });
       work_measured += double(voters) * double(candidates[l].rows());
       work_full += double(label_voters) * double(candidates[l].rows());
       voters_total += label_voters;
@@ -192,6 +196,8 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
                         {"cost_model", "time proportional to sum_l M_l * N_l (voters x candidates per label), scaled from the measured share"},
                         {"vote_gflop", 2.0 * work_full * double(d) / 1e9},
                         {"achieved_gflops", measured > 0 ? 2.0 * work_measured * double(d) / measured / 1e9 : 0.0},
+                        {"gemm_floor_seconds", floor},
+                        {"over_gemm_floor", floor > 0 ? measured / floor : 0.0},
                         {"bytes_sent_rank", double(comm.bytes_sent() - bytes_before)}};
   }
   if (run_secpe && run_augpe) {

@@ -51,19 +51,7 @@ Timing best_of(int repeats, F&& f) {
 
 // Baseline: plain sgemm on the same shape, OpenBLAS threaded its own way, output in chunks of rows.
 void bench_openblas_sgemm(const KernelBenchConfig& config, const MatrixF& x, const MatrixF& c, KernelBenchResult& r) {
-  const Eigen::Index m = x.rows(), n = c.rows(), d = x.cols();
-  const int saved_threads = openblas_get_num_threads();
-  openblas_set_num_threads(std::max(1, config.threads));
-  const Eigen::Index chunk = std::clamp<Eigen::Index>((Eigen::Index(1) << 26) / std::max<Eigen::Index>(n, 1), 1, m);
-  std::vector<float> out(static_cast<std::size_t>(chunk * n));
-  const Timing st = best_of(config.repeats, [&] {
-    for (Eigen::Index r0 = 0; r0 < m; r0 += chunk) {
-      const Eigen::Index mb = std::min(chunk, m - r0);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(mb), int(n), int(d), 1.0f, x.row(r0).data(), int(d),
-                  c.data(), int(d), 0.0f, out.data(), int(n));
-    }
-  });
-  openblas_set_num_threads(saved_threads);
+  const Timing st = best_of(config.repeats, [&] { openblas_sgemm_floor(x, c, config.threads); });
   r.sgemm_seconds = st.wall;
   r.sgemm_cpu_seconds = st.cpu;
 }
@@ -83,6 +71,21 @@ void verify_head(const KernelBenchConfig& config, const MatrixF& x, const Matrix
 }
 
 }  // namespace
+
+void openblas_sgemm_floor(const MatrixF& x, const MatrixF& c, int threads) {
+  const Eigen::Index m = x.rows(), n = c.rows(), d = x.cols();
+  if (m == 0 || n == 0) return;
+  const int saved_threads = openblas_get_num_threads();
+  openblas_set_num_threads(std::max(1, threads));
+  const Eigen::Index chunk = std::clamp<Eigen::Index>((Eigen::Index(1) << 26) / n, 1, m);
+  std::vector<float> out(static_cast<std::size_t>(chunk * n));
+  for (Eigen::Index r0 = 0; r0 < m; r0 += chunk) {
+    const Eigen::Index mb = std::min(chunk, m - r0);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(mb), int(n), int(d), 1.0f, x.row(r0).data(), int(d),
+                c.data(), int(d), 0.0f, out.data(), int(n));
+  }
+  openblas_set_num_threads(saved_threads);
+}
 
 KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   const Eigen::Index m = config.rows, n = config.centres, d = config.dim;

@@ -47,4 +47,9 @@ struct KernelBenchResult {
 
 KernelBenchResult bench_kernel(const KernelBenchConfig& config);
 
+// Plain cblas_sgemm X C^T on `threads` OpenBLAS threads (restored afterwards), its output in
+// chunks of rows so that the M x N matrix never exists whole: the GEMM floor of a nearest-centre
+// search of X against C, for the benchmarks' baselines.
+void openblas_sgemm_floor(const MatrixF& x, const MatrixF& c, int threads);
+
 }  // namespace secpe

@@ -25,6 +25,7 @@ check "$T/privacy.json" "$metrics_ok"
 mpirun -n 2 --oversubscribe "$SECPE" bench histogram --data "$T/e.h5" --synthetic 200 --clusters 8 --method both --repeats 2 \
   --out "$T/histogram.json" >/dev/null 2>&1 || fail "bench histogram at 2 ranks"
 check "$T/histogram.json" 'len(j["figures"]["secpe"]["iteration_seconds"]) == 2 and j["ranks"] == 2 and j["figures"]["augpe_over_secpe"] > 0'
+check "$T/histogram.json" 'j["figures"]["augpe"]["gemm_floor_seconds"] > 0 and j["figures"]["augpe"]["over_gemm_floor"] > 0'
 check "$T/histogram.json" "$metrics_ok"
 check "$T/histogram.json" 'j["figures"]["secpe"]["kmeans_init"] == "random"'
 
