@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include "cluster/kmeans.hpp"
+#include "compute/cpu/blas_kernel.hpp"
 #include "compute/nearest.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
@@ -30,6 +31,12 @@ MatrixF random_unit_rows(std::uint64_t seed, std::uint64_t stream, std::size_t n
     m.row(static_cast<Eigen::Index>(i)).normalize();
   }
   return m;
+}
+
+// The blas kernel's candidate screen (fp32, bf16, ...); "none" for other kernels.
+std::string screen_of(const NearestCentreKernel& kernel) {
+  const auto* blas = dynamic_cast<const BlasKernel*>(&kernel);
+  return blas ? blas_screen_name(blas->screen()) : "none";
 }
 
 }  // namespace
@@ -105,7 +112,7 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
 
   return {{"search", {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", o.dim}, {"gflop", search_gflop},
                       {"faiss_index", "IndexFlatIP"}, {"faiss_seconds", faiss_search}, {"secpe_seconds", our_search},
-                      {"secpe_kernel", kernel->name()}, {"faiss_gflops", search_gflop / faiss_search},
+                      {"secpe_kernel", kernel->name()}, {"secpe_screen", screen_of(*kernel)}, {"faiss_gflops", search_gflop / faiss_search},
                       {"secpe_gflops", search_gflop / our_search}, {"speedup_vs_faiss", faiss_search / our_search},
                       {"same_nearest_fraction", double(agree) / double(o.queries)}}},
           {"kmeans", {{"points", o.kmeans_points}, {"clusters", o.kmeans_clusters}, {"iterations", o.kmeans_iterations},

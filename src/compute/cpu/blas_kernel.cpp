@@ -10,7 +10,8 @@
 // index) are the reference's answer, bit for bit.
 //
 // The bound (approx_score, score_error, exact_only) and the order of results are shared with the
-// GPU kernel: compute/search_bound.hpp, where the bound is derived.
+// GPU kernel: compute/search_bound.hpp, where the bound is derived. The bf16 screen only changes
+// where G comes from (compute/cpu/bf16_gemm.hpp) and the bound's input rounding unit.
 #include <cblas.h>
 
 #include <algorithm>
@@ -20,21 +21,59 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "compute/exact_score.hpp"
+#include "compute/cpu/bf16_gemm.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "core/parallel.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
 
+BlasScreen parse_blas_screen(const std::string& name) {
+  for (const BlasScreen s : {BlasScreen::kAuto, BlasScreen::kFp32, BlasScreen::kBf16, BlasScreen::kBf16Emulated})
+    if (name == blas_screen_name(s)) return s;
+  throw InputError("unknown blas screen '" + name + "' (expected auto, fp32, bf16 or bf16-emulated)");
+}
+
+std::string blas_screen_name(BlasScreen screen) {
+  switch (screen) {
+    case BlasScreen::kAuto: return "auto";
+    case BlasScreen::kFp32: return "fp32";
+    case BlasScreen::kBf16: return "bf16";
+    case BlasScreen::kBf16Emulated: return "bf16-emulated";
+  }
+  return "auto";
+}
+
+namespace {
+
+BlasScreen resolve_screen(BlasScreen screen) {
+  if (screen == BlasScreen::kAuto) {
+    const char* env = std::getenv("SECPE_BLAS_SCREEN");
+    try {
+      screen = env ? parse_blas_screen(env) : BlasScreen::kBf16;
+    } catch (const InputError& e) {
+      throw InputError(std::string("SECPE_BLAS_SCREEN: ") + e.what());
+    }
+  }
+  if (screen == BlasScreen::kAuto || screen == BlasScreen::kBf16) {
+    return bf16::amx_available() ? BlasScreen::kBf16 : BlasScreen::kFp32;
+  }
+  return screen;
+}
+
+}  // namespace
+
 BlasKernel::BlasKernel(BlasKernelOptions options)
     : threads_(options.threads > 0 ? options.threads : default_threads()),
       row_block_(std::max(1, options.row_block)),
-      centre_block_(std::max(1, options.centre_block)) {}
+      centre_block_(std::max(1, options.centre_block)),
+      screen_(resolve_screen(options.screen)) {}
 
 namespace {
 
@@ -89,12 +128,15 @@ struct Search {
   std::vector<double> block_max_inv_norm;  // per centre block: max 1 / |c| (cosine)
   bound::ScoreBound bound;
   bool exact_only;  // float overflow possible: score every pair exactly
+  const bf16::PackedCentres* packed;  // the bf16 screen's centres; null: the fp32 screen
+  bf16::Engine engine;
   std::span<std::int32_t> nearest;
   std::span<double> score;
 };
 
 // Thread-local scratch.
 struct Workspace {
+  std::vector<std::uint16_t> xb;  // the row block in bf16 (bf16 screen)
   std::vector<float> g;
   std::vector<double> a;
   std::vector<RowState> rows;
@@ -170,27 +212,38 @@ void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb,
   }
 }
 
-void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
+// G = X_b C_b^T for rows [r0, r0 + mb) and centres [c0, c0 + nb) into ws.g, row-major with
+// leading dimension ld (the bf16 screen pads its blocks to multiples of 32).
+void block_products(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
+                    Workspace& ws) {
   const Eigen::Index d = s.x.cols();
+  if (s.packed) {
+    bf16::gemm(s.engine, ws.xb.data(), bf16::padded(mb), *s.packed, c0, ld, ws.g.data());
+  } else if (d == 0) {
+    std::fill(ws.g.begin(), ws.g.end(), 0.0f);
+  } else {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(mb), static_cast<int>(nb), static_cast<int>(d), 1.0f,
+                s.x.row(r0).data(), static_cast<int>(d), s.centres.row(c0).data(), static_cast<int>(d), 0.0f, ws.g.data(),
+                static_cast<int>(ld));
+  }
+}
+
+void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
   const Eigen::Index n = s.centres.rows();
   if (ws.rows.size() < static_cast<std::size_t>(mb)) ws.rows.resize(static_cast<std::size_t>(mb));
   for (Eigen::Index r = 0; r < mb; ++r) ws.rows[r].reset(s.k);
   if (!s.exact_only) {
+    const auto pad = [&](Eigen::Index v) { return s.packed ? bf16::padded(v) : v; };
     const Eigen::Index nbmax = std::min(centre_block, n);
-    ws.g.resize(static_cast<std::size_t>(mb * nbmax));
+    ws.g.resize(static_cast<std::size_t>(pad(mb) * pad(nbmax)));
     ws.a.resize(static_cast<std::size_t>(nbmax));
+    if (s.packed) bf16::round_rows(s.x, r0, mb, ws.xb);
     for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
-      const Eigen::Index nb = std::min(centre_block, n - c0);
-      if (d == 0) {
-        std::fill(ws.g.begin(), ws.g.end(), 0.0f);
-      } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(mb), static_cast<int>(nb),
-                    static_cast<int>(d), 1.0f, s.x.row(r0).data(), static_cast<int>(d), s.centres.row(c0).data(),
-                    static_cast<int>(d), 0.0f, ws.g.data(), static_cast<int>(nb));
-      }
+      const Eigen::Index nb = std::min(centre_block, n - c0), ld = pad(nb);
+      block_products(s, r0, mb, c0, nb, ld, ws);
       const auto block = static_cast<std::size_t>(c0 / centre_block);
       for (Eigen::Index r = 0; r < mb; ++r) {
-        const float* g = ws.g.data() + r * nb;
+        const float* g = ws.g.data() + r * ld;
         switch (s.metric) {
           case Metric::kL2: approx_row<Metric::kL2>(s, r0 + r, g, c0, nb, ws.a.data()); break;
           case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
@@ -243,8 +296,17 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
     throw InputError("nearest-centre search: too many centres or dimensions for the blas kernel");
   }
 
-  const Eigen::Index centre_block = std::min<Eigen::Index>(centre_block_, n);
-  Search s{x, centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()), false, nearest, score};
+  const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
+  const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
+  const bool exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
+  // bf16 has float's exponent range but rounds values near FLT_MAX up to infinity.
+  const bool bf16 = screen_ != BlasScreen::kFp32 && !exact_only && x.cols() > 0 && max_rx < 1e38 && max_rc < 1e38;
+  const std::optional<bf16::PackedCentres> packed = bf16 ? std::optional<bf16::PackedCentres>(centres) : std::nullopt;
+  const Eigen::Index centre_block =
+      bf16 ? std::min(bf16::padded(centre_block_), bf16::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
+  Search s{x,  centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols(), bf16 ? bound::kBf16InputUnit : 0.0),
+           exact_only, packed ? &*packed : nullptr,
+           screen_ == BlasScreen::kBf16 ? bf16::Engine::kAmx : bf16::Engine::kEmulated, nearest, score};
   const auto nc = static_cast<std::size_t>(n);
   s.centre_sq.resize(nc);
   s.centre_inv_norms.resize(nc);
@@ -258,9 +320,6 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
     s.block_max_inv_norm.push_back(
         *std::max_element(s.centre_inv_norms.begin() + c0, s.centre_inv_norms.begin() + c1));
   }
-  const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
-  const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
-  s.exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
 
   // Blocks of rows: at least one per thread when X is small, at most row_block rows each.
   Eigen::Index blocks = (m + row_block_ - 1) / row_block_;

@@ -1,0 +1,152 @@
+#include "compute/cpu/bf16_gemm.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__linux__)
+#define SECPE_AMX 1
+#include <cpuid.h>
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace secpe::bf16 {
+namespace {
+
+// The value of a bf16 as the hardware multiplies it: subnormals count as zero (AMX and
+// AVX512-BF16 treat denormal inputs as zero; the bound allows 2^-126 per input for it).
+float widen(std::uint16_t b) {
+  if ((b & 0x7F80u) == 0) b &= 0x8000u;
+  const std::uint32_t u = std::uint32_t{b} << 16;
+  float v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+// Where a group's tiles hold dimensions (k, k + 1), k even, of its centre n (0 <= n < 16).
+Eigen::Index pair_slot(Eigen::Index k, Eigen::Index n) { return k / 32 * 256 + (k % 32) / 2 * 16 + n; }
+
+void gemm_emulated(const std::uint16_t* xb, Eigen::Index mbp, const PackedCentres& centres, Eigen::Index c0, Eigen::Index nbp,
+                   float* g) {
+  const Eigen::Index dp = centres.padded_dim();
+  for (Eigen::Index i = 0; i < mbp; ++i) {
+    const std::uint16_t* x = xb + i * dp;
+    for (Eigen::Index j = 0; j < nbp; ++j) {
+      const std::uint32_t* tiles = centres.group(c0 + j / 16 * 16);
+      float s = 0.0f;
+      for (Eigen::Index k = 0; k < dp; k += 2) {
+        const std::uint32_t p = tiles[pair_slot(k, j % 16)];
+        s += widen(x[k]) * widen(static_cast<std::uint16_t>(p & 0xFFFFu));
+        s += widen(x[k + 1]) * widen(static_cast<std::uint16_t>(p >> 16));
+      }
+      g[i * nbp + j] = s;
+    }
+  }
+}
+
+#ifdef SECPE_AMX
+constexpr int kArchReqXcompPerm = 0x1023;  // <asm/prctl.h>; not in every libc's headers
+constexpr int kXfeatureXtiledata = 18;
+
+struct TileConfig {
+  std::uint8_t palette = 1;
+  std::uint8_t start_row = 0;
+  std::uint8_t reserved[14] = {};
+  std::uint16_t colsb[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+// 2 x 2 tiles of 16 x 16 floats (tmm0-3) per step: tmm4-5 hold 16 rows of X by 32 dimensions,
+// tmm6-7 32 dimensions of 16 centres each. Each centre panel (32 centres, all dimensions) stays in
+// cache while the rows of X stream past it.
+__attribute__((target("amx-tile,amx-bf16"))) void gemm_amx(const std::uint16_t* xb, Eigen::Index mbp,
+                                                           const PackedCentres& centres, Eigen::Index c0,
+                                                           Eigen::Index nbp, float* g) {
+  TileConfig cfg;
+  for (int t = 0; t < 8; ++t) {
+    cfg.colsb[t] = 64;
+    cfg.rows[t] = 16;
+  }
+  _tile_loadconfig(&cfg);
+  const Eigen::Index dp = centres.padded_dim(), chunks = dp / 32;
+  const long x_stride = static_cast<long>(dp * 2), g_stride = static_cast<long>(nbp * 4);
+  for (Eigen::Index j = 0; j < nbp; j += 32) {
+    const std::uint32_t* b0 = centres.group(c0 + j);
+    const std::uint32_t* b1 = centres.group(c0 + j + 16);
+    for (Eigen::Index i = 0; i < mbp; i += 32) {
+      const std::uint16_t* a0 = xb + i * dp;
+      const std::uint16_t* a1 = a0 + 16 * dp;
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_zero(2);
+      _tile_zero(3);
+      for (Eigen::Index q = 0; q < chunks; ++q) {
+        _tile_loadd(4, a0 + q * 32, x_stride);
+        _tile_loadd(5, a1 + q * 32, x_stride);
+        _tile_loadd(6, b0 + q * 256, 64);
+        _tile_loadd(7, b1 + q * 256, 64);
+        _tile_dpbf16ps(0, 4, 6);
+        _tile_dpbf16ps(1, 4, 7);
+        _tile_dpbf16ps(2, 5, 6);
+        _tile_dpbf16ps(3, 5, 7);
+      }
+      float* out = g + i * nbp + j;
+      _tile_stored(0, out, g_stride);
+      _tile_stored(1, out + 16, g_stride);
+      _tile_stored(2, out + 16 * nbp, g_stride);
+      _tile_stored(3, out + 16 * nbp + 16, g_stride);
+    }
+  }
+  _tile_release();
+}
+#endif
+
+}  // namespace
+
+bool amx_available() {
+#ifdef SECPE_AMX
+  static const bool available = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    const bool amx_bf16 = (d >> 22) & 1u, amx_tile = (d >> 24) & 1u;
+    return amx_bf16 && amx_tile && syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return available;
+#else
+  return false;
+#endif
+}
+
+PackedCentres::PackedCentres(const MatrixF& centres) : dim_(padded(centres.cols())) {
+  const Eigen::Index n = centres.rows(), d = centres.cols();
+  data_.assign(static_cast<std::size_t>(padded(n) * dim_ / 2), 0u);
+  for (Eigen::Index c = 0; c < n; ++c) {
+    std::uint32_t* tiles = data_.data() + c / 16 * dim_ * 8;
+    const float* row = centres.row(c).data();
+    for (Eigen::Index k = 0; k < d; k += 2) {
+      const std::uint32_t lo = round_to_bf16(row[k]), hi = k + 1 < d ? round_to_bf16(row[k + 1]) : 0u;
+      tiles[pair_slot(k, c % 16)] = lo | (hi << 16);
+    }
+  }
+}
+
+void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, std::vector<std::uint16_t>& out) {
+  const Eigen::Index d = x.cols(), dp = padded(d);
+  out.assign(static_cast<std::size_t>(padded(rows) * dp), 0);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const float* row = x.row(r0 + i).data();
+    std::uint16_t* o = out.data() + i * dp;
+    for (Eigen::Index k = 0; k < d; ++k) o[k] = round_to_bf16(row[k]);
+  }
+}
+
+void gemm(Engine engine, const std::uint16_t* xb, Eigen::Index mbp, const PackedCentres& centres, Eigen::Index c0,
+          Eigen::Index nbp, float* g) {
+#ifdef SECPE_AMX
+  if (engine == Engine::kAmx) return gemm_amx(xb, mbp, centres, c0, nbp, g);
+#endif
+  gemm_emulated(xb, mbp, centres, c0, nbp, g);
+}
+
+}  // namespace secpe::bf16
