@@ -76,6 +76,8 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
     ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
     ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX) or bf16-emulated (slow)")
+    ("row-block", po::value<int>(&c.blocking.row_block)->default_value(c.blocking.row_block), "blas: rows of X per block")
+    ("centre-block", po::value<int>(&c.blocking.centre_block)->default_value(c.blocking.centre_block), "blas: centres per GEMM call")
     ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel")
     ("tf32", po::bool_switch(&c.tf32), "cuda: TF32 tensor-core GEMMs for the kernel and cuBLAS alike (the kernel stays exact: a wider bound, more rows rescored)");
   add_device_option(desc);

@@ -15,10 +15,10 @@
 // per product sum, which we bound by d 2^-120 (1 + |x| + |c|). When the GEMM rounds its inputs
 // first (TF32 tensor cores: 10 mantissa bits, rounded or truncated, so relative error up to
 // input_unit = 2^-10 each), every product is further off by (2 input_unit + input_unit^2) |x_j c_j|.
-// bf16 inputs (the CPU's bf16 screen, compute/cpu/bf16_gemm.hpp) are rounded to nearest, so
-// input_unit = 2^-8; their products are exact in float, and inputs below 2^-126, which the hardware
-// takes as zero, lose at most 2^-126 |c_j| (or |x_j|) each: 2^-126 sqrt(d) (|x| + |c|) in all, well
-// inside the underflow term below.
+// The CPU's bf16 screen (compute/cpu/bf16_gemm.hpp) passes a measured input_unit instead, per
+// row: u = max(|x - x'| / |x|, max_c |c - c'| / |c|), x' and c' the bf16 values the hardware
+// multiplies (subnormals read as zero included), since |x'.c' - x.c| <= |x - x'| |c'| + |x| |c - c'|
+// <= (2u + u^2) |x| |c|; the products of two bf16 are exact in float.
 // The norm terms and the reference itself are computed in double, off by at most
 // (gamma_d(2^-53) + 4 2^-53) times their magnitude. Everything is then doubled for safety.
 #include "compute/metric.hpp"
@@ -33,8 +33,6 @@ namespace secpe::bound {
 
 // Input rounding unit of a TF32 GEMM (see above); 0 for a true float GEMM.
 inline constexpr double kTf32InputUnit = 0x1p-10;
-// The same for bf16 inputs rounded to nearest (the CPU's bf16 screen).
-inline constexpr double kBf16InputUnit = 0x1p-8;
 
 // The constants of the error bound for one search.
 struct ScoreBound {

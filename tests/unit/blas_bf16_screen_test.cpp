@@ -3,6 +3,7 @@
 // the reference kernel. The general kernel tests (compute_kernel_test.cpp) run every screen too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +40,34 @@ TEST(Bf16Screen, RoundsToNearestEven) {
   }
 }
 
+// The measured input unit of the bound: a rigorous |v - v'| / |v| for the bf16 values the
+// engines read, at most 2^-8 for normal coordinates, everything for subnormal ones.
+TEST(Bf16Screen, RelativeRoundingErrorBoundsTheRounding) {
+  const MatrixF v = random_matrix(50, 300, 3);
+  for (Eigen::Index i = 0; i < v.rows(); ++i) {
+    const float* row = v.row(i).data();
+    double error = 0.0, norm = 0.0;
+    for (Eigen::Index k = 0; k < v.cols(); ++k) {
+      const double e = double(row[k]) - widened(bf16::round_to_bf16(row[k]));
+      error += e * e;
+      norm += double(row[k]) * double(row[k]);
+    }
+    const double u = bf16::relative_rounding_error(row, v.cols());
+    EXPECT_GE(u, std::sqrt(error / norm));
+    EXPECT_LE(u, 0x1p-8);
+    EXPECT_GT(u, 0x1p-11);  // and not wildly pessimistic
+  }
+  const float zeros[3] = {0.0f, -0.0f, 0.0f}, subnormal[2] = {1e-39f, -3e-40f}, exact[2] = {1.0f, -0.5f};
+  EXPECT_EQ(bf16::relative_rounding_error(zeros, 3), 0.0);
+  EXPECT_GE(bf16::relative_rounding_error(subnormal, 2), 1.0);  // read as zero: all of it lost
+  EXPECT_EQ(bf16::relative_rounding_error(exact, 2), 0.0);
+  EXPECT_EQ(bf16::PackedCentres(v).max_relative_error(), [&] {
+    double m = 0.0;
+    for (Eigen::Index i = 0; i < v.rows(); ++i) m = std::max(m, bf16::relative_rounding_error(v.row(i).data(), v.cols()));
+    return m;
+  }());
+}
+
 // Every engine that runs here computes bf16(X) bf16(C)^T within float summation's bound, for
 // shapes that need padding in every direction (which also checks the packed layout).
 TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {
@@ -47,8 +76,11 @@ TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {
   const Eigen::Index m = 37, n = 70, d = 45;
   const MatrixF x = random_matrix(m, d, 1), c = random_matrix(n, d, 2);
   const bf16::PackedCentres packed(c);
-  std::vector<std::uint16_t> xb;
-  bf16::round_rows(x, 0, m, xb);
+  bf16::LineVector<std::uint16_t> xb;
+  std::vector<double> errors;
+  bf16::round_rows(x, 0, m, xb, errors);
+  ASSERT_EQ(errors.size(), std::size_t(m));
+  for (Eigen::Index i = 0; i < m; ++i) EXPECT_EQ(errors[i], bf16::relative_rounding_error(x.row(i).data(), d));
   const Eigen::Index mbp = bf16::padded(m), nbp = bf16::padded(n);
   const double gamma = double(d) * 0x1p-24 / (1.0 - double(d) * 0x1p-24);
   for (bf16::Engine engine : engines) {
@@ -90,6 +122,31 @@ TEST(Bf16Screen, NearTiesBelowBf16ResolutionAgree) {
   }
   expect_agree(x, c);
   expect_agree(x, c, 4);
+}
+
+// Rounding errors that all point the same way, the case the bound must cover in full: every
+// coordinate of centre A rounds down by almost 2^-8, most of B's round up by almost as much, so
+// bf16 ranks B first by about 2^-7 |x| |c| where the exact inner product ranks A first.
+TEST(Bf16Screen, AlignedRoundingErrorsAgree) {
+  const Eigen::Index d = 64;
+  const float down = 1.0f + 0x1p-8f - 0x1p-20f, up = 1.0f + 0x1p-8f + 0x1p-20f;
+  MatrixF c(4, d);
+  for (Eigen::Index j = 0; j < d; ++j) {
+    c(0, j) = down;                    // A: exactly d (1 + 2^-8 - 2^-20), in bf16 d
+    c(1, j) = j % 10 == 9 ? 1.0f : up;  // B: exactly below A, in bf16 0.9 d 2^-7 above it
+    c(2, j) = 1.0f;
+    c(3, j) = j % 2 ? down : 1.0f;
+  }
+  MatrixF x = MatrixF::Ones(3, d);
+  x.row(1) *= 1e-3f;
+  x.row(2) = c.row(3);
+  expect_agree(x, c);
+  expect_agree(x, c, 2);
+  BlasKernel kernel(BlasKernelOptions{.threads = 1, .screen = BlasScreen::kBf16Emulated});
+  std::vector<std::int32_t> nearest(3);
+  std::vector<double> score(3);
+  kernel.search(x, c, Metric::kInnerProduct, nearest, score);
+  EXPECT_EQ(nearest[0], 0);
 }
 
 // Norms from 1e-30 to 1e30 within one search, coordinates that are float subnormals (which bf16

@@ -1,6 +1,7 @@
 #include "compute/cpu/bf16_gemm.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -118,12 +119,26 @@ bool amx_available() {
 #endif
 }
 
+double relative_rounding_error(const float* v, Eigen::Index d) {
+  double error = 0.0, norm = 0.0;  // squared; each difference is exact (v' is v rounded, or 0)
+  for (Eigen::Index k = 0; k < d; ++k) {
+    const double e = double(v[k]) - double(widen(round_to_bf16(v[k])));
+    error += e * e;
+    norm += double(v[k]) * double(v[k]);
+  }
+  if (norm == 0.0) return 0.0;
+  // Each sum is within (d + 1) 2^-53 of its value relatively, the division and square root add
+  // 2^-53 each: (d + 4) 2^-51 covers all of it with room to spare.
+  return std::sqrt(error / norm) * (1.0 + double(d + 4) * 0x1p-51);
+}
+
 PackedCentres::PackedCentres(const MatrixF& centres) : dim_(padded(centres.cols())) {
   const Eigen::Index n = centres.rows(), d = centres.cols();
   data_.assign(static_cast<std::size_t>(padded(n) * dim_ / 2), 0u);
   for (Eigen::Index c = 0; c < n; ++c) {
     std::uint32_t* tiles = data_.data() + c / 16 * dim_ * 8;
     const float* row = centres.row(c).data();
+    max_error_ = std::max(max_error_, relative_rounding_error(row, d));
     for (Eigen::Index k = 0; k < d; k += 2) {
       const std::uint32_t lo = round_to_bf16(row[k]), hi = k + 1 < d ? round_to_bf16(row[k + 1]) : 0u;
       tiles[pair_slot(k, c % 16)] = lo | (hi << 16);
@@ -131,11 +146,14 @@ PackedCentres::PackedCentres(const MatrixF& centres) : dim_(padded(centres.cols(
   }
 }
 
-void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, std::vector<std::uint16_t>& out) {
+void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector<std::uint16_t>& out,
+                std::vector<double>& errors) {
   const Eigen::Index d = x.cols(), dp = padded(d);
   out.assign(static_cast<std::size_t>(padded(rows) * dp), 0);
+  errors.resize(static_cast<std::size_t>(rows));
   for (Eigen::Index i = 0; i < rows; ++i) {
     const float* row = x.row(r0 + i).data();
+    errors[static_cast<std::size_t>(i)] = relative_rounding_error(row, d);
     std::uint16_t* o = out.data() + i * dp;
     for (Eigen::Index k = 0; k < d; ++k) o[k] = round_to_bf16(row[k]);
   }

@@ -126,7 +126,7 @@ struct Search {
   std::vector<double> centre_inv_norms;  // 1 / |c| (cosine)
   std::vector<double> block_max_norm;    // per centre block: max |c|
   std::vector<double> block_max_inv_norm;  // per centre block: max 1 / |c| (cosine)
-  bound::ScoreBound bound;
+  bound::ScoreBound bound;  // fp32 screen: every row's
   bool exact_only;  // float overflow possible: score every pair exactly
   const bf16::PackedCentres* packed;  // the bf16 screen's centres; null: the fp32 screen
   bf16::Engine engine;
@@ -136,8 +136,10 @@ struct Search {
 
 // Thread-local scratch.
 struct Workspace {
-  std::vector<std::uint16_t> xb;  // the row block in bf16 (bf16 screen)
-  std::vector<float> g;
+  bf16::LineVector<std::uint16_t> xb;  // the row block in bf16 (bf16 screen)
+  bf16::LineVector<float> g;
+  std::vector<double> row_errors;          // bf16 screen: relative rounding error of each row
+  std::vector<bound::ScoreBound> bounds;   // each row's bound
   std::vector<double> a;
   std::vector<RowState> rows;
   std::vector<std::int32_t> ids;
@@ -161,7 +163,7 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
 
 // The approximate scores a[j] of row i against centres c0 .. c0+nb-1, from G's row.
 template <Metric M>
-void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eigen::Index c0, Eigen::Index nb,
+[[gnu::always_inline]] inline void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eigen::Index c0, Eigen::Index nb,
                 double* __restrict a) {
   const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
   const double sqx = rx * rx, inv_rx = M == Metric::kCosine ? 1.0 / rx : 0.0;
@@ -172,13 +174,13 @@ void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eige
 
 // One bound E for row i against a whole centre block, from the block's largest centre norm:
 // |a[j] - R(i, c)| <= E for every centre c of the block (the terms grow with |c|).
-double block_bound(const Search& s, Eigen::Index i, std::size_t block) {
-  return bound::score_error(s.bound, s.metric, s.p.row_norms[static_cast<std::size_t>(i)], s.block_max_norm[block],
+double block_bound(const Search& s, const bound::ScoreBound& b, Eigen::Index i, std::size_t block) {
+  return bound::score_error(b, s.metric, s.p.row_norms[static_cast<std::size_t>(i)], s.block_max_norm[block],
                             s.block_max_inv_norm[block]);
 }
 
 // Folds one block's approximate scores into the row's state: R lies in [a - e, a + e].
-double min_of(const double* a, Eigen::Index n) {  // four chains: min is latency-bound otherwise
+[[gnu::always_inline]] inline double min_of(const double* a, Eigen::Index n) {  // four chains: min is latency-bound otherwise
   double m0 = kInf, m1 = kInf, m2 = kInf, m3 = kInf;
   Eigen::Index j = 0;
   for (; j + 4 <= n; j += 4) {
@@ -191,7 +193,7 @@ double min_of(const double* a, Eigen::Index n) {  // four chains: min is latency
   return std::min(std::min(m0, m1), std::min(m2, m3));
 }
 
-void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb, const double* a, double e) {
+[[gnu::always_inline]] inline void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb, const double* a, double e) {
   const std::size_t k = s.k;
   const double amin = min_of(a, nb);
   if (k == 1) {
@@ -228,6 +230,26 @@ void block_products(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::In
   }
 }
 
+// Folds the block of G (leading dimension ld) into the states of rows [r0, r0 + mb), with the
+// helpers above inlined (always_inline: they are compiled for each clone's instructions). Compiled
+// for AVX-512 and AVX2 as well, chosen at load time: the double arithmetic then runs 8 or 4 wide,
+// with the same results lane by lane (IEEE operations, and no FMA contraction in this library).
+#if defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
+               std::size_t block, Workspace& ws) {
+  for (Eigen::Index r = 0; r < mb; ++r) {
+    const float* g = ws.g.data() + r * ld;
+    switch (s.metric) {
+      case Metric::kL2: approx_row<Metric::kL2>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+      case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+      case Metric::kCosine: approx_row<Metric::kCosine>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+    }
+    fold_block(s, ws.rows[r], c0, nb, ws.a.data(), block_bound(s, ws.bounds[r], r0 + r, block));
+  }
+}
+
 void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
   const Eigen::Index n = s.centres.rows();
   if (ws.rows.size() < static_cast<std::size_t>(mb)) ws.rows.resize(static_cast<std::size_t>(mb));
@@ -237,20 +259,19 @@ void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Inde
     const Eigen::Index nbmax = std::min(centre_block, n);
     ws.g.resize(static_cast<std::size_t>(pad(mb) * pad(nbmax)));
     ws.a.resize(static_cast<std::size_t>(nbmax));
-    if (s.packed) bf16::round_rows(s.x, r0, mb, ws.xb);
+    ws.bounds.assign(static_cast<std::size_t>(mb), s.bound);
+    if (s.packed) {
+      // The bound's input unit for this row: the larger of its own and the centres' measured
+      // relative rounding error (|x'.c' - x.c| <= (e_x + e_c + e_x e_c) |x| |c|).
+      bf16::round_rows(s.x, r0, mb, ws.xb, ws.row_errors);
+      for (std::size_t r = 0; r < ws.bounds.size(); ++r) {
+        ws.bounds[r] = bound::make_score_bound(s.metric, s.x.cols(), std::max(ws.row_errors[r], s.packed->max_relative_error()));
+      }
+    }
     for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
       const Eigen::Index nb = std::min(centre_block, n - c0), ld = pad(nb);
       block_products(s, r0, mb, c0, nb, ld, ws);
-      const auto block = static_cast<std::size_t>(c0 / centre_block);
-      for (Eigen::Index r = 0; r < mb; ++r) {
-        const float* g = ws.g.data() + r * ld;
-        switch (s.metric) {
-          case Metric::kL2: approx_row<Metric::kL2>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-          case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-          case Metric::kCosine: approx_row<Metric::kCosine>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-        }
-        fold_block(s, ws.rows[r], c0, nb, ws.a.data(), block_bound(s, r0 + r, block));
-      }
+      fold_rows(s, r0, mb, c0, nb, ld, static_cast<std::size_t>(c0 / centre_block), ws);
     }
   }
   for (Eigen::Index r = 0; r < mb; ++r) finish_row(s, r0 + r, ws.rows[r], ws);
@@ -304,7 +325,7 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
   const std::optional<bf16::PackedCentres> packed = bf16 ? std::optional<bf16::PackedCentres>(centres) : std::nullopt;
   const Eigen::Index centre_block =
       bf16 ? std::min(bf16::padded(centre_block_), bf16::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
-  Search s{x,  centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols(), bf16 ? bound::kBf16InputUnit : 0.0),
+  Search s{x,  centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()),
            exact_only, packed ? &*packed : nullptr,
            screen_ == BlasScreen::kBf16 ? bf16::Engine::kAmx : bf16::Engine::kEmulated, nearest, score};
   const auto nc = static_cast<std::size_t>(n);
