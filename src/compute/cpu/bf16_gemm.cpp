@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/parallel.hpp"
+
 #if defined(__x86_64__) && defined(__linux__)
 #define SECPE_AMX 1
 #include <cpuid.h>
@@ -132,18 +134,26 @@ double relative_rounding_error(const float* v, Eigen::Index d) {
   return std::sqrt(error / norm) * (1.0 + double(d + 4) * 0x1p-51);
 }
 
-PackedCentres::PackedCentres(const MatrixF& centres) : dim_(padded(centres.cols())) {
-  const Eigen::Index n = centres.rows(), d = centres.cols();
-  data_.assign(static_cast<std::size_t>(padded(n) * dim_ / 2), 0u);
-  for (Eigen::Index c = 0; c < n; ++c) {
-    std::uint32_t* tiles = data_.data() + c / 16 * dim_ * 8;
-    const float* row = centres.row(c).data();
-    max_error_ = std::max(max_error_, relative_rounding_error(row, d));
-    for (Eigen::Index k = 0; k < d; k += 2) {
-      const std::uint32_t lo = round_to_bf16(row[k]), hi = k + 1 < d ? round_to_bf16(row[k + 1]) : 0u;
-      tiles[pair_slot(k, c % 16)] = lo | (hi << 16);
-    }
-  }
+PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(padded(centres.cols())) {
+  const Eigen::Index n = centres.rows(), d = centres.cols(), groups = padded(n) / 16;
+  data_.resize(static_cast<std::size_t>(padded(n) * dim_ / 2));  // zeros: the padding
+  std::vector<double> chunk_max(static_cast<std::size_t>(std::max(threads, 1)), 0.0);
+  // Groups of 16 centres are independent: each chunk packs its own.
+  run_chunks(chunk_count(threads, static_cast<std::size_t>(groups), double(16 * d)), static_cast<std::size_t>(groups),
+             [&](int chunk, std::size_t g0, std::size_t g1) {
+               double& max_error = chunk_max[static_cast<std::size_t>(chunk)];
+               const Eigen::Index c1 = std::min<Eigen::Index>(n, static_cast<Eigen::Index>(g1) * 16);
+               for (Eigen::Index c = static_cast<Eigen::Index>(g0) * 16; c < c1; ++c) {
+                 std::uint32_t* tiles = data_.data() + c / 16 * dim_ * 8;
+                 const float* row = centres.row(c).data();
+                 max_error = std::max(max_error, relative_rounding_error(row, d));
+                 for (Eigen::Index k = 0; k < d; k += 2) {
+                   const std::uint32_t lo = round_to_bf16(row[k]), hi = k + 1 < d ? round_to_bf16(row[k + 1]) : 0u;
+                   tiles[pair_slot(k, c % 16)] = lo | (hi << 16);
+                 }
+               }
+             });
+  max_error_ = *std::max_element(chunk_max.begin(), chunk_max.end());
 }
 
 void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector<std::uint16_t>& out,

@@ -60,10 +60,10 @@ double relative_rounding_error(const float* v, Eigen::Index d);
 
 // The centres in bf16, in the layout the engines read: per group of 16 centres and per 32
 // dimensions, a 16 x 16 tile of 32-bit pairs (dimensions 2p, 2p+1 of centre n at row p, column n),
-// which is AMX's B-operand ("VNNI") layout. Built once per search.
+// which is AMX's B-operand ("VNNI") layout. Built once per search, on up to `threads` threads.
 class PackedCentres {
  public:
-  explicit PackedCentres(const MatrixF& centres);
+  explicit PackedCentres(const MatrixF& centres, int threads = 1);
   Eigen::Index padded_dim() const { return dim_; }
   double max_relative_error() const { return max_error_; }  // of relative_rounding_error over the centres
   // The tiles of centres [c0, c0 + 16) (c0 a multiple of 16): padded_dim() / 32 tiles of 256 pairs.
