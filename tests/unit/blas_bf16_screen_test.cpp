@@ -184,17 +184,22 @@ TEST(Bf16Screen, ScreenNamesAndAuto) {
     EXPECT_EQ(parse_blas_screen(blas_screen_name(s)), s);
   }
   EXPECT_THROW(parse_blas_screen("fp16"), InputError);
-  const BlasScreen hardware = bf16::amx_available() ? BlasScreen::kBf16 : BlasScreen::kFp32;
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16}).screen(), hardware);
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kFp32}).screen(), BlasScreen::kFp32);
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen(), BlasScreen::kBf16Emulated);
+  const bool amx = bf16::amx_available();
+  const BlasScreen hardware = amx ? BlasScreen::kBf16 : BlasScreen::kFp32;
+  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16}).screen_for(10), hardware);
+  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kFp32}).screen_for(10000), BlasScreen::kFp32);
+  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen_for(10), BlasScreen::kBf16Emulated);
   const char* saved = std::getenv("SECPE_BLAS_SCREEN");
   const std::string before = saved ? saved : "";
   unsetenv("SECPE_BLAS_SCREEN");
-  EXPECT_EQ(BlasKernel().screen(), hardware);
+  const BlasKernel automatic(BlasKernelOptions{.bf16_min_centres = 100});  // auto: bf16 from 100 centres where AMX runs
+  EXPECT_EQ(automatic.screen_for(99), BlasScreen::kFp32);
+  EXPECT_EQ(automatic.screen_for(100), hardware);
   setenv("SECPE_BLAS_SCREEN", "fp32", 1);
-  EXPECT_EQ(BlasKernel().screen(), BlasScreen::kFp32);
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen(), BlasScreen::kBf16Emulated);
+  EXPECT_EQ(BlasKernel().screen_for(100000), BlasScreen::kFp32);
+  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen_for(10), BlasScreen::kBf16Emulated);
+  setenv("SECPE_BLAS_SCREEN", "bf16", 1);
+  EXPECT_EQ(BlasKernel().screen_for(10), hardware);
   setenv("SECPE_BLAS_SCREEN", "half", 1);
   EXPECT_THROW(BlasKernel(), InputError);
   if (saved) {

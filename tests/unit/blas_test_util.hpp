@@ -13,13 +13,16 @@
 namespace secpe::test {
 
 // 1 and 2 threads, small blocks so that block edges are crossed often, and every screen: the
-// default (bf16 on AMX, else fp32), fp32, and the bf16 emulation, which runs on any CPU.
+// default (auto: fp32 for these few centres), fp32, bf16 (AMX where it runs, else fp32), and the
+// bf16 emulation, which runs on any CPU.
 inline std::vector<BlasKernel> blas_kernels() {
   std::vector<BlasKernel> v;
   v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33});
   v.emplace_back(BlasKernelOptions{.threads = 2});  // default blocking
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33, .screen = BlasScreen::kFp32});
+  v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5, .screen = BlasScreen::kBf16});
+  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 40, .centre_block = 33, .screen = BlasScreen::kBf16});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 9, .centre_block = 40, .screen = BlasScreen::kBf16Emulated});
   return v;
 }
@@ -29,7 +32,7 @@ inline void expect_agree(const MatrixF& x, const MatrixF& c, int k = 1) {
     for (Metric m : kMetrics) {
       std::string report;
       EXPECT_TRUE(verify_against_reference(kernel, x, c, m, &report, k))
-          << report << " (threads " << kernel.threads() << ", screen " << blas_screen_name(kernel.screen()) << ")";
+          << report << " (threads " << kernel.threads() << ", screen " << blas_screen_name(kernel.screen_for(c.rows())) << ")";
     }
   }
 }

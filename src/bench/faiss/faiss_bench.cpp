@@ -33,10 +33,10 @@ MatrixF random_unit_rows(std::uint64_t seed, std::uint64_t stream, std::size_t n
   return m;
 }
 
-// The blas kernel's candidate screen (fp32, bf16, ...); "none" for other kernels.
-std::string screen_of(const NearestCentreKernel& kernel) {
+// The blas kernel's candidate screen (fp32, bf16, ...) for this many centres; "none" for other kernels.
+std::string screen_of(const NearestCentreKernel& kernel, std::size_t centres) {
   const auto* blas = dynamic_cast<const BlasKernel*>(&kernel);
-  return blas ? blas_screen_name(blas->screen()) : "none";
+  return blas ? blas_screen_name(blas->screen_for(static_cast<Eigen::Index>(centres))) : "none";
 }
 
 }  // namespace
@@ -112,7 +112,7 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
 
   return {{"search", {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", o.dim}, {"gflop", search_gflop},
                       {"faiss_index", "IndexFlatIP"}, {"faiss_seconds", faiss_search}, {"secpe_seconds", our_search},
-                      {"secpe_kernel", kernel->name()}, {"secpe_screen", screen_of(*kernel)}, {"faiss_gflops", search_gflop / faiss_search},
+                      {"secpe_kernel", kernel->name()}, {"secpe_screen", screen_of(*kernel, o.candidates)}, {"faiss_gflops", search_gflop / faiss_search},
                       {"secpe_gflops", search_gflop / our_search}, {"speedup_vs_faiss", faiss_search / our_search},
                       {"same_nearest_fraction", double(agree) / double(o.queries)}}},
           {"kmeans", {{"points", o.kmeans_points}, {"clusters", o.kmeans_clusters}, {"iterations", o.kmeans_iterations},

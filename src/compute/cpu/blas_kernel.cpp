@@ -53,18 +53,18 @@ std::string blas_screen_name(BlasScreen screen) {
 
 namespace {
 
+// The environment's choice for auto, and the hardware's: kAuto stays only where AMX runs.
 BlasScreen resolve_screen(BlasScreen screen) {
   if (screen == BlasScreen::kAuto) {
-    const char* env = std::getenv("SECPE_BLAS_SCREEN");
-    try {
-      screen = env ? parse_blas_screen(env) : BlasScreen::kBf16;
-    } catch (const InputError& e) {
-      throw InputError(std::string("SECPE_BLAS_SCREEN: ") + e.what());
+    if (const char* env = std::getenv("SECPE_BLAS_SCREEN")) {
+      try {
+        screen = parse_blas_screen(env);
+      } catch (const InputError& e) {
+        throw InputError(std::string("SECPE_BLAS_SCREEN: ") + e.what());
+      }
     }
   }
-  if (screen == BlasScreen::kAuto || screen == BlasScreen::kBf16) {
-    return bf16::amx_available() ? BlasScreen::kBf16 : BlasScreen::kFp32;
-  }
+  if ((screen == BlasScreen::kAuto || screen == BlasScreen::kBf16) && !bf16::amx_available()) return BlasScreen::kFp32;
   return screen;
 }
 
@@ -74,7 +74,13 @@ BlasKernel::BlasKernel(BlasKernelOptions options)
     : threads_(options.threads > 0 ? options.threads : default_threads()),
       row_block_(std::max(1, options.row_block)),
       centre_block_(std::max(1, options.centre_block)),
-      screen_(resolve_screen(options.screen)) {}
+      screen_(resolve_screen(options.screen)),
+      bf16_min_centres_(options.bf16_min_centres) {}
+
+BlasScreen BlasKernel::screen_for(Eigen::Index centres) const {
+  if (screen_ != BlasScreen::kAuto) return screen_;
+  return centres >= bf16_min_centres_ ? BlasScreen::kBf16 : BlasScreen::kFp32;
+}
 
 namespace {
 
@@ -326,13 +332,14 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
   const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
   const bool exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
   // bf16 has float's exponent range but rounds values near FLT_MAX up to infinity.
-  const bool bf16 = screen_ != BlasScreen::kFp32 && !exact_only && x.cols() > 0 && max_rx < 1e38 && max_rc < 1e38;
+  const BlasScreen screen = screen_for(n);
+  const bool bf16 = screen != BlasScreen::kFp32 && !exact_only && x.cols() > 0 && max_rx < 1e38 && max_rc < 1e38;
   const std::optional<bf16::PackedCentres> packed = bf16 ? std::optional<bf16::PackedCentres>(std::in_place, centres, threads_) : std::nullopt;
   const Eigen::Index centre_block =
       bf16 ? std::min(bf16::padded(centre_block_), bf16::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
   Search s{x,  centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()),
            exact_only, packed ? &*packed : nullptr,
-           screen_ == BlasScreen::kBf16 ? bf16::Engine::kAmx : bf16::Engine::kEmulated, nearest, score};
+           screen == BlasScreen::kBf16 ? bf16::Engine::kAmx : bf16::Engine::kEmulated, nearest, score};
   const auto nc = static_cast<std::size_t>(n);
   s.centre_sq.resize(nc);
   s.centre_inv_norms.resize(nc);

@@ -12,13 +12,16 @@ namespace secpe {
 //
 // The screen is the GEMM that selects the candidates. fp32: cblas_sgemm. bf16: X and C rounded to
 // bf16 and multiplied on AMX tiles with float accumulation (compute/cpu/bf16_gemm.hpp), several
-// times faster than sgemm; its bound is wider (input rounding 2^-8), so a few more centres per
-// row are rescored, and the results are the same bit for bit. A search whose norms reach 1e38
-// (bf16 would overflow) screens in fp32.
+// times faster than sgemm; its bound is wider (each vector's measured bf16 rounding error, about
+// 2^-9.3 relative), so a few more centres per row are rescored, and the results are the same bit
+// for bit. With few centres that rescoring costs more than the GEMM saves (below ~300 centres at
+// d = 768 on uniform data), hence bf16_min_centres. A search whose norms reach 1e38 (bf16 would
+// overflow) screens in fp32.
 enum class BlasScreen {
-  kAuto,          // SECPE_BLAS_SCREEN if set (auto, fp32, bf16 or bf16-emulated), else bf16 where AMX runs, else fp32
+  kAuto,          // SECPE_BLAS_SCREEN if set (auto, fp32, bf16 or bf16-emulated); else bf16 where AMX
+                  // runs and the search has at least bf16_min_centres centres, fp32 otherwise
   kFp32,          // cblas_sgemm
-  kBf16,          // AMX where it runs, else fp32
+  kBf16,          // AMX for every search where it runs, else fp32
   kBf16Emulated,  // bf16 arithmetic emulated one product at a time: any CPU, very slow (tests)
 };
 BlasScreen parse_blas_screen(const std::string& name);  // InputError for an unknown name
@@ -31,6 +34,7 @@ struct BlasKernelOptions {
   int row_block = 512;      // rows of X per block (a thread's unit of work); fewer for small X
   int centre_block = 1024;  // centres per GEMM call; a thread holds row_block x centre_block floats
   BlasScreen screen = BlasScreen::kAuto;  // the candidate screen (above); bf16 rounds centre_block up to 32s
+  int bf16_min_centres = 512;             // auto: fewer centres than this screen in fp32
 };
 
 class BlasKernel final : public NearestCentreKernel {
@@ -38,8 +42,8 @@ class BlasKernel final : public NearestCentreKernel {
   explicit BlasKernel(BlasKernelOptions options = {});
   std::string name() const override { return "blas"; }
   int threads() const override { return threads_; }
-  // The screen this kernel's searches use (kFp32, kBf16 or kBf16Emulated): auto resolved.
-  BlasScreen screen() const { return screen_; }
+  // The screen of a search with `centres` centres: kFp32, kBf16 or kBf16Emulated (auto resolved).
+  BlasScreen screen_for(Eigen::Index centres) const;
   void search(const MatrixF& x, const MatrixF& centres, Metric metric,
               std::span<std::int32_t> nearest, std::span<double> score) const override;
   void search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
@@ -49,7 +53,8 @@ class BlasKernel final : public NearestCentreKernel {
   int threads_;
   int row_block_;
   int centre_block_;
-  BlasScreen screen_;
+  BlasScreen screen_;  // kAuto here: AMX runs, the number of centres decides
+  int bf16_min_centres_;
 };
 
 }  // namespace secpe
