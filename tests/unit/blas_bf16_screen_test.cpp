@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -107,13 +106,11 @@ TEST(Bf16Screen, NearTiesBelowBf16ResolutionAgree) {
   const Eigen::Index d = 96;
   const MatrixF base = random_matrix(3, d, 5);
   MatrixF c(3 * 16, d);
-  for (Eigen::Index b = 0; b < 3; ++b) {
-    for (Eigen::Index v = 0; v < 16; ++v) {
-      const Eigen::Index row = b * 16 + v;
-      c.row(row) = base.row(b);
-      if (v % 5 == 4) continue;  // duplicates of the base
-      for (Eigen::Index j = v; j < d; j += 7) c(row, j) *= 1.0f + std::ldexp(v % 2 ? 1.0f : -1.0f, -9 - int(v % 4));
-    }
+  for (Eigen::Index row = 0; row < c.rows(); ++row) {  // 16 variants v of each base
+    const Eigen::Index v = row % 16;
+    c.row(row) = base.row(row / 16);
+    if (v % 5 == 4) continue;  // duplicates of the base
+    for (Eigen::Index j = v; j < d; j += 7) c(row, j) *= 1.0f + std::ldexp(v % 2 ? 1.0f : -1.0f, -9 - int(v % 4));
   }
   MatrixF x(9, d);
   for (Eigen::Index i = 0; i < 9; ++i) {
@@ -189,24 +186,18 @@ TEST(Bf16Screen, ScreenNamesAndAuto) {
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16}).screen_for(10), hardware);
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kFp32}).screen_for(10000), BlasScreen::kFp32);
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen_for(10), BlasScreen::kBf16Emulated);
-  const char* saved = std::getenv("SECPE_BLAS_SCREEN");
-  const std::string before = saved ? saved : "";
-  unsetenv("SECPE_BLAS_SCREEN");
+  const test::ScopedEnv env("SECPE_BLAS_SCREEN");
+  env.unset();
   const BlasKernel automatic(BlasKernelOptions{.bf16_min_centres = 100});  // auto: bf16 from 100 centres where AMX runs
   EXPECT_EQ(automatic.screen_for(99), BlasScreen::kFp32);
   EXPECT_EQ(automatic.screen_for(100), hardware);
-  setenv("SECPE_BLAS_SCREEN", "fp32", 1);
+  env.set("fp32");
   EXPECT_EQ(BlasKernel().screen_for(100000), BlasScreen::kFp32);
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen_for(10), BlasScreen::kBf16Emulated);
-  setenv("SECPE_BLAS_SCREEN", "bf16", 1);
+  env.set("bf16");
   EXPECT_EQ(BlasKernel().screen_for(10), hardware);
-  setenv("SECPE_BLAS_SCREEN", "half", 1);
+  env.set("half");
   EXPECT_THROW(BlasKernel(), InputError);
-  if (saved) {
-    setenv("SECPE_BLAS_SCREEN", before.c_str(), 1);
-  } else {
-    unsetenv("SECPE_BLAS_SCREEN");
-  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // kernel tests (compute_kernel_test.cpp, blas_bf16_screen_test.cpp): not a test itself.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,5 +38,28 @@ inline void expect_agree(const MatrixF& x, const MatrixF& c, int k = 1) {
     }
   }
 }
+
+// Sets (or unsets) an environment variable for a scope; its previous state comes back afterwards.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) saved_ = v;
+  }
+  ~ScopedEnv() {
+    if (saved_) {
+      setenv(name_, saved_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  void set(const char* value) const { setenv(name_, value, 1); }
+  void unset() const { unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
 
 }  // namespace secpe::test

@@ -218,19 +218,13 @@ TEST(ComputeKernel, VerifyReportsADisagreement) {
 }
 
 TEST(ComputeKernel, ThreadCountFromEnvironment) {
-  const char* saved = std::getenv("SECPE_THREADS");
-  const std::string keep = saved ? saved : "";
-  setenv("SECPE_THREADS", "3", 1);
+  const test::ScopedEnv env("SECPE_THREADS");
+  env.set("3");
   EXPECT_EQ(default_threads(), 3);
   EXPECT_EQ(BlasKernel().threads(), 3);
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.threads = 1}).threads(), 1);  // explicit wins
-  setenv("SECPE_THREADS", "zero", 1);
+  env.set("zero");
   EXPECT_THROW(default_threads(), InputError);
-  if (saved) {
-    setenv("SECPE_THREADS", keep.c_str(), 1);
-  } else {
-    unsetenv("SECPE_THREADS");
-  }
 }
 
 }  // namespace
