@@ -1,9 +1,10 @@
 #pragma once
 // The bf16 GEMM behind the BLAS kernel's bf16 screen (compute/cpu/blas_kernel.hpp): X and C are
-// rounded to bf16 (to nearest, ties to even: relative error at most 2^-8, bound::kBf16InputUnit)
-// and multiplied with float accumulation, G = bf16(X) bf16(C)^T. The products of two bf16 are exact
-// in float, so G's error is the float summation's plus the input rounding's, which the shared
-// bound (compute/search_bound.hpp) covers; the scores themselves always come from the exact path.
+// rounded to bf16 (to nearest, ties to even: relative error at most 2^-8 per coordinate) and
+// multiplied with float accumulation, G = bf16(X) bf16(C)^T. The products of two bf16 are exact in
+// float, so G's error is the float summation's plus the input rounding's, which the shared bound
+// (compute/search_bound.hpp) covers with each vector's measured rounding error
+// (relative_rounding_error); the scores themselves always come from the exact path.
 //
 // Two engines compute it. AMX (Sapphire Rapids and later: 16x16 float tiles, TDPBF16PS) where the
 // CPU has AMX-BF16 and Linux grants the process the tile state; and a portable scalar emulation,
