@@ -68,13 +68,16 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   add_common_options(desc);
   add_bench_options(desc);
   KernelBenchConfig c;
-  std::string metric;
+  std::string metric, screen;
   desc.add_options()
     ("rows", po::value<Eigen::Index>(&c.rows)->default_value(c.rows), "M: query rows")
     ("centres", po::value<Eigen::Index>(&c.centres)->default_value(c.centres), "N: centres (candidates)")
     ("dim", po::value<Eigen::Index>(&c.dim)->default_value(c.dim), "d")
     ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
     ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
+    ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX) or bf16-emulated (slow)")
+    ("row-block", po::value<int>(&c.blocking.row_block)->default_value(c.blocking.row_block), "blas: rows of X per block")
+    ("centre-block", po::value<int>(&c.blocking.centre_block)->default_value(c.blocking.centre_block), "blas: centres per GEMM call")
     ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel")
     ("tf32", po::bool_switch(&c.tf32), "cuda: TF32 tensor-core GEMMs for the kernel and cuBLAS alike (the kernel stays exact: a wider bound, more rows rescored)");
   add_device_option(desc);
@@ -87,6 +90,11 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   c.metric = parse_metric(metric);
   c.kernel = vm["kernel"].as<std::string>();
   make_kernel(c.kernel);  // an unknown name fails now
+  try {
+    c.blocking.screen = parse_blas_screen(screen);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--screen: ") + e.what());
+  }
   c.device = rank_device(device_of(vm));
   if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1) throw InputError("--rows, --centres, --dim and --threads must be at least 1");
   const KernelBenchResult r = bench_kernel(c);
@@ -98,6 +106,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
                        {"sgemm_seconds", r.sgemm_seconds}, {"sgemm_gflops", r.sgemm_gflops},
                        {"kernel_over_sgemm", r.ratio}, {"kernel_cpu_seconds", r.kernel_cpu_seconds},
                        {"sgemm_cpu_seconds", r.sgemm_cpu_seconds}, {"verified_against_reference", r.verified},
+                       {"screen", r.screen},
                        {"openblas_core", r.openblas_core}, {"openblas_config", r.openblas_config}, {"baseline", r.baseline}};
   if (c.device == Device::kCuda) {
     report["figures"]["gpu"] = r.gpu;

@@ -21,7 +21,7 @@ struct KernelBenchConfig {
   int repeats = 1;               // the best (wall) of this many timings is reported
   int verify_rows = 16;          // this many leading rows are checked against the reference (0: none)
   std::uint64_t seed = 1;
-  BlasKernelOptions blocking{};  // row_block / centre_block (threads is taken from `threads`)
+  BlasKernelOptions blocking{};  // row_block / centre_block / screen (threads is taken from `threads`)
   Device device = Device::kCpu;  // kCuda: the CUDA kernel (replaces `kernel`) and cuBLAS
   bool tf32 = false;             // cuda: TF32 GEMMs, for the kernel and the baseline alike
 };
@@ -38,6 +38,7 @@ struct KernelBenchResult {
   double kernel_cpu_seconds = 0.0;
   double sgemm_cpu_seconds = 0.0;
   bool verified = true;          // verify_rows agree with the reference bit for bit
+  std::string screen;            // blas: the candidate screen that ran (fp32, bf16, bf16-emulated)
   std::string openblas_core;     // openblas_get_corename(), e.g. "Haswell"
   std::string openblas_config;   // openblas_get_config()
   std::string baseline = "OpenBLAS cblas_sgemm";

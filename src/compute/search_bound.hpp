@@ -15,6 +15,10 @@
 // per product sum, which we bound by d 2^-120 (1 + |x| + |c|). When the GEMM rounds its inputs
 // first (TF32 tensor cores: 10 mantissa bits, rounded or truncated, so relative error up to
 // input_unit = 2^-10 each), every product is further off by (2 input_unit + input_unit^2) |x_j c_j|.
+// The CPU's bf16 screen (compute/cpu/bf16_gemm.hpp) passes a measured input_unit instead, per
+// row: u = max(|x - x'| / |x|, max_c |c - c'| / |c|), x' and c' the bf16 values the hardware
+// multiplies (subnormals read as zero included), since |x'.c' - x.c| <= |x - x'| |c'| + |x| |c - c'|
+// <= (2u + u^2) |x| |c|; the products of two bf16 are exact in float.
 // The norm terms and the reference itself are computed in double, off by at most
 // (gamma_d(2^-53) + 4 2^-53) times their magnitude. Everything is then doubled for safety.
 #include "compute/metric.hpp"

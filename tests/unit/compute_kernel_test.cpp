@@ -13,32 +13,15 @@
 #include "compute/verify.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "kernel_test_util.hpp"
+#include "blas_test_util.hpp"
 
 namespace secpe {
 namespace {
 
+using test::blas_kernels;
+using test::expect_agree;
 using test::kMetrics;
 using test::random_matrix;
-
-// Kernels under test: 1 and 2 threads, small blocks so that block edges are crossed often.
-std::vector<BlasKernel> blas_kernels() {
-  std::vector<BlasKernel> v;
-  v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5});
-  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33});
-  v.emplace_back(BlasKernelOptions{.threads = 2});  // default blocking
-  return v;
-}
-
-void expect_agree(const MatrixF& x, const MatrixF& c, int k = 1) {
-  for (const BlasKernel& kernel : blas_kernels()) {
-    for (Metric m : kMetrics) {
-      std::string report;
-      EXPECT_TRUE(verify_against_reference(kernel, x, c, m, &report, k))
-          << report << " (threads " << kernel.threads() << ")";
-    }
-  }
-}
 
 TEST(ComputeKernel, MakeKernelKnowsBlas) {
   EXPECT_EQ(make_kernel("blas")->name(), "blas");
@@ -235,19 +218,13 @@ TEST(ComputeKernel, VerifyReportsADisagreement) {
 }
 
 TEST(ComputeKernel, ThreadCountFromEnvironment) {
-  const char* saved = std::getenv("SECPE_THREADS");
-  const std::string keep = saved ? saved : "";
-  setenv("SECPE_THREADS", "3", 1);
+  const test::ScopedEnv env("SECPE_THREADS");
+  env.set("3");
   EXPECT_EQ(default_threads(), 3);
   EXPECT_EQ(BlasKernel().threads(), 3);
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.threads = 1}).threads(), 1);  // explicit wins
-  setenv("SECPE_THREADS", "zero", 1);
+  env.set("zero");
   EXPECT_THROW(default_threads(), InputError);
-  if (saved) {
-    setenv("SECPE_THREADS", keep.c_str(), 1);
-  } else {
-    unsetenv("SECPE_THREADS");
-  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "cluster/kmeans.hpp"
+#include "compute/cpu/blas_kernel.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
@@ -58,6 +59,12 @@ MatrixF public_rows_of_largest_label(const std::string& path, std::size_t limit,
       if (ids[i] == label && !secrets.is_private(i)) rows.row(filled++) = chunk.row(static_cast<Eigen::Index>(i - begin));
   }
   return rows;
+}
+
+// The blas kernel's candidate screen (fp32, bf16, ...) for this many centres; "none" for other kernels.
+std::string screen_of(const NearestCentreKernel& kernel, std::size_t centres) {
+  const auto* blas = dynamic_cast<const BlasKernel*>(&kernel);
+  return blas ? blas_screen_name(blas->screen_for(static_cast<Eigen::Index>(centres))) : "none";
 }
 
 }  // namespace
@@ -140,7 +147,7 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
 
   return {{"search", {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", o.dim}, {"gflop", search_gflop},
                       {"faiss_index", "IndexFlatIP"}, {"faiss_seconds", faiss_search}, {"secpe_seconds", our_search},
-                      {"secpe_kernel", kernel->name()}, {"faiss_gflops", search_gflop / faiss_search},
+                      {"secpe_kernel", kernel->name()}, {"secpe_screen", screen_of(*kernel, o.candidates)}, {"faiss_gflops", search_gflop / faiss_search},
                       {"secpe_gflops", search_gflop / our_search}, {"speedup_vs_faiss", faiss_search / our_search},
                       {"same_nearest_fraction", double(agree) / double(o.queries)}}},
           {"kmeans", {{"points", n_points}, {"dim", points_dim},

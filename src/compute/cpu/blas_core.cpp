@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "compute/cpu/blas_kernel.hpp"
 #include "compute/nearest.hpp"
 #include "compute/verify.hpp"
 
@@ -110,14 +111,18 @@ bool blas_self_test(std::string* report) {
         }
       }
   }
-  // The exact nearest-centre kernel on top of it.
+  // The exact nearest-centre kernel on top of it, with the fp32 screen and, where AMX runs, bf16.
   const MatrixF x = random_matrix(300, 64, gen), centres = random_matrix(40, 64, gen);
-  const auto kernel = make_kernel("blas");
-  for (const Metric metric : {Metric::kCosine, Metric::kL2, Metric::kInnerProduct}) {
-    std::string line;
-    if (!verify_against_reference(*kernel, x, centres, metric, &line, 3)) {
-      if (report) *report = "the blas kernel disagrees with the reference kernel (" + metric_name(metric) + "): " + line;
-      return false;
+  for (const BlasScreen screen : {BlasScreen::kFp32, BlasScreen::kBf16}) {
+    const BlasKernel kernel(BlasKernelOptions{.screen = screen});
+    for (const Metric metric : {Metric::kCosine, Metric::kL2, Metric::kInnerProduct}) {
+      std::string line;
+      if (!verify_against_reference(kernel, x, centres, metric, &line, 3)) {
+        if (report)
+          *report = "the blas kernel (" + blas_screen_name(kernel.screen_for(centres.rows())) +
+                    " screen) disagrees with the reference kernel (" + metric_name(metric) + "): " + line;
+        return false;
+      }
     }
   }
   return true;

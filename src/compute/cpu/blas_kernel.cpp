@@ -10,31 +10,77 @@
 // index) are the reference's answer, bit for bit.
 //
 // The bound (approx_score, score_error, exact_only) and the order of results are shared with the
-// GPU kernel: compute/search_bound.hpp, where the bound is derived.
+// GPU kernel: compute/search_bound.hpp, where the bound is derived. The bf16 screen only changes
+// where G comes from (compute/cpu/bf16_gemm.hpp) and the bound's input rounding unit.
 #include <cblas.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "compute/exact_score.hpp"
+#include "compute/cpu/bf16_gemm.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "core/parallel.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
 
+BlasScreen parse_blas_screen(const std::string& name) {
+  for (const BlasScreen s : {BlasScreen::kAuto, BlasScreen::kFp32, BlasScreen::kBf16, BlasScreen::kBf16Emulated})
+    if (name == blas_screen_name(s)) return s;
+  throw InputError("unknown blas screen '" + name + "' (expected auto, fp32, bf16 or bf16-emulated)");
+}
+
+std::string blas_screen_name(BlasScreen screen) {
+  switch (screen) {
+    case BlasScreen::kAuto: return "auto";
+    case BlasScreen::kFp32: return "fp32";
+    case BlasScreen::kBf16: return "bf16";
+    case BlasScreen::kBf16Emulated: return "bf16-emulated";
+  }
+  return "auto";
+}
+
+namespace {
+
+// The environment's choice for auto, and the hardware's: kAuto stays only where AMX runs.
+BlasScreen resolve_screen(BlasScreen screen) {
+  if (screen == BlasScreen::kAuto) {
+    if (const char* env = std::getenv("SECPE_BLAS_SCREEN")) {
+      try {
+        screen = parse_blas_screen(env);
+      } catch (const InputError& e) {
+        throw InputError(std::string("SECPE_BLAS_SCREEN: ") + e.what());
+      }
+    }
+  }
+  if ((screen == BlasScreen::kAuto || screen == BlasScreen::kBf16) && !bf16::amx_available()) return BlasScreen::kFp32;
+  return screen;
+}
+
+}  // namespace
+
 BlasKernel::BlasKernel(BlasKernelOptions options)
     : threads_(options.threads > 0 ? options.threads : default_threads()),
       row_block_(std::max(1, options.row_block)),
-      centre_block_(std::max(1, options.centre_block)) {}
+      centre_block_(std::max(1, options.centre_block)),
+      screen_(resolve_screen(options.screen)),
+      bf16_min_centres_(options.bf16_min_centres) {}
+
+BlasScreen BlasKernel::screen_for(Eigen::Index centres) const {
+  if (screen_ != BlasScreen::kAuto) return screen_;
+  return centres >= bf16_min_centres_ ? BlasScreen::kBf16 : BlasScreen::kFp32;
+}
 
 namespace {
 
@@ -87,15 +133,20 @@ struct Search {
   std::vector<double> centre_inv_norms;  // 1 / |c| (cosine)
   std::vector<double> block_max_norm;    // per centre block: max |c|
   std::vector<double> block_max_inv_norm;  // per centre block: max 1 / |c| (cosine)
-  bound::ScoreBound bound;
+  bound::ScoreBound bound;  // fp32 screen: every row's
   bool exact_only;  // float overflow possible: score every pair exactly
+  const bf16::PackedCentres* packed;  // the bf16 screen's centres; null: the fp32 screen
+  bf16::Engine engine;
   std::span<std::int32_t> nearest;
   std::span<double> score;
 };
 
 // Thread-local scratch.
 struct Workspace {
-  std::vector<float> g;
+  bf16::LineVector<std::uint16_t> xb;  // the row block in bf16 (bf16 screen)
+  bf16::LineVector<float> g;
+  std::vector<double> row_errors;          // bf16 screen: relative rounding error of each row
+  std::vector<bound::ScoreBound> bounds;   // each row's bound
   std::vector<double> a;
   std::vector<RowState> rows;
   std::vector<std::int32_t> ids;
@@ -119,7 +170,7 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
 
 // The approximate scores a[j] of row i against centres c0 .. c0+nb-1, from G's row.
 template <Metric M>
-void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eigen::Index c0, Eigen::Index nb,
+[[gnu::always_inline]] inline void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eigen::Index c0, Eigen::Index nb,
                 double* __restrict a) {
   const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
   const double sqx = rx * rx, inv_rx = M == Metric::kCosine ? 1.0 / rx : 0.0;
@@ -130,26 +181,30 @@ void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eige
 
 // One bound E for row i against a whole centre block, from the block's largest centre norm:
 // |a[j] - R(i, c)| <= E for every centre c of the block (the terms grow with |c|).
-double block_bound(const Search& s, Eigen::Index i, std::size_t block) {
-  return bound::score_error(s.bound, s.metric, s.p.row_norms[static_cast<std::size_t>(i)], s.block_max_norm[block],
+double block_bound(const Search& s, const bound::ScoreBound& b, Eigen::Index i, std::size_t block) {
+  return bound::score_error(b, s.metric, s.p.row_norms[static_cast<std::size_t>(i)], s.block_max_norm[block],
                             s.block_max_inv_norm[block]);
 }
 
 // Folds one block's approximate scores into the row's state: R lies in [a - e, a + e].
-double min_of(const double* a, Eigen::Index n) {  // four chains: min is latency-bound otherwise
-  double m0 = kInf, m1 = kInf, m2 = kInf, m3 = kInf;
+[[gnu::always_inline]] inline double min_of(const double* a, Eigen::Index n) {
+  // Eight lanes at once (GCC/Clang vector extension: one vector min where the target has it):
+  // the compiler neither reorders a floating-point reduction itself nor vectorises it otherwise.
+  using Lanes = double __attribute__((vector_size(64)));
+  Lanes m = {kInf, kInf, kInf, kInf, kInf, kInf, kInf, kInf};
   Eigen::Index j = 0;
-  for (; j + 4 <= n; j += 4) {
-    m0 = a[j] < m0 ? a[j] : m0;
-    m1 = a[j + 1] < m1 ? a[j + 1] : m1;
-    m2 = a[j + 2] < m2 ? a[j + 2] : m2;
-    m3 = a[j + 3] < m3 ? a[j + 3] : m3;
+  for (; j + 8 <= n; j += 8) {
+    Lanes v;
+    std::memcpy(&v, a + j, sizeof v);
+    m = v < m ? v : m;
   }
-  for (; j < n; ++j) m0 = a[j] < m0 ? a[j] : m0;
-  return std::min(std::min(m0, m1), std::min(m2, m3));
+  double out = kInf;
+  for (int q = 0; q < 8; ++q) out = m[q] < out ? m[q] : out;
+  for (; j < n; ++j) out = a[j] < out ? a[j] : out;
+  return out;
 }
 
-void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb, const double* a, double e) {
+[[gnu::always_inline]] inline void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb, const double* a, double e) {
   const std::size_t k = s.k;
   const double amin = min_of(a, nb);
   if (k == 1) {
@@ -170,34 +225,64 @@ void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb,
   }
 }
 
-void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
+// G = X_b C_b^T for rows [r0, r0 + mb) and centres [c0, c0 + nb) into ws.g, row-major with
+// leading dimension ld (the bf16 screen pads its blocks to multiples of 32).
+void block_products(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
+                    Workspace& ws) {
   const Eigen::Index d = s.x.cols();
+  if (s.packed) {
+    bf16::gemm(s.engine, ws.xb.data(), bf16::padded(mb), *s.packed, c0, ld, ws.g.data());
+  } else if (d == 0) {
+    std::fill(ws.g.begin(), ws.g.end(), 0.0f);
+  } else {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(mb), static_cast<int>(nb), static_cast<int>(d), 1.0f,
+                s.x.row(r0).data(), static_cast<int>(d), s.centres.row(c0).data(), static_cast<int>(d), 0.0f, ws.g.data(),
+                static_cast<int>(ld));
+  }
+}
+
+// Folds the block of G (leading dimension ld) into the states of rows [r0, r0 + mb), with the
+// helpers above inlined (always_inline: they are compiled for each clone's instructions). Compiled
+// for AVX-512 and AVX2 as well, chosen at load time: the double arithmetic then runs 8 or 4 wide,
+// with the same results lane by lane (IEEE operations, and no FMA contraction in this library).
+#if defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
+               std::size_t block, Workspace& ws) {
+  for (Eigen::Index r = 0; r < mb; ++r) {
+    const float* g = ws.g.data() + r * ld;
+    switch (s.metric) {
+      case Metric::kL2: approx_row<Metric::kL2>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+      case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+      case Metric::kCosine: approx_row<Metric::kCosine>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+    }
+    fold_block(s, ws.rows[r], c0, nb, ws.a.data(), block_bound(s, ws.bounds[r], r0 + r, block));
+  }
+}
+
+void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
   const Eigen::Index n = s.centres.rows();
   if (ws.rows.size() < static_cast<std::size_t>(mb)) ws.rows.resize(static_cast<std::size_t>(mb));
   for (Eigen::Index r = 0; r < mb; ++r) ws.rows[r].reset(s.k);
   if (!s.exact_only) {
+    const auto pad = [&](Eigen::Index v) { return s.packed ? bf16::padded(v) : v; };
     const Eigen::Index nbmax = std::min(centre_block, n);
-    ws.g.resize(static_cast<std::size_t>(mb * nbmax));
+    ws.g.resize(static_cast<std::size_t>(pad(mb) * pad(nbmax)));
     ws.a.resize(static_cast<std::size_t>(nbmax));
+    ws.bounds.assign(static_cast<std::size_t>(mb), s.bound);
+    if (s.packed) {
+      // The bound's input unit for this row: the larger of its own and the centres' measured
+      // relative rounding error (|x'.c' - x.c| <= (e_x + e_c + e_x e_c) |x| |c|).
+      bf16::round_rows(s.x, r0, mb, ws.xb, ws.row_errors);
+      for (std::size_t r = 0; r < ws.bounds.size(); ++r) {
+        ws.bounds[r] = bound::make_score_bound(s.metric, s.x.cols(), std::max(ws.row_errors[r], s.packed->max_relative_error()));
+      }
+    }
     for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
-      const Eigen::Index nb = std::min(centre_block, n - c0);
-      if (d == 0) {
-        std::fill(ws.g.begin(), ws.g.end(), 0.0f);
-      } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(mb), static_cast<int>(nb),
-                    static_cast<int>(d), 1.0f, s.x.row(r0).data(), static_cast<int>(d), s.centres.row(c0).data(),
-                    static_cast<int>(d), 0.0f, ws.g.data(), static_cast<int>(nb));
-      }
-      const auto block = static_cast<std::size_t>(c0 / centre_block);
-      for (Eigen::Index r = 0; r < mb; ++r) {
-        const float* g = ws.g.data() + r * nb;
-        switch (s.metric) {
-          case Metric::kL2: approx_row<Metric::kL2>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-          case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-          case Metric::kCosine: approx_row<Metric::kCosine>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-        }
-        fold_block(s, ws.rows[r], c0, nb, ws.a.data(), block_bound(s, r0 + r, block));
-      }
+      const Eigen::Index nb = std::min(centre_block, n - c0), ld = pad(nb);
+      block_products(s, r0, mb, c0, nb, ld, ws);
+      fold_rows(s, r0, mb, c0, nb, ld, static_cast<std::size_t>(c0 / centre_block), ws);
     }
   }
   for (Eigen::Index r = 0; r < mb; ++r) finish_row(s, r0 + r, ws.rows[r], ws);
@@ -243,8 +328,18 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
     throw InputError("nearest-centre search: too many centres or dimensions for the blas kernel");
   }
 
-  const Eigen::Index centre_block = std::min<Eigen::Index>(centre_block_, n);
-  Search s{x, centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()), false, nearest, score};
+  const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
+  const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
+  const bool exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
+  // bf16 has float's exponent range but rounds values near FLT_MAX up to infinity.
+  const BlasScreen screen = screen_for(n);
+  const bool bf16 = screen != BlasScreen::kFp32 && !exact_only && x.cols() > 0 && max_rx < 1e38 && max_rc < 1e38;
+  const std::optional<bf16::PackedCentres> packed = bf16 ? std::optional<bf16::PackedCentres>(std::in_place, centres, threads_) : std::nullopt;
+  const Eigen::Index centre_block =
+      bf16 ? std::min(bf16::padded(centre_block_), bf16::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
+  Search s{x,  centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()),
+           exact_only, packed ? &*packed : nullptr,
+           screen == BlasScreen::kBf16 ? bf16::Engine::kAmx : bf16::Engine::kEmulated, nearest, score};
   const auto nc = static_cast<std::size_t>(n);
   s.centre_sq.resize(nc);
   s.centre_inv_norms.resize(nc);
@@ -258,9 +353,6 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
     s.block_max_inv_norm.push_back(
         *std::max_element(s.centre_inv_norms.begin() + c0, s.centre_inv_norms.begin() + c1));
   }
-  const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
-  const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
-  s.exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
 
   // Blocks of rows: at least one per thread when X is small, at most row_block rows each.
   Eigen::Index blocks = (m + row_block_ - 1) / row_block_;

@@ -1,0 +1,89 @@
+#pragma once
+// The bf16 GEMM behind the BLAS kernel's bf16 screen (compute/cpu/blas_kernel.hpp): X and C are
+// rounded to bf16 (to nearest, ties to even: relative error at most 2^-8 per coordinate) and
+// multiplied with float accumulation, G = bf16(X) bf16(C)^T. The products of two bf16 are exact in
+// float, so G's error is the float summation's plus the input rounding's, which the shared bound
+// (compute/search_bound.hpp) covers with each vector's measured rounding error
+// (relative_rounding_error); the scores themselves always come from the exact path.
+//
+// Two engines compute it. AMX (Sapphire Rapids and later: 16x16 float tiles, TDPBF16PS) where the
+// CPU has AMX-BF16 and Linux grants the process the tile state; and a portable scalar emulation,
+// the same arithmetic one product at a time, for tests and checks on any CPU (far too slow to
+// search with). The AMX code is compiled with per-function target attributes, so the library
+// builds for any x86-64 (and for other CPUs, without AMX).
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+#include "core/matrix.hpp"
+
+namespace secpe::bf16 {
+
+enum class Engine { kAmx, kEmulated };
+
+// Cache-line-aligned storage for the operands: AMX moves whole 64-byte tile rows, and a row that
+// straddles two lines costs two.
+template <typename T>
+struct LineAllocator {
+  using value_type = T;
+  LineAllocator() = default;
+  template <typename U>
+  LineAllocator(const LineAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  friend bool operator==(const LineAllocator&, const LineAllocator&) { return true; }
+};
+template <typename T>
+using LineVector = std::vector<T, LineAllocator<T>>;
+
+// Whether the AMX engine runs here: the CPU has AMX-TILE and AMX-BF16, and the kernel granted this
+// process the tile data state (arch_prctl ARCH_REQ_XCOMP_PERM, asked once).
+bool amx_available();
+
+// Operands are padded with zeros to multiples of kPad rows and kPad columns (zeros add nothing).
+inline constexpr Eigen::Index kPad = 32;
+inline Eigen::Index padded(Eigen::Index n) { return (n + kPad - 1) / kPad * kPad; }
+
+// float -> bf16, to nearest, ties to even (finite inputs; values beyond bf16's largest finite
+// value, about 3.39e38, round to infinity: callers keep norms below 1e38).
+inline std::uint16_t round_to_bf16(float v) {
+  std::uint32_t u;
+  __builtin_memcpy(&u, &v, sizeof u);
+  return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+// An upper bound on |v - v'| / |v|, v' being v in bf16 as the engines read it (0 for v = 0): the
+// input rounding unit of the search bound (compute/search_bound.hpp) for this vector. At most 2^-8
+// (plus a hair for the double arithmetic of the estimate) unless v has subnormal coordinates; for
+// typical data about 2^-9.3, which is why the bf16 screen measures it instead of assuming 2^-8.
+double relative_rounding_error(const float* v, Eigen::Index d);
+
+// The centres in bf16, in the layout the engines read: per group of 16 centres and per 32
+// dimensions, a 16 x 16 tile of 32-bit pairs (dimensions 2p, 2p+1 of centre n at row p, column n),
+// which is AMX's B-operand ("VNNI") layout. Built once per search, on up to `threads` threads.
+class PackedCentres {
+ public:
+  explicit PackedCentres(const MatrixF& centres, int threads = 1);
+  Eigen::Index padded_dim() const { return dim_; }
+  double max_relative_error() const { return max_error_; }  // of relative_rounding_error over the centres
+  // The tiles of centres [c0, c0 + 16) (c0 a multiple of 16): padded_dim() / 32 tiles of 256 pairs.
+  const std::uint32_t* group(Eigen::Index c0) const { return data_.data() + c0 / 16 * dim_ * 8; }
+
+ private:
+  Eigen::Index dim_;
+  double max_error_ = 0.0;
+  LineVector<std::uint32_t> data_;
+};
+
+// Rows [r0, r0 + rows) of x in bf16, row-major, padded to padded(rows) x padded(cols) into `out`,
+// and each row's relative_rounding_error into `errors`.
+void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector<std::uint16_t>& out,
+                std::vector<double>& errors);
+
+// g (row-major, ld = nbp) = xb (mbp x padded_dim, from round_rows) times centres [c0, c0 + nbp)
+// transposed; mbp, nbp and c0 multiples of kPad, and the centres exist (padded) up to c0 + nbp.
+void gemm(Engine engine, const std::uint16_t* xb, Eigen::Index mbp, const PackedCentres& centres, Eigen::Index c0,
+          Eigen::Index nbp, float* g);
+
+}  // namespace secpe::bf16

@@ -1,0 +1,65 @@
+#pragma once
+// BLAS kernels under test and the bit-for-bit check against the reference, shared by the BLAS
+// kernel tests (compute_kernel_test.cpp, blas_bf16_screen_test.cpp): not a test itself.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute/cpu/blas_kernel.hpp"
+#include "compute/verify.hpp"
+#include "kernel_test_util.hpp"
+
+namespace secpe::test {
+
+// 1 and 2 threads, small blocks so that block edges are crossed often, and every screen: the
+// default (auto: fp32 for these few centres), fp32, bf16 (AMX where it runs, else fp32), and the
+// bf16 emulation, which runs on any CPU.
+inline std::vector<BlasKernel> blas_kernels() {
+  std::vector<BlasKernel> v;
+  v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5});
+  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33});
+  v.emplace_back(BlasKernelOptions{.threads = 2});  // default blocking
+  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33, .screen = BlasScreen::kFp32});
+  v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5, .screen = BlasScreen::kBf16});
+  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 40, .centre_block = 33, .screen = BlasScreen::kBf16});
+  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 9, .centre_block = 40, .screen = BlasScreen::kBf16Emulated});
+  return v;
+}
+
+inline void expect_agree(const MatrixF& x, const MatrixF& c, int k = 1) {
+  for (const BlasKernel& kernel : blas_kernels()) {
+    for (Metric m : kMetrics) {
+      std::string report;
+      EXPECT_TRUE(verify_against_reference(kernel, x, c, m, &report, k))
+          << report << " (threads " << kernel.threads() << ", screen " << blas_screen_name(kernel.screen_for(c.rows())) << ")";
+    }
+  }
+}
+
+// Sets (or unsets) an environment variable for a scope; its previous state comes back afterwards.
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) saved_ = v;
+  }
+  ~ScopedEnv() {
+    if (saved_) {
+      setenv(name_, saved_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  void set(const char* value) const { setenv(name_, value, 1); }
+  void unset() const { unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
+}  // namespace secpe::test
