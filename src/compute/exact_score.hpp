@@ -101,8 +101,9 @@ void best_k_of(Metric metric, const float* x, double row_norm, const MatrixF& ce
 // cosine); then each row (NaN/Inf, then a zero row under cosine). InputErrors name the row or
 // centre by index. k is the number of results per row (1 for search): 1 <= k <= centres.rows().
 // Output spans shorter than rows * k are a programming error (std::invalid_argument).
-// Call only with x.rows() > 0 (an empty X is no search and no error).
+// Call only with x.rows() > 0 (an empty X is no search and no error). The row norms are computed
+// on up to `threads` threads (each row's the same way, so the result does not depend on it).
 Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
-                 std::size_t score_size);
+                 std::size_t score_size, int threads = 1);
 
 }  // namespace secpe::exact

@@ -67,6 +67,40 @@ TEST(Bf16Screen, RelativeRoundingErrorBoundsTheRounding) {
   }());
 }
 
+// round_rows (16 coordinates at a time where the CPU has AVX-512) writes exactly round_to_bf16's
+// values and pads with zeros; its error bounds hold for rows with subnormal, huge and halfway
+// coordinates in every lane.
+TEST(Bf16Screen, RoundRowsMatchesTheScalarRounding) {
+  MatrixF x = random_matrix(5, 37, 9);
+  for (Eigen::Index k = 0; k < x.cols(); ++k) x(1, k) = k % 3 ? 0.0f : k % 2 ? 1e-39f : -3e-41f;  // subnormals only: all lost
+  for (Eigen::Index k = 0; k < x.cols(); ++k) x(2, k) = (k % 2 ? -1.0f : 1.0f) * (1.0f + 0x1p-8f);  // halfway
+  x(3, 20) = 3e38f;
+  x.row(4).setZero();
+  bf16::LineVector<std::uint16_t> out;
+  std::vector<double> errors;
+  bf16::round_rows(x, 0, x.rows(), out, errors);
+  const Eigen::Index dp = bf16::padded(x.cols());
+  ASSERT_EQ(out.size(), static_cast<std::size_t>(bf16::padded(x.rows()) * dp));
+  for (Eigen::Index i = 0; i < bf16::padded(x.rows()); ++i) {
+    for (Eigen::Index k = 0; k < dp; ++k) {
+      const std::uint16_t want = i < x.rows() && k < x.cols() ? bf16::round_to_bf16(x(i, k)) : 0;
+      ASSERT_EQ(out[static_cast<std::size_t>(i * dp + k)], want) << i << " " << k;
+    }
+  }
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    double error = 0.0, norm = 0.0;
+    for (Eigen::Index k = 0; k < x.cols(); ++k) {
+      const double e = double(x(i, k)) - widened(bf16::round_to_bf16(x(i, k)));
+      error += e * e;
+      norm += double(x(i, k)) * double(x(i, k));
+    }
+    const double u = errors[static_cast<std::size_t>(i)];
+    EXPECT_GE(u, norm > 0 ? std::sqrt(error / norm) : 0.0) << i;
+    EXPECT_LE(u, norm > 0 ? std::sqrt(error / norm) * (1 + 1e-12) : 0.0) << i;
+  }
+  EXPECT_GE(errors[1], 1.0);
+}
+
 // Every engine that runs here computes bf16(X) bf16(C)^T within float summation's bound, for
 // shapes that need padding in every direction (which also checks the packed layout).
 TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {

@@ -27,6 +27,14 @@ float widen(std::uint16_t b) {
   return v;
 }
 
+// relative_rounding_error from the sums of squares of the rounding errors and of the vector. Any
+// order of a sum of d non-negative terms is within (d + 1) 2^-53 of its value relatively; the
+// division and square root add 2^-53 each: (d + 4) 2^-51 covers all of it with room to spare.
+double error_bound(double error, double norm, Eigen::Index d) {
+  if (norm == 0.0) return 0.0;
+  return std::sqrt(error / norm) * (1.0 + double(d + 4) * 0x1p-51);
+}
+
 // Where a group's tiles hold dimensions (k, k + 1), k even, of its centre n (0 <= n < 16).
 Eigen::Index pair_slot(Eigen::Index k, Eigen::Index n) { return k / 32 * 256 + (k % 32) / 2 * 16 + n; }
 
@@ -134,17 +142,71 @@ bool amx_available() {
 #endif
 }
 
-double relative_rounding_error(const float* v, Eigen::Index d) {
+namespace {
+
+// v in bf16 into out[0, d), and relative_rounding_error of v: one pass, scalar.
+double round_and_measure_scalar(const float* v, Eigen::Index d, std::uint16_t* out) {
   double error = 0.0, norm = 0.0;  // squared; each difference is exact (v' is v rounded, or 0)
   for (Eigen::Index k = 0; k < d; ++k) {
-    const double e = double(v[k]) - double(widen(round_to_bf16(v[k])));
+    out[k] = round_to_bf16(v[k]);
+    const double e = double(v[k]) - double(widen(out[k]));
     error += e * e;
     norm += double(v[k]) * double(v[k]);
   }
-  if (norm == 0.0) return 0.0;
-  // Each sum is within (d + 1) 2^-53 of its value relatively, the division and square root add
-  // 2^-53 each: (d + 4) 2^-51 covers all of it with room to spare.
-  return std::sqrt(error / norm) * (1.0 + double(d + 4) * 0x1p-51);
+  return error_bound(error, norm, d);
+}
+
+#ifdef SECPE_AMX
+// The same on 16 coordinates at a time (AVX-512F): the same bf16 values, bit for bit, and the sums
+// of squares in other orders, which the allowance of error_bound covers. Every CPU with AMX has
+// AVX-512F, so the screen never rounds its rows one coordinate at a time.
+[[gnu::target("avx512f")]]
+double round_and_measure_avx512(const float* v, Eigen::Index d, std::uint16_t* out) {
+  const __m512i bias = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);
+  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)), exponent = _mm512_set1_epi32(0x7F800000);
+  const __m512i sign = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+  __m512d error = _mm512_setzero_pd(), norm = _mm512_setzero_pd();
+  Eigen::Index k = 0;
+  for (; k + 16 <= d; k += 16) {
+    const __m512 x = _mm512_loadu_ps(v + k);
+    const __m512i u = _mm512_castps_si512(x);
+    // round_to_bf16: the rounded value's bits in the high half of each lane.
+    __m512i r = _mm512_and_si512(_mm512_add_epi32(u, _mm512_add_epi32(bias, _mm512_and_si512(_mm512_srli_epi32(u, 16), one))), high);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
+    r = _mm512_mask_and_epi32(r, _mm512_testn_epi32_mask(r, exponent), r, sign);  // widen: subnormals read as zero
+    const __m512 w = _mm512_castsi512_ps(r);
+    for (int half = 0; half < 2; ++half) {
+      const __m256 xs = _mm512_castps512_ps256(half ? _mm512_shuffle_f32x4(x, x, 0xEE) : x);
+      const __m256 ws = _mm512_castps512_ps256(half ? _mm512_shuffle_f32x4(w, w, 0xEE) : w);
+      const __m512d xd = _mm512_cvtps_pd(xs), e = _mm512_sub_pd(xd, _mm512_cvtps_pd(ws));
+      error = _mm512_add_pd(error, _mm512_mul_pd(e, e));
+      norm = _mm512_add_pd(norm, _mm512_mul_pd(xd, xd));
+    }
+  }
+  double e = 0.0, n = 0.0;
+  for (; k < d; ++k) {
+    out[k] = round_to_bf16(v[k]);
+    const double diff = double(v[k]) - double(widen(out[k]));
+    e += diff * diff;
+    n += double(v[k]) * double(v[k]);
+  }
+  return error_bound(e + _mm512_reduce_add_pd(error), n + _mm512_reduce_add_pd(norm), d);
+}
+#endif
+
+double round_and_measure(const float* v, Eigen::Index d, std::uint16_t* out) {
+#ifdef SECPE_AMX
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512) return round_and_measure_avx512(v, d, out);
+#endif
+  return round_and_measure_scalar(v, d, out);
+}
+
+}  // namespace
+
+double relative_rounding_error(const float* v, Eigen::Index d) {
+  std::vector<std::uint16_t> rounded(static_cast<std::size_t>(d));
+  return round_and_measure(v, d, rounded.data());
 }
 
 PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(padded(centres.cols())) {
@@ -174,12 +236,8 @@ void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector
   const Eigen::Index d = x.cols(), dp = padded(d);
   out.assign(static_cast<std::size_t>(padded(rows) * dp), 0);
   errors.resize(static_cast<std::size_t>(rows));
-  for (Eigen::Index i = 0; i < rows; ++i) {
-    const float* row = x.row(r0 + i).data();
-    errors[static_cast<std::size_t>(i)] = relative_rounding_error(row, d);
-    std::uint16_t* o = out.data() + i * dp;
-    for (Eigen::Index k = 0; k < d; ++k) o[k] = round_to_bf16(row[k]);
-  }
+  for (Eigen::Index i = 0; i < rows; ++i)
+    errors[static_cast<std::size_t>(i)] = round_and_measure(x.row(r0 + i).data(), d, out.data() + i * dp);
 }
 
 void gemm(Engine engine, const std::uint16_t* xb, Eigen::Index mbp, const PackedCentres& centres, Eigen::Index c0,

@@ -322,7 +322,7 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
   const Eigen::Index m = x.rows();
   if (m == 0) return;
   const auto kk = static_cast<std::size_t>(std::max(k, 0));
-  const exact::Prepared p = exact::prepare(x, centres, metric, kk, nearest.size(), score.size());
+  const exact::Prepared p = exact::prepare(x, centres, metric, kk, nearest.size(), score.size(), threads_);
   const Eigen::Index n = centres.rows();
   if (n > std::numeric_limits<std::int32_t>::max() || x.cols() > std::numeric_limits<int>::max() / 2) {
     throw InputError("nearest-centre search: too many centres or dimensions for the blas kernel");

@@ -8,13 +8,14 @@
 #include "compute/cpu/reference_kernel.hpp"
 #include "compute/cuda_backend.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace secpe {
 
 namespace exact {
 
 Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
-                 std::size_t score_size) {
+                 std::size_t score_size, int threads) {
   const Eigen::Index d = x.cols();
   if (centres.rows() == 0) throw InputError("nearest-centre search: no centres");
   if (centres.cols() != d) {
@@ -39,14 +40,26 @@ Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::s
     }
     p.centre_norms[c] = n;
   }
-  p.row_norms.resize(static_cast<std::size_t>(x.rows()));
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const double n = norm(x.row(i).data(), d);
-    if (!std::isfinite(n)) throw InputError("row " + std::to_string(i) + " has a NaN or infinite value");
-    if (metric == Metric::kCosine && n == 0.0) {
-      throw InputError("cosine metric: row " + std::to_string(i) + " is a zero vector");
+  // Row norms in chunks; each chunk stops at its first invalid row, and the lowest of those is
+  // reported, so the error is the one a single pass would throw.
+  const auto rows = static_cast<std::size_t>(x.rows());
+  const auto invalid = [&](double n) { return !std::isfinite(n) || (metric == Metric::kCosine && n == 0.0); };
+  p.row_norms.resize(rows);
+  const int chunks = chunk_count(threads, rows, 2.0 * double(d));
+  std::vector<std::size_t> first_bad(static_cast<std::size_t>(chunks), rows);
+  run_chunks(chunks, rows, [&](int chunk, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      p.row_norms[i] = norm(x.row(static_cast<Eigen::Index>(i)).data(), d);
+      if (invalid(p.row_norms[i])) {
+        first_bad[static_cast<std::size_t>(chunk)] = i;
+        return;
+      }
     }
-    p.row_norms[i] = n;
+  });
+  const std::size_t bad = *std::min_element(first_bad.begin(), first_bad.end());
+  if (bad < rows) {
+    if (!std::isfinite(p.row_norms[bad])) throw InputError("row " + std::to_string(bad) + " has a NaN or infinite value");
+    throw InputError("cosine metric: row " + std::to_string(bad) + " is a zero vector");
   }
   return p;
 }
