@@ -35,6 +35,11 @@ if "$SECPE" bench faiss --help >/dev/null 2>&1; then
     --kmeans-init parallel --repeats 1 --out "$T/faiss.json" >/dev/null 2>&1 || fail "bench faiss --kmeans-data"
   check "$T/faiss.json" 'j["figures"]["kmeans"]["points"] == 200 and j["figures"]["kmeans"]["dim"] == 16 and "public rows of label" in j["figures"]["kmeans"]["data"]'
   check "$T/faiss.json" 'j["figures"]["kmeans"]["secpe_init"] == "parallel" and 0 < j["figures"]["kmeans"]["secpe_mean_cosine"] <= 1'
+  # All of the largest label's points, and only its public ones: as many as inspect counts public.
+  public=$("$SECPE" inspect "$T/e.h5" | awk '$1 ~ /^[0-9]+$/ && NF >= 5 && $4 ~ /^[0-9]+$/ {if ($3 > m) m = $3} END {print m}')
+  "$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --kmeans-points 100000 --clusters 8 \
+    --repeats 1 --out "$T/faiss-all.json" >/dev/null 2>&1 || fail "bench faiss --kmeans-data, all rows"
+  check "$T/faiss-all.json" "j['figures']['kmeans']['points'] == $public and j['figures']['kmeans']['secpe_init'] == 'random'"
   err=$("$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --clusters 5000 2>&1) && fail "bench faiss took more clusters than rows"
   grep -q "e.h5: .* public rows in its largest label, fewer than --clusters 5000" <<<"$err" || fail "bench faiss: unclear error: $err"
 fi
