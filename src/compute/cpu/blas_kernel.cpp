@@ -151,7 +151,57 @@ struct Workspace {
   std::vector<RowState> rows;
   std::vector<std::int32_t> ids;
   std::vector<std::pair<double, std::int32_t>> scored;
+  std::vector<double> lower, upper;  // the float re-screen's bounds (lower: per candidate)
 };
+
+// x . c in float, in sixteen lanes (a float dot product summed in any order: the fp32 bound holds).
+[[gnu::always_inline]] inline float float_dot(const float* x, const float* c, Eigen::Index d) {
+  using Lanes = float __attribute__((vector_size(64)));
+  Lanes acc = {};
+  Eigen::Index j = 0;
+  for (; j + 16 <= d; j += 16) {
+    Lanes a, b;
+    std::memcpy(&a, x + j, sizeof a);
+    std::memcpy(&b, c + j, sizeof b);
+    acc += a * b;
+  }
+  float sum = 0.0f;
+  for (int q = 0; q < 16; ++q) sum += acc[q];
+  for (; j < d; ++j) sum += x[j] * c[j];
+  return sum;
+}
+
+// The bf16 screen's survivors screened again in float. On clustered data many centres fall
+// within bf16's bound of a row's best, and each exact rescoring is a sequential double dot
+// product; a float dot product with the fp32 screen's bound (s.bound) drops those that cannot be
+// among the k best (lower bound above the k-th smallest upper bound), so fewer reach best_k_of,
+// which decides as before. Compiled for AVX-512 and AVX2 as well, chosen at load time.
+#if defined(__x86_64__) && defined(__linux__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void rescreen_in_float(const Search& s, Eigen::Index i, Workspace& ws) {
+  const std::size_t n = ws.ids.size();
+  const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
+  const double inv_rx = s.metric == Metric::kCosine ? 1.0 / rx : 0.0;
+  const float* x = s.x.row(i).data();
+  ws.lower.resize(n);
+  ws.upper.resize(n);
+  for (std::size_t q = 0; q < n; ++q) {
+    const auto c = static_cast<std::size_t>(ws.ids[q]);
+    const float g = float_dot(x, s.centres.row(static_cast<Eigen::Index>(c)).data(), s.x.cols());
+    const double a = bound::approx_score(s.metric, g, rx * rx, s.centre_sq[c], inv_rx, s.centre_inv_norms[c]);
+    const double e = bound::score_error(s.bound, s.metric, rx, s.p.centre_norms[c], s.centre_inv_norms[c]);
+    ws.lower[q] = a - e;
+    ws.upper[q] = a + e;
+  }
+  // The k-th smallest upper bound (the upper bounds are not needed in candidate order after this).
+  std::nth_element(ws.upper.begin(), ws.upper.begin() + static_cast<std::ptrdiff_t>(s.k - 1), ws.upper.end());
+  const double threshold = ws.upper[s.k - 1];
+  std::size_t kept = 0;
+  for (std::size_t q = 0; q < n; ++q)
+    if (ws.lower[q] <= threshold) ws.ids[kept++] = ws.ids[q];
+  ws.ids.resize(kept);
+}
 
 // The exact answer for row i from its candidate list (all centres when exact_only).
 void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
@@ -161,6 +211,7 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
   } else {
     st.prune();
     for (const Candidate& c : st.cands) ws.ids.push_back(c.index);
+    if (s.packed && ws.ids.size() > s.k + 1) rescreen_in_float(s, i, ws);
   }
   // ws.ids.size() >= k: the k bounds of the heap are candidates
   const auto out = static_cast<std::size_t>(i) * s.k;
