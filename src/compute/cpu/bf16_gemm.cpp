@@ -160,6 +160,13 @@ double round_and_measure_scalar(const float* v, Eigen::Index d, std::uint16_t* o
 // The same on 16 coordinates at a time (AVX-512F): the same bf16 values, bit for bit, and the sums
 // of squares in other orders, which the allowance of error_bound covers. Every CPU with AMX has
 // AVX-512F, so the screen never rounds its rows one coordinate at a time.
+// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn that it
+// is uninitialised (GCC bug 105593): silenced for this function only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 [[gnu::target("avx512f")]]
 double round_and_measure_avx512(const float* v, Eigen::Index d, std::uint16_t* out) {
   const __m512i bias = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);
@@ -192,6 +199,9 @@ double round_and_measure_avx512(const float* v, Eigen::Index d, std::uint16_t* o
   }
   return error_bound(e + _mm512_reduce_add_pd(error), n + _mm512_reduce_add_pd(norm), d);
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 double round_and_measure(const float* v, Eigen::Index d, std::uint16_t* out) {
@@ -217,15 +227,14 @@ PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(padded(
   run_chunks(chunk_count(threads, static_cast<std::size_t>(groups), double(16 * d)), static_cast<std::size_t>(groups),
              [&](int chunk, std::size_t g0, std::size_t g1) {
                double& max_error = chunk_max[static_cast<std::size_t>(chunk)];
+               std::vector<std::uint16_t> rounded(static_cast<std::size_t>(d) + 1, 0);  // + 1: the pair of an odd last one
                const Eigen::Index c1 = std::min<Eigen::Index>(n, static_cast<Eigen::Index>(g1) * 16);
                for (Eigen::Index c = static_cast<Eigen::Index>(g0) * 16; c < c1; ++c) {
                  std::uint32_t* tiles = data_.data() + c / 16 * dim_ * 8;
-                 const float* row = centres.row(c).data();
-                 max_error = std::max(max_error, relative_rounding_error(row, d));
-                 for (Eigen::Index k = 0; k < d; k += 2) {
-                   const std::uint32_t lo = round_to_bf16(row[k]), hi = k + 1 < d ? round_to_bf16(row[k + 1]) : 0u;
-                   tiles[pair_slot(k, c % 16)] = lo | (hi << 16);
-                 }
+                 max_error = std::max(max_error, round_and_measure(centres.row(c).data(), d, rounded.data()));
+                 for (Eigen::Index k = 0; k < d; k += 2)
+                   tiles[pair_slot(k, c % 16)] = std::uint32_t{rounded[static_cast<std::size_t>(k)]} |
+                                                 (std::uint32_t{rounded[static_cast<std::size_t>(k + 1)]} << 16);
                }
              });
   max_error_ = *std::max_element(chunk_max.begin(), chunk_max.end());
