@@ -2,10 +2,10 @@
 // The pipeline's calibration stage: the distributed side of SecretNoise (the maths is
 // privacy/secret_noise.hpp). Every rank gathers every label's private secret sets in global
 // record order (a few integers per private record) and builds the same SecretNoiseModel, so the
-// LPs and sigmas do not depend on the rank count. The accountant's work is split over the ranks
-// and their threads (secret k goes to worker k mod W of the W = ranks x threads workers, most
-// exposed first) and combined with exact reductions: the maximum lambda, and each secret's
-// achieved r from the worker that computed it.
+// LPs and sigmas do not depend on the rank count. The accountant's work (a few root searches,
+// then one bound per secret; see certify_exact) is split over the ranks and their threads (entry k
+// of each list goes to worker k mod W of the W = ranks x threads workers) and gathered with exact
+// reductions, so the plan is the same for every split.
 #include <cstdint>
 #include <span>
 

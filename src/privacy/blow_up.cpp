@@ -224,8 +224,9 @@ LossPoint invert_loss(const Mixture& mix, double t, const LossPoint& from) {
 // stage's butterflies vectorise; with no fused multiply-add (none is enabled in either clone), the
 // result is bit for bit the same on every CPU.
 [[gnu::target_clones("avx2", "default")]]
-void fft_stages(double* re, double* im, const double* wr, const double* wi, std::size_t n, double sign) {
-  for (std::size_t len = 2; len <= n; len <<= 1) {
+void fft_stages(double* re, double* im, const double* wr, const double* wi, std::size_t n, double sign,
+                std::size_t first_len) {
+  for (std::size_t len = first_len; len <= n; len <<= 1) {
     const std::size_t half = len / 2;
     const double* cr = wr + (half - 1);
     const double* ci = wi + (half - 1);
@@ -271,14 +272,22 @@ class Fft {
 
   // The transform of the real sequence a + i b (each at most n long, zero-padded) into re, im:
   // the inputs are scattered straight into bit-reversed order, so the sparse inputs of the
-  // accountant never pay for a full permutation.
+  // accountant never pay for a full permutation. Inputs shorter than n / 2^s land on multiples of
+  // 2^s, so the first s stages only copy each input across its block of 2^s (a butterfly with a
+  // zero partner returns its input exactly): the copy replaces them, with the same result.
   void forward_real_pair(std::span<const double> a, std::span<const double> b, std::vector<double>& re,
                          std::vector<double>& im) const {
-    std::fill(re.begin(), re.end(), 0.0);
-    std::fill(im.begin(), im.end(), 0.0);
+    const std::size_t len = std::max<std::size_t>(1, std::max(a.size(), b.size()));
+    std::size_t block = 1;
+    while (2 * block * len <= n_) block *= 2;
+    for (std::size_t p = 0; p < n_; p += block) re[p] = im[p] = 0.0;
     for (std::size_t i = 0; i < a.size(); ++i) re[reversed_[i]] = a[i];
     for (std::size_t i = 0; i < b.size(); ++i) im[reversed_[i]] = b[i];
-    fft_stages(re.data(), im.data(), wr_.data(), wi_.data(), n_, 1.0);
+    for (std::size_t p = 0; block > 1 && p < n_; p += block) {
+      std::fill(re.begin() + static_cast<std::ptrdiff_t>(p + 1), re.begin() + static_cast<std::ptrdiff_t>(p + block), re[p]);
+      std::fill(im.begin() + static_cast<std::ptrdiff_t>(p + 1), im.begin() + static_cast<std::ptrdiff_t>(p + block), im[p]);
+    }
+    fft_stages(re.data(), im.data(), wr_.data(), wi_.data(), n_, 1.0, 2 * block);
   }
   // The unscaled inverse transform of re + i im, in place.
   void inverse(std::vector<double>& re, std::vector<double>& im) const {
@@ -289,7 +298,7 @@ class Fft {
         std::swap(im[i], im[j]);
       }
     }
-    fft_stages(re.data(), im.data(), wr_.data(), wi_.data(), n_, -1.0);
+    fft_stages(re.data(), im.data(), wr_.data(), wi_.data(), n_, -1.0, 2);
   }
 
  private:

@@ -102,27 +102,9 @@ std::vector<std::size_t> SecretNoiseModel::secrets_by_exposure() const {
   return order;
 }
 
-double SecretNoiseModel::lambda_for(std::span<const std::size_t> secrets) const {
-  // A secret is skipped only when it is certified a margin below the running lambda. The root
-  // search returns each secret's lambda_j within 1e-6 (relative) above its root, and the bound
-  // moves with lambda smoothly up to its ~1e-5 discretisation slack (a few 1e-6 in lambda), so a
-  // skipped secret's lambda_j is below the running value: the result is max_j lambda_j over the
-  // whole partition, the same however the secrets are split over ranks and threads. Skipping at
-  // the running lambda itself would let a secret whose lambda_j lies a hair above it (within the
-  // search tolerance) decide the result in one split and not in another.
-  constexpr double kSkipMargin = 1e-4;
-  double lambda = 0.0;
-  for (const std::size_t j : secrets) {
-    const auto releases = releases_of(j, 1.0);
-    if (releases.empty()) continue;
-    if (lambda > 0) {  // certified below the running lambda: cheap screen first, then one exact bound
-      const auto scaled = releases_of(j, lambda * (1.0 - kSkipMargin));
-      if (blow_up_screen(scaled, budgets_.p[j]) <= budgets_.r[j]) continue;
-      if (blow_up_upper_composed(scaled, budgets_.p[j]) <= budgets_.r[j]) continue;
-    }
-    lambda = std::max(lambda, calibrate_scale_composed(releases, budgets_.p[j], budgets_.r[j]));
-  }
-  return lambda;
+double SecretNoiseModel::lambda_of(std::size_t j) const {
+  const auto releases = releases_of(j, 1.0);
+  return releases.empty() ? 0.0 : calibrate_scale_composed(releases, budgets_.p[j], budgets_.r[j]);
 }
 
 double SecretNoiseModel::achieved_r(std::size_t j, double lambda) const {

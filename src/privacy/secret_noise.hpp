@@ -48,7 +48,8 @@ struct SecretNoisePlan {
   double lambda = 1.0;               // sigma_l = lambda * sigma_paper_l
   std::vector<LabelNoise> labels;
   std::vector<double> eta;           // per secret: target mu_j = Phi^-1(1-p_j) - Phi^-1(1-r_j)
-  std::vector<double> achieved_r;    // per secret: exact upper bound on B_j(p_j) with the sigmas used
+  std::vector<double> achieved_r;    // per secret: an upper bound on B_j(p_j) with the sigmas used
+                                     // (exact mode: the accountant's at the lambda it passed at)
   std::vector<double> rho;           // per local row: sampling probability (0 for public rows)
   double accounting_seconds = 0.0;
 };
@@ -64,12 +65,13 @@ class SecretNoiseModel {
                    CalibrationMode mode);
 
   std::size_t num_secrets() const { return eta_.size(); }
-  // Secrets ordered by a single-Gaussian estimate of their exposure, most exposed first: checked in
-  // this order, the exact calibration can skip most secrets with a cheap screen.
+  // Secrets ordered by a single-Gaussian estimate of their exposure, most exposed first: the
+  // first ones are likely to decide the exact calibration's lambda.
   std::vector<std::size_t> secrets_by_exposure() const;
-  // The smallest common factor lambda that certifies every secret of `secrets` (0 when none needs
-  // noise). The largest over a partition of all secrets is the exact calibration's lambda.
-  double lambda_for(std::span<const std::size_t> secrets) const;
+  // The smallest factor lambda (to the root search's 1e-6, relative) at which secret j alone is
+  // certified: 0 when it needs no noise or no label holds it. The exact calibration's lambda is
+  // the largest over all secrets.
+  double lambda_of(std::size_t secret) const;
   // An upper bound on B_j(p_j) at sigma_l = lambda * sigma_paper_l (p_j for a secret held nowhere).
   double achieved_r(std::size_t secret, double lambda) const;
   // Label l's sampling probabilities, one per private record in global order.
