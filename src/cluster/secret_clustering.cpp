@@ -73,11 +73,12 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
       const double m_pri = double(my_counts[i]);
       sizes[i] = noisy_release(n_pub + m_pri, sigma, noise);
       // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
-      const double centre_noise = 2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma;
+      const GaussianRelease centre_release(2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma);
       const double inv_members = 1.0 / std::max(1.0, n_pub + m_pri);
+      const float* public_row = public_part_.row(c).data();
       for (std::size_t j = 0; j < kd; ++j) {
-        const double mean = (n_pub * public_part_(c, static_cast<Eigen::Index>(j)) + from_fixed(my_sums[i * kd + j])) * inv_members;
-        centres[i * kd + j] = static_cast<float>(noisy_release(mean, centre_noise, noise));
+        const double mean = (n_pub * public_row[j] + from_fixed(my_sums[i * kd + j])) * inv_members;
+        centres[i * kd + j] = static_cast<float>(centre_release(mean, noise));
       }
     }
   });

@@ -82,6 +82,9 @@ inline void pair_scores4(Metric metric, const float* x, const float* const c[4],
 // The order of results: lower score first, ties to the lower centre index (compute/search_bound.hpp).
 using bound::better;
 
+// norm() of every row of m, bit for bit, on up to `threads` threads.
+std::vector<double> norms(const MatrixF& m, int threads = 1);
+
 // Validated inputs of a search: the norms of every row and centre (exact, as above).
 struct Prepared {
   std::vector<double> row_norms;     // norm(x_i)
@@ -101,8 +104,8 @@ void best_k_of(Metric metric, const float* x, double row_norm, const MatrixF& ce
 // cosine); then each row (NaN/Inf, then a zero row under cosine). InputErrors name the row or
 // centre by index. k is the number of results per row (1 for search): 1 <= k <= centres.rows().
 // Output spans shorter than rows * k are a programming error (std::invalid_argument).
-// Call only with x.rows() > 0 (an empty X is no search and no error). The row norms are computed
-// on up to `threads` threads (each row's the same way, so the result does not depend on it).
+// Call only with x.rows() > 0 (an empty X is no search and no error). The norms are computed on
+// up to `threads` threads (each the same way, so the result does not depend on it).
 Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
                  std::size_t score_size, int threads = 1);
 

@@ -404,6 +404,7 @@ nlohmann::ordered_json privacy_report_of(const RunConfig& config, const Calibrat
                              .budgets_file = config.budgets_file.string(),
                              .budgets = &c.budgets,
                              .delta = c.delta,
+                             .augpe_voters = augpe_voters_name(config.augpe_voters),
                              .labels = label_reports,
                              .releases = ledger.all_entries(),
                              .generator = models.generator->describe(),
@@ -412,7 +413,6 @@ nlohmann::ordered_json privacy_report_of(const RunConfig& config, const Calibrat
   if (config.method == Method::kAugPE) {
     report.augpe = &c.augpe;
     report.augpe_costs = &c.augpe_costs;
-    report.augpe_voters = augpe_voters_name(config.augpe_voters);
   }
   return privacy_report(report);
 }

@@ -28,15 +28,33 @@ inline double release_grid(double noise_std) {
   return std::ldexp(1.0, exponent - 1);
 }
 
-// `noisy` rounded to the release grid of its noise (unchanged without noise).
-inline double snap_to_release_grid(double noisy, double noise_std) {
-  const double grid = release_grid(noise_std);
-  return grid > 0 ? std::nearbyint(noisy / grid) * grid : noisy;
+// x rounded to the nearest integer, ties to even: std::nearbyint in the default rounding mode,
+// bit for bit (the sign of a zero result included), without its library call. Moving |x| < 2^52
+// by 2^52 away from zero lands where the spacing of doubles is 1, so the sum is rounded to an
+// integer, ties to even (2^52 is even); values of 2^52 and above are integers already.
+inline double round_half_even(double x) {
+  if (!(std::fabs(x) < 0x1p52)) return x;
+  const double shift = std::copysign(0x1p52, x);
+  return std::copysign((x + shift) - shift, x);
 }
 
-// value + noise_std * N(0, 1), the normal drawn from `noise`, snapped to the release grid.
-inline double noisy_release(double value, double noise_std, SecretRng& noise) {
-  return snap_to_release_grid(value + noise_std * noise.normal(), noise_std);
-}
+// Releases of one noise scale: the grid is computed once for all of them, and since it is a power
+// of two, dividing by it is the same as multiplying by its inverse.
+class GaussianRelease {
+ public:
+  explicit GaussianRelease(double noise_std)
+      : noise_std_(noise_std), grid_(release_grid(noise_std)), inverse_(grid_ > 0 ? 1.0 / grid_ : 0.0) {}
+  // `noisy` rounded to the release grid (unchanged without noise).
+  double snap(double noisy) const { return grid_ > 0 ? round_half_even(noisy * inverse_) * grid_ : noisy; }
+  // value + noise_std * N(0, 1), the normal drawn from `noise`, snapped to the grid.
+  double operator()(double value, SecretRng& noise) const { return snap(value + noise_std_ * noise.normal()); }
+
+ private:
+  double noise_std_, grid_, inverse_;
+};
+
+// One value's release, as above.
+inline double snap_to_release_grid(double noisy, double noise_std) { return GaussianRelease(noise_std).snap(noisy); }
+inline double noisy_release(double value, double noise_std, SecretRng& noise) { return GaussianRelease(noise_std)(value, noise); }
 
 }  // namespace secpe

@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "core/error.hpp"
+#include "core/rng.hpp"
 #include "core/secret_rng.hpp"
 #include "privacy/gaussian.hpp"
 #include "privacy/noisy_release.hpp"
@@ -125,6 +128,25 @@ TEST(ReleaseGrid, PowerOfTwoBelowAFourThousandthOfTheNoise) {
     EXPECT_LE(std::fabs(v - 12.3456789), g / 2);
   }
   EXPECT_EQ(snap_to_release_grid(1.2345, 0.0), 1.2345);
+}
+
+// The library-free rounding is std::nearbyint bit for bit (the sign of zero included), so the
+// snapped releases are those of nearbyint(noisy / grid) * grid.
+TEST(ReleaseGrid, RoundHalfEvenIsNearbyintBitForBit) {
+  const auto same_bits = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  std::vector<double> xs = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.3, -0.3, 0.7, -0.7, 0x1p51 - 0.5, -(0x1p51 - 0.5), 0x1p52 - 0.5, -(0x1p52 - 0.5), 0x1p51 + 0.5, 0x1p51 + 1.5,
+                            0x1p51, 0x1p52 + 1, 0x1p60, -0x1p60, 4.9e-324, -4.9e-324, std::numeric_limits<double>::infinity()};
+  CounterRng rng(7, Stream::kGeneration, 0, 0, 0);
+  for (int i = 0; i < 100000; ++i) xs.push_back(std::ldexp(rng.normal(), static_cast<int>(rng.below(130)) - 70));
+  for (const double x : xs) EXPECT_TRUE(same_bits(round_half_even(x), std::nearbyint(x))) << std::hexfloat << x;
+  EXPECT_TRUE(std::isnan(round_half_even(std::numeric_limits<double>::quiet_NaN())));
+  for (const double s : {1e-6, 0.013, 3.0, 250.0}) {
+    const double g = release_grid(s);
+    for (int i = 0; i < 1000; ++i) {
+      const double noisy = 40.0 * rng.normal();
+      EXPECT_TRUE(same_bits(snap_to_release_grid(noisy, s), std::nearbyint(noisy / g) * g)) << std::hexfloat << noisy;
+    }
+  }
 }
 
 }  // namespace
