@@ -43,7 +43,9 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
   std::vector<std::int64_t> sums(static_cast<std::size_t>(k) * kd, 0), counts(static_cast<std::size_t>(k), 0);
   const SecretStreamFamily sampling(key, SecretStream::kSampling, label, static_cast<std::uint64_t>(iteration));
   std::vector<std::uint8_t> sampled(record_ids_.size());
-  for (std::size_t i = 0; i < record_ids_.size(); ++i) sampled[i] = sampling.uniform(record_ids_[i]) < rho_[i] ? 1 : 0;
+  run_chunks(chunk_count(kernel_.threads(), sampled.size(), 1000.0), sampled.size(), [&](int, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) sampled[i] = sampling.uniform(record_ids_[i]) < rho_[i] ? 1 : 0;
+  });
   kernel_.add_to_centres(clipped_, assignment_, sampled, sums, counts);
 
   // Each rank owns a consecutive range of centres: it receives their exact totals (reduce-scatter)
@@ -54,8 +56,10 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
     count_blocks.push_back(e - b);
     sum_blocks.push_back((e - b) * kd);
   }
-  const std::vector<std::int64_t> my_sums = comm_.reduce_scatter_sum(sums, sum_blocks);
-  const std::vector<std::int64_t> my_counts = comm_.reduce_scatter_sum(counts, count_blocks);
+  // One rank owns every centre: its sums are the totals already.
+  const bool alone = comm_.size() == 1;
+  const std::vector<std::int64_t> my_sums = alone ? std::move(sums) : comm_.reduce_scatter_sum(sums, sum_blocks);
+  const std::vector<std::int64_t> my_counts = alone ? std::move(counts) : comm_.reduce_scatter_sum(counts, count_blocks);
   const auto range = comm_.shard(static_cast<std::uint64_t>(k));
   const std::uint64_t first = range.first;  // not a structured binding: clang 14 cannot capture those
   const std::size_t mine = range.second - range.first;

@@ -1,6 +1,10 @@
 // The CPU per-centre fixed-point sum (NearestCentreKernel::add_to_centres): rows are split into
 // chunks, each chunk sums into its own integer buffer, and the buffers are added in chunk order.
-// Integer addition is exact, so the result is the same for any chunking.
+// Integer addition is exact, so the result is the same for any chunking. Each extra chunk costs a
+// K x d buffer to clear and add, so rows are summed on one chunk, straight into the output,
+// unless the included rows outnumber the centres several times over (SecPE's release samples
+// about a thousand rows into hundreds of centres: one chunk).
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <vector>
@@ -25,12 +29,10 @@ void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::
   // Rows with a coordinate of 2^19 or more would overflow the vectorised fixed-point conversion
   // (|x 2^32| < 2^51); they take std::llrint, which rounds the same way (to nearest, ties to even).
   const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
-  const std::size_t stride = sums.size() + k;  // per chunk: sums, then counts
-  const int chunks = chunk_count(threads(), n, 2.0 * double(d));
-  std::vector<std::int64_t> partial(stride * static_cast<std::size_t>(chunks), 0);
-  run_chunks(chunks, n, [&](int q, std::size_t b, std::size_t e) {
-    std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
-    std::int64_t* cnt = s + sums.size();
+  constexpr std::size_t kRowsPerCentreToSplit = 8;
+  const std::size_t included = include.empty() ? n : static_cast<std::size_t>(std::count(include.begin(), include.end(), 1));
+  const int chunks = included >= kRowsPerCentreToSplit * k ? chunk_count(threads(), n, 2.0 * double(d)) : 1;
+  const auto add_rows = [&](std::size_t b, std::size_t e, std::int64_t* s, std::int64_t* cnt) {
     for (std::size_t i = b; i < e; ++i) {
       if (!include.empty() && !include[i]) continue;
       const auto c = static_cast<std::size_t>(centre_of[i]);
@@ -43,6 +45,16 @@ void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::
         for (Eigen::Index j = 0; j < d; ++j) sc[j] += std::llrint(static_cast<double>(row[j]) * kFixedPointScale);
       }
     }
+  };
+  if (chunks == 1) {
+    add_rows(0, n, sums.data(), counts.data());
+    return;
+  }
+  const std::size_t stride = sums.size() + k;  // per chunk: sums, then counts
+  std::vector<std::int64_t> partial(stride * static_cast<std::size_t>(chunks), 0);
+  run_chunks(chunks, n, [&](int q, std::size_t b, std::size_t e) {
+    std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
+    add_rows(b, e, s, s + sums.size());
   });
   for (int q = 0; q < chunks; ++q) {
     const std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
