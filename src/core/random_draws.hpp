@@ -15,7 +15,12 @@ struct ZigguratTables {
   double x[kLayers + 1];
   double ratio[kLayers];
 };
-const ZigguratTables& ziggurat_tables();
+ZigguratTables build_ziggurat_tables();
+// Inline, so that a draw pays a guard check rather than a call (the noise draws millions).
+inline const ZigguratTables& ziggurat_tables() {
+  static const ZigguratTables tables = build_ziggurat_tables();
+  return tables;
+}
 inline double uniform_of(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 inline double uniform_open_of(std::uint64_t bits) { return (static_cast<double>(bits >> 12) + 0.5) * 0x1.0p-52; }
 }  // namespace detail

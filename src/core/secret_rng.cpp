@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -41,16 +42,14 @@ SecretRng::SecretRng(const std::array<unsigned char, 32>& subkey, std::uint64_t 
 }
 
 void SecretRng::refill() {
-  unsigned char bytes[kBlocks * 64] = {};
-  crypto_stream_chacha20_xor_ic(bytes, bytes, sizeof bytes, nonce_.data(), block_, subkey_.data());
+  // The keystream is written over zeros in place; each word is its 8 bytes read little-endian.
+  buffer_.fill(0);
+  auto* bytes = reinterpret_cast<unsigned char*>(buffer_.data());
+  crypto_stream_chacha20_xor_ic(bytes, bytes, sizeof buffer_, nonce_.data(), block_, subkey_.data());
   block_ += kBlocks;
-  for (std::size_t i = 0; i < buffer_.size(); ++i) buffer_[i] = load_le64(bytes + 8 * i);
+  if constexpr (std::endian::native != std::endian::little)
+    for (auto& word : buffer_) word = load_le64(reinterpret_cast<const unsigned char*>(&word));
   used_ = 0;
-}
-
-std::uint64_t SecretRng::next_u64() {
-  if (used_ == buffer_.size()) refill();
-  return buffer_[used_++];
 }
 
 }  // namespace secpe
