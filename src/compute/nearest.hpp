@@ -33,6 +33,13 @@ class NearestCentreKernel {
   // The default implementation is the reference one; kernels override it with a faster one.
   virtual void search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
                         std::span<std::int32_t> nearest, std::span<double> score) const;
+  // Both directions at once: search(x, centres) into nearest/score, and each centre's nearest row
+  // of x, search(centres, x), into centre_nearest/centre_score (spans of at least centres.rows()).
+  // Nothing is searched when x has no rows. The results and errors are those of the two searches,
+  // bit for bit; the default runs them one after the other, and a kernel may share their work.
+  virtual void search_mutual(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
+                             std::span<double> score, std::span<std::int32_t> centre_nearest,
+                             std::span<double> centre_score) const;
   // Per-centre sums in fixed point (compute/fixed_point.hpp): for every row i of x with include[i]
   // set (every row when include is empty), sums[c*d + j] += round(x_ij 2^32) (to nearest, ties to
   // even) and counts[c] += 1, c = centre_of[i]. Integer arithmetic, so the result is exact and the

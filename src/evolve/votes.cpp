@@ -56,26 +56,26 @@ VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, 
   if (k == 0 || n_cand == 0) return result;
 
   if (votes_per_centre < 1) throw InputError("votes per centre must be at least 1");
+  // Tie key: each candidate's distance to its nearest noisy centre (owner fills, min-loc gathers).
+  std::vector<MinLoc> key(n_cand, MinLoc{std::numeric_limits<double>::infinity(), 0});
+  std::vector<std::int32_t> cand_nearest(shard_end - shard_begin);
+  std::vector<double> cand_score(shard_end - shard_begin);
   if (votes_per_centre == 1) {
-    // Nearest candidate of each noisy centre: search this shard, then min-loc over the ranks.
+    // Nearest candidate of each noisy centre: one search of this shard in both directions (the
+    // tie keys come with it), then min-loc over the ranks.
     std::vector<MinLoc> best(k, MinLoc{std::numeric_limits<double>::infinity(), std::numeric_limits<std::int64_t>::max()});
     std::vector<std::int32_t> nearest(k);
     std::vector<double> score(k);
     if (shard.rows() > 0) {
-      kernel.search(clusters.centres, shard, metric, nearest, score);
+      kernel.search_mutual(clusters.centres, shard, metric, nearest, score, cand_nearest, cand_score);
       for (std::size_t c = 0; c < k; ++c) best[c] = {score[c], static_cast<std::int64_t>(shard_begin) + nearest[c]};
     }
     comm.allreduce_min_loc(best);
     for (std::size_t c = 0; c < k; ++c) result.votes[static_cast<std::size_t>(best[c].index)] += clusters.sizes[c];
   } else {
     spread_votes(comm, clusters, shard, shard_begin, kernel, metric, std::min<std::size_t>(votes_per_centre, n_cand), result.votes);
+    kernel.search(shard, clusters.centres, metric, cand_nearest, cand_score);
   }
-
-  // Tie key: each candidate's distance to its nearest noisy centre (owner fills, min-loc gathers).
-  std::vector<MinLoc> key(n_cand, MinLoc{std::numeric_limits<double>::infinity(), 0});
-  std::vector<std::int32_t> cand_nearest(shard_end - shard_begin);
-  std::vector<double> cand_score(shard_end - shard_begin);
-  kernel.search(shard, clusters.centres, metric, cand_nearest, cand_score);
   for (std::size_t i = 0; i < cand_score.size(); ++i) key[shard_begin + i] = {cand_score[i], 0};
   comm.allreduce_min_loc(key);
   for (std::size_t i = 0; i < n_cand; ++i) result.tie_key[i] = key[i].value;

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "compute/cpu/blas_kernel.hpp"
+#include "compute/cpu/reference_kernel.hpp"
+#include "core/error.hpp"
 #include "compute/verify.hpp"
 #include "kernel_test_util.hpp"
 
@@ -29,12 +31,42 @@ inline std::vector<BlasKernel> blas_kernels() {
   return v;
 }
 
+// search_mutual against the reference's two searches: the same indices, scores bit for bit, and
+// the same error (or none).
+inline void expect_mutual_agrees(const NearestCentreKernel& kernel, const MatrixF& x, const MatrixF& c, Metric m) {
+  const auto rows = static_cast<std::size_t>(x.rows()), centres = static_cast<std::size_t>(c.rows());
+  std::vector<std::int32_t> ref_i(rows), ref_ci(centres), got_i(rows), got_ci(centres);
+  std::vector<double> ref_s(rows), ref_cs(centres), got_s(rows), got_cs(centres);
+  std::string ref_error, error;
+  try {
+    ReferenceKernel().search_mutual(x, c, m, ref_i, ref_s, ref_ci, ref_cs);
+  } catch (const InputError& e) {
+    ref_error = e.what();
+  }
+  try {
+    kernel.search_mutual(x, c, m, got_i, got_s, got_ci, got_cs);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, ref_error);
+  if (!ref_error.empty()) return;
+  EXPECT_EQ(got_i, ref_i);
+  EXPECT_EQ(got_s, ref_s);
+  EXPECT_EQ(got_ci, ref_ci);
+  EXPECT_EQ(got_cs, ref_cs);
+}
+
+// Every BLAS kernel agrees with the reference on search_k, and for k = 1 on search_mutual too.
 inline void expect_agree(const MatrixF& x, const MatrixF& c, int k = 1) {
   for (const BlasKernel& kernel : blas_kernels()) {
     for (Metric m : kMetrics) {
+      const std::string where = " (threads " + std::to_string(kernel.threads()) + ", screen " +
+                                blas_screen_name(kernel.screen_for(c.rows())) + ", metric " + metric_name(m) + ")";
       std::string report;
-      EXPECT_TRUE(verify_against_reference(kernel, x, c, m, &report, k))
-          << report << " (threads " << kernel.threads() << ", screen " << blas_screen_name(kernel.screen_for(c.rows())) << ")";
+      EXPECT_TRUE(verify_against_reference(kernel, x, c, m, &report, k)) << report << where;
+      if (k != 1) continue;
+      SCOPED_TRACE("search_mutual" + where);
+      expect_mutual_agrees(kernel, x, c, m);
     }
   }
 }

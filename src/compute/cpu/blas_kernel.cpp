@@ -123,6 +123,13 @@ struct RowState {
   }
 };
 
+// One side of a search as the float re-screen reads it: the rows a query is scored against, and
+// their norms, squared norms and inverse norms (cosine; else 0).
+struct Side {
+  const MatrixF& rows;
+  std::span<const double> norms, sq, inv_norms;
+};
+
 struct Search {
   const MatrixF& x;
   const MatrixF& centres;
@@ -152,6 +159,26 @@ struct Workspace {
   std::vector<std::int32_t> ids;
   std::vector<std::pair<double, std::int32_t>> scored;
   std::vector<double> lower, upper;  // the float re-screen's bounds (lower: per candidate)
+  struct Columns* columns = nullptr;  // search_mutual: this worker's state of every centre
+};
+
+// search_mutual's other direction, one worker's state of every centre (k = 1, as RowState's):
+// the smallest upper bound over the rows seen, and the rows whose lower bound is not above it.
+// Thresholds are kept apart from the lists so that a row updates them in vector instructions.
+struct Columns {
+  std::vector<double> threshold;
+  std::vector<std::vector<Candidate>> cands;
+  std::vector<std::size_t> prune_at;
+
+  explicit Columns(std::size_t n) : threshold(n, kInf), cands(n), prune_at(n, 64) {}
+  void add(std::size_t c, double lo, std::int32_t row) {
+    auto& list = cands[c];
+    list.push_back({lo, row});
+    if (list.size() <= prune_at[c]) return;
+    const double t = threshold[c];
+    std::erase_if(list, [t](const Candidate& x) { return !(x.lo <= t); });
+    prune_at[c] = std::max(prune_at[c], 2 * list.size());
+  }
 };
 
 // x . c in float, in sixteen lanes (a float dot product summed in any order: the fp32 bound holds).
@@ -179,18 +206,16 @@ struct Workspace {
 #if defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-void rescreen_in_float(const Search& s, Eigen::Index i, Workspace& ws) {
+void rescreen_in_float(const Search& s, const float* x, double rx, const Side& side, Workspace& ws) {
   const std::size_t n = ws.ids.size();
-  const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
   const double inv_rx = s.metric == Metric::kCosine ? 1.0 / rx : 0.0;
-  const float* x = s.x.row(i).data();
   ws.lower.resize(n);
   ws.upper.resize(n);
   for (std::size_t q = 0; q < n; ++q) {
     const auto c = static_cast<std::size_t>(ws.ids[q]);
-    const float g = float_dot(x, s.centres.row(static_cast<Eigen::Index>(c)).data(), s.x.cols());
-    const double a = bound::approx_score(s.metric, g, rx * rx, s.centre_sq[c], inv_rx, s.centre_inv_norms[c]);
-    const double e = bound::score_error(s.bound, s.metric, rx, s.p.centre_norms[c], s.centre_inv_norms[c]);
+    const float g = float_dot(x, side.rows.row(static_cast<Eigen::Index>(c)).data(), side.rows.cols());
+    const double a = bound::approx_score(s.metric, g, rx * rx, side.sq[c], inv_rx, side.inv_norms[c]);
+    const double e = bound::score_error(s.bound, s.metric, rx, side.norms[c], side.inv_norms[c]);
     ws.lower[q] = a - e;
     ws.upper[q] = a + e;
   }
@@ -211,7 +236,10 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
   } else {
     st.prune();
     for (const Candidate& c : st.cands) ws.ids.push_back(c.index);
-    if (s.packed && ws.ids.size() > s.k + 1) rescreen_in_float(s, i, ws);
+    if (s.packed && ws.ids.size() > s.k + 1) {
+      const Side centres{s.centres, s.p.centre_norms, s.centre_sq, s.centre_inv_norms};
+      rescreen_in_float(s, s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], centres, ws);
+    }
   }
   // ws.ids.size() >= k: the k bounds of the heap are candidates
   const auto out = static_cast<std::size_t>(i) * s.k;
@@ -276,6 +304,34 @@ double block_bound(const Search& s, const bound::ScoreBound& b, Eigen::Index i, 
   }
 }
 
+// search_mutual's other direction: row `row`'s approximate scores against centres c0 .. c0+nb-1,
+// each within e of the exact score, fold into the centres' states as fold_block folds a row's:
+// the thresholds eight lanes at a time, and the rare row within reach of a threshold is listed.
+[[gnu::always_inline]] inline void fold_columns(Columns& cols, Eigen::Index c0, Eigen::Index nb, const double* a, double e,
+                                                std::int32_t row) {
+  using Lanes = double __attribute__((vector_size(64)));
+  double* t = cols.threshold.data() + c0;
+  Eigen::Index j = 0;
+  for (; j + 8 <= nb; j += 8) {
+    Lanes v, th;
+    std::memcpy(&v, a + j, sizeof v);
+    std::memcpy(&th, t + j, sizeof th);
+    const Lanes hi = v + e;
+    th = hi < th ? hi : th;
+    std::memcpy(t + j, &th, sizeof th);
+    const auto near = (v - e) <= th;  // lanes of -1 where the row may beat the threshold
+    bool any = false;
+    for (int q = 0; q < 8; ++q) any |= near[q] != 0;
+    if (!any) continue;
+    for (int q = 0; q < 8; ++q)
+      if (near[q]) cols.add(static_cast<std::size_t>(c0 + j + q), v[q] - e, row);
+  }
+  for (; j < nb; ++j) {
+    t[j] = std::min(t[j], a[j] + e);
+    if (a[j] - e <= t[j]) cols.add(static_cast<std::size_t>(c0 + j), a[j] - e, row);
+  }
+}
+
 // G = X_b C_b^T for rows [r0, r0 + mb) and centres [c0, c0 + nb) into ws.g, row-major with
 // leading dimension ld (the bf16 screen pads its blocks to multiples of 32).
 void block_products(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
@@ -308,7 +364,9 @@ void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c
       case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
       case Metric::kCosine: approx_row<Metric::kCosine>(s, r0 + r, g, c0, nb, ws.a.data()); break;
     }
-    fold_block(s, ws.rows[r], c0, nb, ws.a.data(), block_bound(s, ws.bounds[r], r0 + r, block));
+    const double e = block_bound(s, ws.bounds[r], r0 + r, block);
+    fold_block(s, ws.rows[r], c0, nb, ws.a.data(), e);
+    if (ws.columns) fold_columns(*ws.columns, c0, nb, ws.a.data(), e, static_cast<std::int32_t>(r0 + r));
   }
 }
 
@@ -370,6 +428,22 @@ void BlasKernel::search(const MatrixF& x, const MatrixF& centres, Metric metric,
 
 void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
                           std::span<std::int32_t> nearest, std::span<double> score) const {
+  run(x, centres, metric, k, nearest, score, {}, {});
+}
+
+void BlasKernel::search_mutual(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
+                               std::span<double> score, std::span<std::int32_t> centre_nearest,
+                               std::span<double> centre_score) const {
+  if (x.rows() == 0) return;
+  const auto n = static_cast<std::size_t>(centres.rows());
+  if (n > 0 && (centre_nearest.size() < n || centre_score.size() < n)) {
+    throw std::invalid_argument("nearest-centre search: output spans hold fewer than one entry per centre");
+  }
+  run(x, centres, metric, 1, nearest, score, centre_nearest, centre_score);
+}
+
+void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, int k, std::span<std::int32_t> nearest,
+                     std::span<double> score, std::span<std::int32_t> centre_nearest, std::span<double> centre_score) const {
   const Eigen::Index m = x.rows();
   if (m == 0) return;
   const auto kk = static_cast<std::size_t>(std::max(k, 0));
@@ -412,14 +486,19 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
   blocks = (m + mb - 1) / mb;
   const int workers = static_cast<int>(std::min<Eigen::Index>(threads_, blocks));
 
+  // search_mutual: every worker's state of every centre, merged once the workers are done.
+  const bool mutual = !centre_nearest.empty();
+  std::vector<Columns> columns(mutual && !exact_only ? static_cast<std::size_t>(workers) : 0, Columns(nc));
+
   std::lock_guard<std::mutex> lock(openblas_mutex());
   OpenBlasSingleThreaded single;
   std::atomic<Eigen::Index> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;
-  auto work = [&] {
+  auto work = [&](int worker) {
     try {
       Workspace ws;
+      if (!columns.empty()) ws.columns = &columns[static_cast<std::size_t>(worker)];
       for (Eigen::Index b = next.fetch_add(1); b < blocks; b = next.fetch_add(1)) {
         const Eigen::Index r0 = b * mb;
         process_rows(s, r0, std::min(mb, m - r0), centre_block, ws);
@@ -431,15 +510,44 @@ void BlasKernel::search_k(const MatrixF& x, const MatrixF& centres, Metric metri
     }
   };
   if (workers <= 1) {
-    work();
+    work(0);
   } else {
     std::vector<std::thread> pool;
     pool.reserve(static_cast<std::size_t>(workers - 1));
-    for (int t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
+    for (int t = 1; t < workers; ++t) pool.emplace_back(work, t);
+    work(0);
     for (auto& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
+  if (!mutual) return;
+
+  // Each centre's exact answer from the candidate rows of every worker (every row when exact_only),
+  // screened again in float as a row's are.
+  const auto rows = static_cast<std::size_t>(m);
+  std::vector<double> row_sq(rows), row_inv_norms(rows, 0.0);
+  for (std::size_t i = 0; i < rows; ++i) {
+    row_sq[i] = p.row_norms[i] * p.row_norms[i];
+    if (metric == Metric::kCosine) row_inv_norms[i] = 1.0 / p.row_norms[i];
+  }
+  const Side row_side{x, p.row_norms, row_sq, row_inv_norms};
+  run_chunks(chunk_count(threads_, nc, 64.0 * double(x.cols())), nc, [&](int, std::size_t b, std::size_t e) {
+    Workspace ws;
+    for (std::size_t c = b; c < e; ++c) {
+      ws.ids.clear();
+      if (exact_only) {
+        for (std::size_t i = 0; i < rows; ++i) ws.ids.push_back(static_cast<std::int32_t>(i));
+      } else {
+        double threshold = kInf;
+        for (const Columns& cols : columns) threshold = std::min(threshold, cols.threshold[c]);
+        for (const Columns& cols : columns)
+          for (const Candidate& cand : cols.cands[c])
+            if (cand.lo <= threshold) ws.ids.push_back(cand.index);
+        if (s.packed && ws.ids.size() > 2) rescreen_in_float(s, centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], row_side, ws);
+      }
+      exact::best_k_of(metric, centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], x, p.row_norms, ws.ids, 1,
+                       ws.scored, &centre_nearest[c], &centre_score[c]);
+    }
+  });
 }
 
 }  // namespace secpe

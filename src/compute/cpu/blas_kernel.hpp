@@ -48,8 +48,18 @@ class BlasKernel final : public NearestCentreKernel {
               std::span<std::int32_t> nearest, std::span<double> score) const override;
   void search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
                 std::span<std::int32_t> nearest, std::span<double> score) const override;
+  // One screen for both directions: each block of X C^T also folds into every centre's state
+  // (its smallest upper bound over the rows, and the rows that may beat it), and each centre then
+  // rescores its candidate rows exactly. The norms, the bf16 rounding and the GEMM are shared.
+  void search_mutual(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
+                     std::span<double> score, std::span<std::int32_t> centre_nearest,
+                     std::span<double> centre_score) const override;
 
  private:
+  // search_k, and with `centre_nearest` non-empty the centres' side of search_mutual.
+  void run(const MatrixF& x, const MatrixF& centres, Metric metric, int k, std::span<std::int32_t> nearest,
+           std::span<double> score, std::span<std::int32_t> centre_nearest, std::span<double> centre_score) const;
+
   int threads_;
   int row_block_;
   int centre_block_;

@@ -129,6 +129,14 @@ void NearestCentreKernel::search_k(const MatrixF& x, const MatrixF& centres, Met
   ReferenceKernel().search_k(x, centres, metric, k, nearest, score);
 }
 
+void NearestCentreKernel::search_mutual(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
+                                        std::span<double> score, std::span<std::int32_t> centre_nearest,
+                                        std::span<double> centre_score) const {
+  if (x.rows() == 0) return;
+  search(x, centres, metric, nearest, score);
+  search(centres, x, metric, centre_nearest, centre_score);
+}
+
 Metric parse_metric(const std::string& name) {
   if (name == "l2") return Metric::kL2;
   if (name == "ip") return Metric::kInnerProduct;
