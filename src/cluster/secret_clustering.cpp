@@ -67,7 +67,10 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
   // One secret noise stream per centre, keyed by (label, iteration, centre): the values do not
   // depend on which rank or thread draws them.
   const SecretStreamFamily noise_streams(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration));
-  std::vector<float> centres(mine * kd);
+  // Alone, the rank writes the released centres in place; else its block travels below.
+  NoisyClusters out{MatrixF(k, d), {}};
+  std::vector<float> my_centres(alone ? 0 : mine * kd);
+  float* const centres = alone ? out.centres.data() : my_centres.data();
   std::vector<double> sizes(mine);
   run_chunks(kernel_.threads(), mine, [&](int, std::size_t ib, std::size_t ie) {
     for (std::size_t i = ib; i < ie; ++i) {
@@ -88,8 +91,12 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
   });
 
   // Only released values travel: every rank's noised centres, in rank (= centre) order.
-  NoisyClusters out{MatrixF(k, d), comm_.allgather(std::span<const double>(sizes))};
-  const std::vector<float> all = comm_.allgather(std::span<const float>(centres));
+  if (alone) {
+    out.sizes = std::move(sizes);
+    return out;
+  }
+  out.sizes = comm_.allgather(std::span<const double>(sizes));
+  const std::vector<float> all = comm_.allgather(std::span<const float>(my_centres));
   std::copy(all.begin(), all.end(), out.centres.data());
   return out;
 }

@@ -1,9 +1,10 @@
 // The CPU per-centre fixed-point sum (NearestCentreKernel::add_to_centres): rows are split into
 // chunks, each chunk sums into its own integer buffer, and the buffers are added in chunk order.
 // Integer addition is exact, so the result is the same for any chunking. Each extra chunk costs a
-// K x d buffer to clear and add, so rows are summed on one chunk, straight into the output,
-// unless the included rows outnumber the centres several times over (SecPE's release samples
-// about a thousand rows into hundreds of centres: one chunk).
+// K x d buffer to clear and add, so unless the included rows outnumber the centres several times
+// over, the threads split the centres instead: each scans every row and adds those of its own
+// centres straight into the output (SecPE's release samples about a thousand rows into hundreds
+// of centres).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -31,11 +32,12 @@ void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::
   const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
   constexpr std::size_t kRowsPerCentreToSplit = 8;
   const std::size_t included = include.empty() ? n : static_cast<std::size_t>(std::count(include.begin(), include.end(), 1));
-  const int chunks = included >= kRowsPerCentreToSplit * k ? chunk_count(threads(), n, 2.0 * double(d)) : 1;
-  const auto add_rows = [&](std::size_t b, std::size_t e, std::int64_t* s, std::int64_t* cnt) {
+  // Rows [b, e) of the centres [cb, ce) into s and cnt (indexed by centre).
+  const auto add_rows = [&](std::size_t b, std::size_t e, std::size_t cb, std::size_t ce, std::int64_t* s, std::int64_t* cnt) {
     for (std::size_t i = b; i < e; ++i) {
       if (!include.empty() && !include[i]) continue;
       const auto c = static_cast<std::size_t>(centre_of[i]);
+      if (c < cb || c >= ce) continue;
       ++cnt[c];
       const float* row = x.row(static_cast<Eigen::Index>(i)).data();
       std::int64_t* sc = s + c * static_cast<std::size_t>(d);
@@ -46,15 +48,19 @@ void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::
       }
     }
   };
-  if (chunks == 1) {
-    add_rows(0, n, sums.data(), counts.data());
+  if (included < kRowsPerCentreToSplit * k) {
+    const double per_centre = 2.0 * double(d) * double(included) / double(std::max<std::size_t>(k, 1));
+    run_chunks(chunk_count(threads(), k, per_centre), k, [&](int, std::size_t cb, std::size_t ce) {
+      add_rows(0, n, cb, ce, sums.data(), counts.data());
+    });
     return;
   }
+  const int chunks = chunk_count(threads(), n, 2.0 * double(d));
   const std::size_t stride = sums.size() + k;  // per chunk: sums, then counts
   std::vector<std::int64_t> partial(stride * static_cast<std::size_t>(chunks), 0);
   run_chunks(chunks, n, [&](int q, std::size_t b, std::size_t e) {
     std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
-    add_rows(b, e, s, s + sums.size());
+    add_rows(b, e, 0, k, s, s + sums.size());
   });
   for (int q = 0; q < chunks; ++q) {
     const std::int64_t* s = partial.data() + stride * static_cast<std::size_t>(q);
