@@ -107,19 +107,23 @@ struct Workers {
 // most exposed secrets are searched first and lambda set to their largest root; every secret's
 // bound is then evaluated once at lambda. While some fail, the one that fails by the most is
 // searched (its bound at its root is its certificate), lambda rises to that root, and only the
-// failed secrets are evaluated again. A secret keeps the bound of the lambda it passed at: the
-// noise of a larger lambda is that release plus independent noise, a post-processing, so the
-// bound still holds. Every decision depends on the data alone, never on the split over ranks and
+// failed secrets are evaluated again. A secret that passed at a lambda more than kCloseEnough
+// below the final one is evaluated once more at the final lambda; the others keep the bound of
+// the lambda they passed at: the noise of a larger lambda is that release plus independent noise,
+// a post-processing, so the bound still holds, and it is within a few 1e-4 (relative) of the bound
+// at the final lambda. Every decision depends on the data alone, never on the split over ranks and
 // threads, so neither lambda nor any bound does. Returns lambda (0 when no secret needs noise);
 // fills `achieved_r` unless the probes need no noise (then every secret is searched).
 double certify_exact(const SecretNoiseModel& model, const SecretBudgets& budgets, const Workers& workers,
                      std::vector<double>& achieved_r) {
   constexpr std::size_t kProbes = 2;
+  constexpr double kCloseEnough = 1e-4;
   const auto order = model.secrets_by_exposure();
   double lambda = workers.max(std::min(kProbes, order.size()), [&](std::size_t k) { return model.lambda_of(order[k]); });
   if (!(lambda > 0)) return workers.max(order.size(), [&](std::size_t j) { return model.lambda_of(j); });
   achieved_r.assign(order.size(), 0.0);
-  std::vector<std::size_t> pending = order;  // secrets to evaluate at lambda
+  std::vector<double> bound_at(order.size(), 0.0);  // the lambda of each secret's bound
+  std::vector<std::size_t> pending = order;         // secrets to evaluate at lambda
   while (!pending.empty()) {
     const auto bound = workers.map(pending.size(), [&](std::size_t k) { return model.achieved_r(pending[k], lambda); });
     std::vector<std::size_t> failed;
@@ -128,6 +132,7 @@ double certify_exact(const SecretNoiseModel& model, const SecretBudgets& budgets
     for (std::size_t k = 0; k < pending.size(); ++k) {
       const std::size_t j = pending[k];
       achieved_r[j] = bound[k];
+      bound_at[j] = lambda;
       if (bound[k] <= budgets.r[j]) continue;
       const double excess = std::log(bound[k] / budgets.r[j]);
       if (failed.empty() || excess > worst_excess) {
@@ -139,11 +144,19 @@ double certify_exact(const SecretNoiseModel& model, const SecretBudgets& budgets
     if (failed.empty()) break;
     // A root of 0 (no noise needed at all, by the closed form) keeps the bound at lambda.
     const double root = workers.max(1, [&](std::size_t) { return model.lambda_of(worst); });
-    if (root > 0) achieved_r[worst] = workers.max(1, [&](std::size_t) { return model.achieved_r(worst, root); });
+    if (root > 0) {
+      achieved_r[worst] = workers.max(1, [&](std::size_t) { return model.achieved_r(worst, root); });
+      bound_at[worst] = root;
+    }
     lambda = std::max(lambda, root);
     std::erase(failed, worst);
     pending = std::move(failed);
   }
+  std::vector<std::size_t> stale;
+  for (const std::size_t j : order)
+    if (bound_at[j] < lambda * (1.0 - kCloseEnough)) stale.push_back(j);
+  const auto fresh = workers.map(stale.size(), [&](std::size_t k) { return model.achieved_r(stale[k], lambda); });
+  for (std::size_t k = 0; k < stale.size(); ++k) achieved_r[stale[k]] = fresh[k];
   return lambda;
 }
 
