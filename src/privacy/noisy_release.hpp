@@ -39,13 +39,17 @@ inline double round_half_even(double x) {
 }
 
 // Releases of one noise scale: the grid is computed once for all of them, and since it is a power
-// of two, dividing by it is the same as multiplying by its inverse.
+// of two, dividing by it is the same as multiplying by its inverse (exact while the grid is a
+// normal double; a subnormal grid, from noise below 1e-304, is divided by).
 class GaussianRelease {
  public:
   explicit GaussianRelease(double noise_std)
-      : noise_std_(noise_std), grid_(release_grid(noise_std)), inverse_(grid_ > 0 ? 1.0 / grid_ : 0.0) {}
+      : noise_std_(noise_std), grid_(release_grid(noise_std)), inverse_(grid_ >= 0x1p-1022 ? 1.0 / grid_ : 0.0) {}
   // `noisy` rounded to the release grid (unchanged without noise).
-  double snap(double noisy) const { return grid_ > 0 ? round_half_even(noisy * inverse_) * grid_ : noisy; }
+  double snap(double noisy) const {
+    if (!(grid_ > 0)) return noisy;
+    return round_half_even(inverse_ > 0 ? noisy * inverse_ : noisy / grid_) * grid_;
+  }
   // value + noise_std * N(0, 1), the normal drawn from `noise`, snapped to the grid.
   double operator()(double value, SecretRng& noise) const { return snap(value + noise_std_ * noise.normal()); }
 

@@ -140,10 +140,10 @@ TEST(ReleaseGrid, RoundHalfEvenIsNearbyintBitForBit) {
   for (int i = 0; i < 100000; ++i) xs.push_back(std::ldexp(rng.normal(), static_cast<int>(rng.below(130)) - 70));
   for (const double x : xs) EXPECT_TRUE(same_bits(round_half_even(x), std::nearbyint(x))) << std::hexfloat << x;
   EXPECT_TRUE(std::isnan(round_half_even(std::numeric_limits<double>::quiet_NaN())));
-  for (const double s : {1e-6, 0.013, 3.0, 250.0}) {
+  for (const double s : {1e-307, 1e-300, 1e-6, 0.013, 3.0, 250.0, 1e300}) {  // subnormal and huge grids too
     const double g = release_grid(s);
     for (int i = 0; i < 1000; ++i) {
-      const double noisy = 40.0 * rng.normal();
+      const double noisy = 40.0 * s * rng.normal();
       EXPECT_TRUE(same_bits(snap_to_release_grid(noisy, s), std::nearbyint(noisy / g) * g)) << std::hexfloat << noisy;
     }
   }
