@@ -139,8 +139,9 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       vote_seconds.push_back(comm.allreduce_max(vote));
     }
     std::sort(per_iteration.begin(), per_iteration.end());
-    // Two K_l x N_l searches per label (each centre's nearest candidate; each candidate's nearest centre).
-    const double flops = 2.0 * 2.0 * vote_work * double(d);
+    // One K_l x N_l product per label, read both ways (each centre's nearest candidate and each
+    // candidate's nearest centre: search_mutual).
+    const double flops = 2.0 * vote_work * double(d);
     figures["secpe"] = {{"clusters_total", centres},
                         {"kmeans_seconds", kmeans_seconds},
                         {"kmeans_init", kmeans_init_name(init)},
