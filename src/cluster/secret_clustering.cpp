@@ -56,10 +56,8 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
     count_blocks.push_back(e - b);
     sum_blocks.push_back((e - b) * kd);
   }
-  // One rank owns every centre: its sums are the totals already.
-  const bool alone = comm_.size() == 1;
-  const std::vector<std::int64_t> my_sums = alone ? std::move(sums) : comm_.reduce_scatter_sum(sums, sum_blocks);
-  const std::vector<std::int64_t> my_counts = alone ? std::move(counts) : comm_.reduce_scatter_sum(counts, count_blocks);
+  const std::vector<std::int64_t> my_sums = comm_.reduce_scatter_sum(std::move(sums), sum_blocks);
+  const std::vector<std::int64_t> my_counts = comm_.reduce_scatter_sum(std::move(counts), count_blocks);
   const auto range = comm_.shard(static_cast<std::uint64_t>(k));
   const std::uint64_t first = range.first;  // not a structured binding: clang 14 cannot capture those
   const std::size_t mine = range.second - range.first;
@@ -67,10 +65,9 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
   // One secret noise stream per centre, keyed by (label, iteration, centre): the values do not
   // depend on which rank or thread draws them.
   const SecretStreamFamily noise_streams(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration));
-  // Alone, the rank writes the released centres in place; else its block travels below.
+  // Each rank writes its block of released centres in place; the others' arrive below.
   NoisyClusters out{MatrixF(k, d), {}};
-  std::vector<float> my_centres(alone ? 0 : mine * kd);
-  float* const centres = alone ? out.centres.data() : my_centres.data();
+  float* const centres = out.centres.data() + first * kd;
   std::vector<double> sizes(mine);
   run_chunks(kernel_.threads(), mine, [&](int, std::size_t ib, std::size_t ie) {
     for (std::size_t i = ib; i < ie; ++i) {
@@ -91,13 +88,8 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
   });
 
   // Only released values travel: every rank's noised centres, in rank (= centre) order.
-  if (alone) {
-    out.sizes = std::move(sizes);
-    return out;
-  }
   out.sizes = comm_.allgather(std::span<const double>(sizes));
-  const std::vector<float> all = comm_.allgather(std::span<const float>(my_centres));
-  std::copy(all.begin(), all.end(), out.centres.data());
+  comm_.allgather_in_place(std::span<float>(out.centres.data(), out.centres.size()), first * kd, mine * kd);
   return out;
 }
 

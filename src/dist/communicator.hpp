@@ -41,6 +41,8 @@ class Communicator {
   // values.size()). Half the traffic of an allreduce when each rank needs only its part.
   virtual std::vector<std::int64_t> reduce_scatter_sum(std::span<const std::int64_t> values,
                                                        std::span<const std::size_t> block_sizes) const = 0;
+  // The same, taking `values`: one rank keeps them as its block, without a copy.
+  std::vector<std::int64_t> reduce_scatter_sum(std::vector<std::int64_t>&& values, std::span<const std::size_t> block_sizes) const;
   virtual double allreduce_max(double value) const = 0;
   virtual void allreduce_min_loc(std::span<MinLoc> values) const = 0;
   // Sum of `value` over the ranks before this one (0 on rank 0).
@@ -57,6 +59,9 @@ class Communicator {
   virtual std::vector<double> allgather(std::span<const double> local) const = 0;
   virtual std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const = 0;
   virtual std::vector<unsigned char> allgather(std::span<const unsigned char> local) const = 0;
+  // `all` holds this rank's block at [begin, begin + count) and is to hold every rank's (consecutive
+  // blocks in rank order) on every rank. One rank has it already.
+  void allgather_in_place(std::span<float> all, std::size_t begin, std::size_t count) const;
   // Every rank's strings, concatenated in rank order, on every rank.
   std::vector<std::string> allgather_strings(const std::vector<std::string>& local) const;
 

@@ -91,6 +91,11 @@ struct Candidate {
   std::int32_t index;
 };
 
+// Drops the candidates whose lower bound is above t: they cannot be among the best.
+void drop_above(std::vector<Candidate>& cands, double t) {
+  std::erase_if(cands, [t](const Candidate& c) { return !(c.lo <= t); });
+}
+
 // Per-row state across the centre blocks.
 struct RowState {
   std::vector<double> upper;  // max-heap of the k smallest upper bounds seen (k > 1 only)
@@ -117,10 +122,7 @@ struct RowState {
       threshold = upper.front();
     }
   }
-  void prune() {
-    const double t = threshold;
-    std::erase_if(cands, [t](const Candidate& c) { return !(c.lo <= t); });
-  }
+  void prune() { drop_above(cands, threshold); }
 };
 
 // One side of a search as the float re-screen reads it: the rows a query is scored against, and
@@ -129,6 +131,17 @@ struct Side {
   const MatrixF& rows;
   std::span<const double> norms, sq, inv_norms;
 };
+
+// The squared norms and the inverse norms (cosine; else 0) that the bound and the approximate
+// scores read, from the exact norms.
+void norm_terms(Metric metric, std::span<const double> norms, std::vector<double>& sq, std::vector<double>& inv_norms) {
+  sq.resize(norms.size());
+  inv_norms.resize(norms.size());
+  for (std::size_t i = 0; i < norms.size(); ++i) {
+    sq[i] = norms[i] * norms[i];
+    inv_norms[i] = metric == Metric::kCosine ? 1.0 / norms[i] : 0.0;
+  }
+}
 
 struct Search {
   const MatrixF& x;
@@ -175,8 +188,7 @@ struct Columns {
     auto& list = cands[c];
     list.push_back({lo, row});
     if (list.size() <= prune_at[c]) return;
-    const double t = threshold[c];
-    std::erase_if(list, [t](const Candidate& x) { return !(x.lo <= t); });
+    drop_above(list, threshold[c]);
     prune_at[c] = std::max(prune_at[c], 2 * list.size());
   }
 };
@@ -466,12 +478,7 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
            exact_only, packed ? &*packed : nullptr,
            screen == BlasScreen::kBf16 ? bf16::Engine::kAmx : bf16::Engine::kEmulated, nearest, score};
   const auto nc = static_cast<std::size_t>(n);
-  s.centre_sq.resize(nc);
-  s.centre_inv_norms.resize(nc);
-  for (std::size_t c = 0; c < nc; ++c) {
-    s.centre_sq[c] = p.centre_norms[c] * p.centre_norms[c];
-    s.centre_inv_norms[c] = metric == Metric::kCosine ? 1.0 / p.centre_norms[c] : 0.0;
-  }
+  norm_terms(metric, p.centre_norms, s.centre_sq, s.centre_inv_norms);
   for (std::size_t c0 = 0; c0 < nc; c0 += static_cast<std::size_t>(centre_block)) {
     const std::size_t c1 = std::min(nc, c0 + static_cast<std::size_t>(centre_block));
     s.block_max_norm.push_back(*std::max_element(p.centre_norms.begin() + c0, p.centre_norms.begin() + c1));
@@ -524,11 +531,8 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
   // Each centre's exact answer from the candidate rows of every worker (every row when exact_only),
   // screened again in float as a row's are.
   const auto rows = static_cast<std::size_t>(m);
-  std::vector<double> row_sq(rows), row_inv_norms(rows, 0.0);
-  for (std::size_t i = 0; i < rows; ++i) {
-    row_sq[i] = p.row_norms[i] * p.row_norms[i];
-    if (metric == Metric::kCosine) row_inv_norms[i] = 1.0 / p.row_norms[i];
-  }
+  std::vector<double> row_sq, row_inv_norms;
+  norm_terms(metric, p.row_norms, row_sq, row_inv_norms);
   const Side row_side{x, p.row_norms, row_sq, row_inv_norms};
   run_chunks(chunk_count(threads_, nc, 64.0 * double(x.cols())), nc, [&](int, std::size_t b, std::size_t e) {
     Workspace ws;
