@@ -101,7 +101,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
         KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
         ko.threads = o.threads;
         ko.init = init;
-        km = distributed_kmeans(comm, select_rows(embeddings, pub_rows[l]), *kernel, ko);
+        km = distributed_kmeans(comm, select_rows(embeddings, pub_rows[l], o.threads), *kernel, ko);
       });
       kmeans_seed_seconds += km.seed_seconds;
       kmeans_lloyd_seconds += km.lloyd_seconds;
@@ -113,7 +113,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       for (auto i : pri_rows[l]) ids.push_back(begin + i);
       assign_seconds += timed(comm, [&] {
         clustering[l] = std::make_unique<SecretClustering>(comm, std::move(km.centres), std::move(km.sizes),
-                                                           select_rows(embeddings, pri_rows[l]), ids,
+                                                           select_rows(embeddings, pri_rows[l], o.threads), ids,
                                                            std::vector<double>(ids.size(), rho), *kernel, Metric::kCosine, 1.0);
       });
       progress.step(l + 1);
@@ -176,7 +176,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       const std::int64_t label_voters = comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
       rows.resize(static_cast<std::size_t>(std::ceil(double(rows.size()) * o.augpe_fraction)));
       const std::int64_t voters = comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
-      const MatrixF voting = select_rows(embeddings, rows);
+      const MatrixF voting = select_rows(embeddings, rows, o.threads);
       measured += timed(comm, [&] {
         augpe_votes(comm, voting, candidates[l], *kernel, Metric::kCosine, o.sigma, 0.0, noise_key, l, 0);
       });

@@ -11,22 +11,27 @@
 namespace secpe {
 
 SecretClustering::SecretClustering(const Communicator& comm, MatrixF public_centres,
-                                   std::vector<std::int64_t> public_sizes, const MatrixF& private_rows,
+                                   std::vector<std::int64_t> public_sizes, MatrixF private_rows,
                                    std::vector<std::uint64_t> record_ids, std::vector<double> rho,
                                    const NearestCentreKernel& kernel, Metric metric, double clip_radius)
-    : comm_(comm), kernel_(kernel), centres_(std::move(public_centres)), sizes_(std::move(public_sizes)), clipped_(private_rows),
+    : comm_(comm), kernel_(kernel), centres_(std::move(public_centres)), sizes_(std::move(public_sizes)), clipped_(std::move(private_rows)),
       record_ids_(std::move(record_ids)), rho_(std::move(rho)), clip_radius_(clip_radius) {
   // Scaling by R / norm in double and rounding to float can land a hair above R; the factor is
   // shrunk by a few float ulps so that the stored row is within R.
+  // Rows are independent, so the kernel's threads share them out.
   const auto clip_rows = [this](MatrixF& m) {
-    Eigen::Index clipped = 0;
-    for (Eigen::Index i = 0; i < m.rows(); ++i) {
-      const double norm = m.row(i).cast<double>().norm();
-      if (norm <= clip_radius_) continue;
-      m.row(i) = (m.row(i).cast<double>() * (clip_radius_ / norm * (1.0 - 0x1.0p-21))).cast<float>();
-      ++clipped;
-    }
-    return clipped;
+    const auto n = static_cast<std::size_t>(m.rows());
+    std::vector<std::uint8_t> clipped(n, 0);
+    run_chunks(chunk_count(kernel_.threads(), n, 8.0 * double(m.cols())), n, [&](int, std::size_t b, std::size_t e) {
+      for (std::size_t r = b; r < e; ++r) {
+        const auto i = static_cast<Eigen::Index>(r);
+        const double norm = m.row(i).cast<double>().norm();
+        if (norm <= clip_radius_) continue;
+        m.row(i) = (m.row(i).cast<double>() * (clip_radius_ / norm * (1.0 - 0x1.0p-21))).cast<float>();
+        clipped[r] = 1;
+      }
+    });
+    return static_cast<Eigen::Index>(std::count(clipped.begin(), clipped.end(), std::uint8_t{1}));
   };
   clip_rows(clipped_);
   public_part_ = centres_;

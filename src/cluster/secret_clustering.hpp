@@ -34,9 +34,9 @@ class SecretClustering {
  public:
   // `public_centres`/`public_sizes`: k-means of the label's public embeddings (identical on all
   // ranks). `private_rows`: this rank's private embeddings of the label, with their global record
-  // ids and sampling probabilities.
+  // ids and sampling probabilities (taken, and clipped in place).
   SecretClustering(const Communicator& comm, MatrixF public_centres, std::vector<std::int64_t> public_sizes,
-                   const MatrixF& private_rows, std::vector<std::uint64_t> record_ids, std::vector<double> rho,
+                   MatrixF private_rows, std::vector<std::uint64_t> record_ids, std::vector<double> rho,
                    const NearestCentreKernel& kernel, Metric metric, double clip_radius);
 
   NoisyClusters release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const;

@@ -272,7 +272,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                      config.metric == Metric::kInnerProduct ? Metric::kL2 : config.metric, config.seed, label};
     km.threads = config.threads;
     km.init = config.kmeans_init;
-    KMeansResult clusters = distributed_kmeans(run.comm, select_rows(shard.embeddings, public_rows), *run.models.kernel, km);
+    KMeansResult clusters = distributed_kmeans(run.comm, select_rows(shard.embeddings, public_rows, config.threads), *run.models.kernel, km);
     std::vector<std::uint64_t> ids;
     std::vector<double> rho;
     for (auto i : private_rows) {
@@ -284,7 +284,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
     outcome.report["kmeans_iterations"] = clusters.iterations;
     kmeans_seconds = timer.seconds();
     clustering = std::make_unique<SecretClustering>(run.comm, std::move(clusters.centres), std::move(clusters.sizes),
-                                                    select_rows(shard.embeddings, private_rows), std::move(ids), std::move(rho),
+                                                    select_rows(shard.embeddings, private_rows, config.threads), std::move(ids), std::move(rho),
                                                     *run.models.kernel, config.metric, config.clip_radius);
     const LabelNoise& noise = plan.labels[label];
     outcome.report["public_centres_clipped"] = clustering->clipped_centres();
@@ -302,7 +302,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
       rows.insert(rows.end(), public_rows.begin(), public_rows.end());
       std::sort(rows.begin(), rows.end());
     }
-    voters = select_rows(shard.embeddings, rows);
+    voters = select_rows(shard.embeddings, rows, config.threads);
     outcome.report["sigma"] = sigma;
     outcome.report["threshold"] = config.augpe_threshold;
     outcome.report["voters"] = augpe_voters_name(config.augpe_voters);
