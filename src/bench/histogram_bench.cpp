@@ -126,12 +126,11 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       per_iteration.push_back(timed(comm, [&] {
         for (std::size_t l = 0; l < n_labels; ++l) {
           if (!clustering[l]) continue;
-          const auto [cb, ce] = comm.shard(static_cast<std::uint64_t>(candidates[l].rows()));
           Timer t0;
           const NoisyClusters noisy = clustering[l]->release(noise_key, l, t, o.sigma);
           release += t0.seconds();
           t0.restart();
-          secpe_votes(comm, noisy, candidates[l], cb, ce, *kernel, Metric::kCosine, 1);
+          secpe_votes(comm, noisy, candidates[l], *kernel, Metric::kCosine, 1);
           vote += t0.seconds();
         }
       }));

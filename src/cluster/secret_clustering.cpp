@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 
 #include "compute/fixed_point.hpp"
 #include "core/parallel.hpp"
@@ -41,38 +43,88 @@ SecretClustering::SecretClustering(const Communicator& comm, MatrixF public_cent
   kernel.search(clipped_, centres_, metric, assignment_, score);
 }
 
+// Each sampled row travels to the rank that owns its centre (ranks own consecutive ranges of
+// centres), which adds it to its sums. The sums are integers (fixed point), so the order the rows
+// arrive in does not matter, and they equal a reduction of every rank's partial sums. A label
+// samples about a thousand rows, far fewer than its K centres times d coordinates, so sending the
+// rows costs a fraction of reducing K x d partial sums.
+void SecretClustering::sum_owned(std::span<const std::uint8_t> sampled, std::uint64_t first, std::size_t mine,
+                                 std::span<std::int64_t> sums, std::span<std::int64_t> counts) const {
+  const auto k = static_cast<std::uint64_t>(centres_.rows());
+  const auto kd = static_cast<std::size_t>(clipped_.cols());
+  const auto ranks = static_cast<std::size_t>(comm_.size()), me = static_cast<std::size_t>(comm_.rank());
+  std::vector<std::uint64_t> starts(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) starts[r] = comm_.shard_of(k, static_cast<int>(r)).first;
+  const auto owner = [&](std::int32_t c) {  // ranks without centres come last, starting at k
+    return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), static_cast<std::uint64_t>(c)) - starts.begin()) - 1;
+  };
+  // One record per row sent: its centre, then its coordinates.
+  const std::size_t record = sizeof(std::int32_t) + kd * sizeof(float);
+  const std::size_t n = sampled.size();
+  std::vector<std::int32_t> local_centre(n, 0);
+  std::vector<std::uint8_t> local(n, 0);
+  std::vector<std::size_t> send_counts(ranks, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!sampled[i]) continue;
+    const std::size_t r = owner(assignment_[i]);
+    if (r == me) {
+      local[i] = 1;
+      local_centre[i] = static_cast<std::int32_t>(static_cast<std::uint64_t>(assignment_[i]) - first);
+    } else {
+      send_counts[r] += record;
+    }
+  }
+  std::vector<std::size_t> at(ranks, 0);
+  for (std::size_t r = 1; r < ranks; ++r) at[r] = at[r - 1] + send_counts[r - 1];
+  std::vector<unsigned char> send(at.back() + send_counts.back());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!sampled[i] || local[i]) continue;
+    unsigned char* out = send.data() + at[owner(assignment_[i])];
+    std::memcpy(out, &assignment_[i], sizeof(std::int32_t));
+    std::memcpy(out + sizeof(std::int32_t), clipped_.row(static_cast<Eigen::Index>(i)).data(), kd * sizeof(float));
+    at[owner(assignment_[i])] += record;
+  }
+  std::vector<std::size_t> recv_counts;
+  const std::vector<unsigned char> received = comm_.alltoallv(send, send_counts, recv_counts);
+
+  if (mine == 0) return;
+  kernel_.add_to_centres(clipped_, local_centre, local, sums, counts);
+  const std::size_t arrived = received.size() / record;
+  MatrixF rows(static_cast<Eigen::Index>(arrived), clipped_.cols());
+  std::vector<std::int32_t> centre_of(arrived);
+  for (std::size_t q = 0; q < arrived; ++q) {
+    const unsigned char* in = received.data() + q * record;
+    std::int32_t c;
+    std::memcpy(&c, in, sizeof c);
+    if (c < 0 || static_cast<std::uint64_t>(c) < first || static_cast<std::uint64_t>(c) >= first + mine)
+      throw std::logic_error("release: a row arrived for a centre this rank does not own");
+    centre_of[q] = static_cast<std::int32_t>(static_cast<std::uint64_t>(c) - first);
+    std::memcpy(rows.row(static_cast<Eigen::Index>(q)).data(), in + sizeof(std::int32_t), kd * sizeof(float));
+  }
+  if (arrived > 0) kernel_.add_to_centres(rows, centre_of, {}, sums, counts);
+}
+
 NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const {
   const Eigen::Index k = centres_.rows(), d = centres_.cols();
   const auto kd = static_cast<std::size_t>(d);
-  // Per-centre sums (fixed point) and counts of the sampled private rows.
-  std::vector<std::int64_t> sums(static_cast<std::size_t>(k) * kd, 0), counts(static_cast<std::size_t>(k), 0);
   const SecretStreamFamily sampling(key, SecretStream::kSampling, label, static_cast<std::uint64_t>(iteration));
   std::vector<std::uint8_t> sampled(record_ids_.size());
   run_chunks(chunk_count(kernel_.threads(), sampled.size(), 1000.0), sampled.size(), [&](int, std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) sampled[i] = sampling.uniform(record_ids_[i]) < rho_[i] ? 1 : 0;
   });
-  kernel_.add_to_centres(clipped_, assignment_, sampled, sums, counts);
-
-  // Each rank owns a consecutive range of centres: it receives their exact totals (reduce-scatter)
-  // and noises them, so the noise is drawn by all ranks at once.
-  std::vector<std::size_t> sum_blocks, count_blocks;
-  for (int r = 0; r < comm_.size(); ++r) {
-    const auto [b, e] = comm_.shard_of(static_cast<std::uint64_t>(k), r);
-    count_blocks.push_back(e - b);
-    sum_blocks.push_back((e - b) * kd);
-  }
-  const std::vector<std::int64_t> my_sums = comm_.reduce_scatter_sum(std::move(sums), sum_blocks);
-  const std::vector<std::int64_t> my_counts = comm_.reduce_scatter_sum(std::move(counts), count_blocks);
+  // Each rank owns a consecutive range of centres: it sums their sampled rows from every rank
+  // (fixed point, exact) and noises them, so the noise is drawn by all ranks at once.
   const auto range = comm_.shard(static_cast<std::uint64_t>(k));
   const std::uint64_t first = range.first;  // not a structured binding: clang 14 cannot capture those
   const std::size_t mine = range.second - range.first;
+  std::vector<std::int64_t> my_sums(mine * kd, 0), my_counts(mine, 0);
+  sum_owned(sampled, first, mine, my_sums, my_counts);
 
   // One secret noise stream per centre, keyed by (label, iteration, centre): the values do not
   // depend on which rank or thread draws them.
   const SecretStreamFamily noise_streams(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration));
-  // Each rank writes its block of released centres in place; the others' arrive below.
-  NoisyClusters out{MatrixF(k, d), {}};
-  float* const centres = out.centres.data() + first * kd;
+  NoisyClusters out{MatrixF(static_cast<Eigen::Index>(mine), d), {}, static_cast<Eigen::Index>(first)};
+  float* const centres = out.centres.data();
   std::vector<double> sizes(mine);
   run_chunks(kernel_.threads(), mine, [&](int, std::size_t ib, std::size_t ie) {
     for (std::size_t i = ib; i < ie; ++i) {
@@ -92,9 +144,9 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
     }
   });
 
-  // Only released values travel: every rank's noised centres, in rank (= centre) order.
+  // Only released values travel: every rank's noised sizes, in rank (= centre) order. The centres
+  // stay with their owners: the votes are sharded by centre too.
   out.sizes = comm_.allgather(std::span<const double>(sizes));
-  comm_.allgather_in_place(std::span<float>(out.centres.data(), out.centres.size()), first * kd, mine * kd);
   return out;
 }
 

@@ -25,9 +25,12 @@
 
 namespace secpe {
 
+// A release, sharded by centre: each rank holds its block of the K centres (ranks own consecutive
+// ranges, Communicator::shard of K) and every size. One rank holds them all.
 struct NoisyClusters {
-  MatrixF centres;            // K x d, released
-  std::vector<double> sizes;  // K, released
+  MatrixF centres;            // this rank's released centres: rows first .. first + centres.rows() - 1 of the K
+  std::vector<double> sizes;  // all K, released
+  Eigen::Index first = 0;     // the global index of centres' first row
 };
 
 class SecretClustering {
@@ -48,6 +51,10 @@ class SecretClustering {
   std::span<const std::int64_t> public_sizes() const { return sizes_; }
 
  private:
+  // This rank's centres [first, first + mine): the fixed-point sums and counts of their sampled rows.
+  void sum_owned(std::span<const std::uint8_t> sampled, std::uint64_t first, std::size_t mine, std::span<std::int64_t> sums,
+                 std::span<std::int64_t> counts) const;
+
   const Communicator& comm_;
   const NearestCentreKernel& kernel_;     // assignments, per-centre sums, and the noise's thread count
   MatrixF centres_;                       // k-means centres: private rows are assigned to these

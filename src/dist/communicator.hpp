@@ -62,6 +62,11 @@ class Communicator {
   // `all` holds this rank's block at [begin, begin + count) and is to hold every rank's (consecutive
   // blocks in rank order) on every rank. One rank has it already.
   void allgather_in_place(std::span<float> all, std::size_t begin, std::size_t count) const;
+  // A personalised exchange: `send` is cut into consecutive blocks of send_counts[r] bytes, block r
+  // going to rank r (this rank's own block stays here). Returns the blocks every rank sent this
+  // one, concatenated in rank order, with their sizes in `recv_counts`.
+  virtual std::vector<unsigned char> alltoallv(std::span<const unsigned char> send, std::span<const std::size_t> send_counts,
+                                               std::vector<std::size_t>& recv_counts) const = 0;
   // Every rank's strings, concatenated in rank order, on every rank.
   std::vector<std::string> allgather_strings(const std::vector<std::string>& local) const;
 
@@ -79,7 +84,7 @@ class Communicator {
   void count_reduce_scatter(std::uint64_t bytes) const { bytes_sent_ += ring_share(bytes); }
   void count_allgather(std::uint64_t local_bytes) const { bytes_sent_ += local_bytes * static_cast<std::uint64_t>(size_ - 1); }
   void count_broadcast(std::uint64_t bytes, int root) const { bytes_sent_ += size_ > 1 && rank_ == root ? bytes : 0; }
-  void count_sent(std::uint64_t bytes) const { bytes_sent_ += bytes; }  // already counted elsewhere (a delegate's)
+  void count_sent(std::uint64_t bytes) const { bytes_sent_ += bytes; }  // sent as is (an exchange's, or a delegate's)
 
  private:
   int rank_;
@@ -112,6 +117,8 @@ class LocalCommunicator final : public Communicator {
   std::vector<double> allgather(std::span<const double> local) const override { return {local.begin(), local.end()}; }
   std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const override { return {local.begin(), local.end()}; }
   std::vector<unsigned char> allgather(std::span<const unsigned char> local) const override { return {local.begin(), local.end()}; }
+  std::vector<unsigned char> alltoallv(std::span<const unsigned char> send, std::span<const std::size_t> send_counts,
+                                       std::vector<std::size_t>& recv_counts) const override;
   void barrier() const override {}
 };
 

@@ -94,6 +94,33 @@ std::vector<std::int64_t> MpiCommunicator::reduce_scatter_sum(std::span<const st
   return mine;
 }
 
+std::vector<unsigned char> MpiCommunicator::alltoallv(std::span<const unsigned char> send, std::span<const std::size_t> send_counts,
+                                                      std::vector<std::size_t>& recv_counts) const {
+  const auto ranks = static_cast<std::size_t>(size());
+  if (send_counts.size() != ranks) throw std::invalid_argument("alltoallv: one block per rank");
+  std::vector<std::uint64_t> out(send_counts.begin(), send_counts.end()), in(ranks);
+  MPI_Alltoall(out.data(), 1, MPI_UINT64_T, in.data(), 1, MPI_UINT64_T, comm_);
+  // MPI counts and displacements are ints: each side's total must stay below 2^31 bytes.
+  const auto layout = [](std::span<const std::uint64_t> counts, std::vector<int>& c, std::vector<int>& at) {
+    std::uint64_t total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      at[r] = static_cast<int>(total);
+      total += counts[r];
+      if (total > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+        throw std::length_error("alltoallv: more than 2^31 - 1 bytes to or from one rank");
+      c[r] = static_cast<int>(counts[r]);
+    }
+    return static_cast<std::size_t>(total);
+  };
+  std::vector<int> sc(ranks), sd(ranks), rc(ranks), rd(ranks);
+  if (layout(out, sc, sd) != send.size()) throw std::invalid_argument("alltoallv: the blocks must add up to the bytes");
+  std::vector<unsigned char> received(layout(in, rc, rd));
+  count_sent(send.size() - send_counts[static_cast<std::size_t>(rank())]);
+  MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, received.data(), rc.data(), rd.data(), MPI_BYTE, comm_);
+  recv_counts.assign(in.begin(), in.end());
+  return received;
+}
+
 double MpiCommunicator::allreduce_max(double value) const {
   count_allreduce(sizeof value);
   MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm_);

@@ -30,6 +30,8 @@ class MpiCommunicator final : public Communicator {
   std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const override;
   std::vector<unsigned char> allgather(std::span<const unsigned char> local) const override;
 
+  std::vector<unsigned char> alltoallv(std::span<const unsigned char> send, std::span<const std::size_t> send_counts,
+                                       std::vector<std::size_t>& recv_counts) const override;
   void barrier() const override;
 
  private:

@@ -120,6 +120,10 @@ class NcclCommunicator final : public Communicator {
   std::vector<unsigned char> allgather(std::span<const unsigned char> v) const override {
     return delegate([&] { return base_.allgather(v); });
   }
+  std::vector<unsigned char> alltoallv(std::span<const unsigned char> send, std::span<const std::size_t> send_counts,
+                                       std::vector<std::size_t>& recv_counts) const override {
+    return delegate([&] { return base_.alltoallv(send, send_counts, recv_counts); });
+  }
   void barrier() const override { base_.barrier(); }
 
  private:

@@ -24,10 +24,9 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
                                                       "noisy cluster centres (" + k + " x " + std::to_string(pool.embeddings.cols()) + ")"}},
                                        {"sigma", job.sigma}});
       const NoisyClusters noisy = job.clustering->release(job.noise_key, job.label, t, job.sigma);
-      const NoisyClusters estimate = shrink_release(noisy, job.clustering->public_centres(), job.clustering->public_sizes(),
+      const NoisyClusters estimate = shrink_release(job.comm, noisy, job.clustering->public_centres(), job.clustering->public_sizes(),
                                                     job.sigma, job.clip_radius, &shrinkage);
-      votes = secpe_votes(job.comm, estimate, pool.embeddings, pool.shard_begin, pool.shard_end, job.kernel, job.metric,
-                          job.votes_per_centre);
+      votes = secpe_votes(job.comm, estimate, pool.embeddings, job.kernel, job.metric, job.votes_per_centre);
     } else if (!job.voters) {  // the no-private-data control: nothing private is used or released
       votes = random_votes(pool.texts.size(), job.seed, job.label, t);
     } else {

@@ -14,6 +14,7 @@
 
 #include "cluster/secret_clustering.hpp"
 #include "core/matrix.hpp"
+#include "dist/communicator.hpp"
 
 namespace secpe {
 
@@ -22,8 +23,10 @@ struct ReleaseShrinkage {
   double centre_signal = 0.0;  // per-coordinate variance of the private shift of the centres
 };
 
-// `public_centres` are the public parts as released (clipped to R), `public_sizes` their counts.
-NoisyClusters shrink_release(const NoisyClusters& released, const MatrixF& public_centres,
+// `public_centres` are the public parts as released (clipped to R), `public_sizes` their counts
+// (all K, on every rank). The estimate keeps the release's sharding: this rank's block of centres,
+// every size; the ranks exchange one released number per centre.
+NoisyClusters shrink_release(const Communicator& comm, const NoisyClusters& released, const MatrixF& public_centres,
                              std::span<const std::int64_t> public_sizes, double sigma, double clip_radius,
                              ReleaseShrinkage* shrinkage = nullptr);
 

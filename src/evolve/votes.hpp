@@ -17,13 +17,14 @@ struct VoteResult {
 
 // SecPE: each noisy centre gives its noisy size to its nearest candidate (O(K x N_cand) work), or
 // spreads it equally over its `votes_per_centre` nearest candidates (post-processing of released
-// values: no privacy cost). Candidates are searched in shards, one per rank, and combined exactly
-// (min-location allreduce; for k > 1 every rank merges the ranks' top-k lists by (score, index)).
-// The tie key of a candidate is its distance to the nearest noisy centre (a second K x N_cand
-// pass): most candidates get no vote, and distinct selection may reach deep into the rank order.
+// values: no privacy cost). The work is sharded by centre, as the release is: each rank searches
+// its block of centres against every candidate, and the ranks exchange one choice per centre.
+// Sizes are added in centre order, so the votes do not depend on the number of ranks.
+// The tie key of a candidate is its distance to the nearest noisy centre (the same search, the
+// other way, reduced by min-location): most candidates get no vote, and distinct selection may
+// reach deep into the rank order.
 VoteResult secpe_votes(const Communicator& comm, const NoisyClusters& clusters, const MatrixF& candidates,
-                       std::size_t shard_begin, std::size_t shard_end, const NearestCentreKernel& kernel, Metric metric,
-                       int votes_per_centre);
+                       const NearestCentreKernel& kernel, Metric metric, int votes_per_centre);
 
 // The no-private-data control (--method random): an independent uniform key per candidate from
 // the public seed, so rank selection keeps a uniformly random subset. Uses no record at all.

@@ -40,6 +40,11 @@ MatrixF shard_of(const Communicator& comm, const MatrixF& all) {
   return all.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b));
 }
 
+// This rank's block of a whole release, as SecretClustering::release shards it.
+NoisyClusters block_of(const Communicator& comm, const NoisyClusters& all) {
+  return {shard_of(comm, all.centres), all.sizes, static_cast<Eigen::Index>(comm.shard(all.sizes.size()).first)};
+}
+
 TEST(Communicator, ShardsCoverAllRecordsContiguously) {
   const MpiCommunicator world;
   const std::uint64_t n = 1003;
@@ -69,6 +74,35 @@ TEST(Communicator, ReduceScatterGivesEachRankTheSumOfItsBlock) {
   const std::int64_t ranks = world.size(), weight = ranks * (ranks + 1) / 2;
   for (std::size_t i = 0; i < mine.size(); ++i)
     EXPECT_EQ(mine[i], static_cast<std::int64_t>(3 * b + i) * weight - ranks * (std::int64_t{1} << 40)) << i;
+}
+
+// Rank f sends rank t a block of (f + 1) (t + 1) bytes, each byte 16 f + t, and rank 1 nothing
+// (empty blocks); the block a rank sends itself is returned with the others.
+TEST(Communicator, AlltoallvDeliversEveryBlockInRankOrder) {
+  const MpiCommunicator world;
+  const auto ranks = static_cast<std::size_t>(world.size()), me = static_cast<std::size_t>(world.rank());
+  const auto length = [](std::size_t from, std::size_t to) { return to == 1 ? std::size_t{0} : (from + 1) * (to + 1); };
+  std::vector<std::size_t> counts(ranks);
+  std::vector<unsigned char> send;
+  std::uint64_t away = 0;
+  for (std::size_t t = 0; t < ranks; ++t) {
+    counts[t] = length(me, t);
+    send.insert(send.end(), counts[t], static_cast<unsigned char>(16 * me + t));
+    away += t == me ? 0 : counts[t];
+  }
+  const std::uint64_t before = world.bytes_sent();
+  std::vector<std::size_t> received_counts;
+  const std::vector<unsigned char> received = world.alltoallv(send, counts, received_counts);
+  EXPECT_EQ(world.bytes_sent() - before, away) << "the bytes that left this rank";
+  ASSERT_EQ(received_counts.size(), ranks);
+  std::size_t at = 0;
+  for (std::size_t f = 0; f < ranks; ++f) {
+    ASSERT_EQ(received_counts[f], length(f, me)) << "from rank " << f;
+    for (std::size_t i = 0; i < received_counts[f]; ++i) ASSERT_EQ(received[at + i], static_cast<unsigned char>(16 * f + me));
+    at += received_counts[f];
+  }
+  EXPECT_EQ(at, received.size());
+  EXPECT_THROW(world.alltoallv(send, std::vector<std::size_t>(ranks + 1, 0), received_counts), std::invalid_argument);
 }
 
 TEST(Communicator, AllgatherStringsKeepsRankOrder) {
@@ -276,7 +310,11 @@ TEST(SecretClustering, NoisyReleaseIdenticalToSingleRank) {
     const auto a = sharded.release(test_key(), 2, t, 1.5);
     const auto s = single.release(test_key(), 2, t, 1.5);
     EXPECT_EQ(a.sizes, s.sizes);
-    EXPECT_TRUE((a.centres.array() == s.centres.array()).all());
+    // Each rank holds its block of the centres (at 4 ranks, one holds none of the 3).
+    EXPECT_EQ(static_cast<std::uint64_t>(a.first), world.shard(3).first);
+    EXPECT_EQ(static_cast<std::uint64_t>(a.centres.rows()), world.shard(3).second - world.shard(3).first);
+    const std::vector<float> all = world.allgather(std::span<const float>(a.centres.data(), a.centres.size()));
+    EXPECT_TRUE(std::equal(all.begin(), all.end(), s.centres.data(), s.centres.data() + s.centres.size()) && all.size() == s.centres.size());
   }
 }
 
@@ -310,8 +348,9 @@ TEST(SecretClustering, OneRecordMovesACentreByAtMostTwoRadiiOverItsSize) {
                                kernel, Metric::kL2, radius);
     EXPECT_EQ(with_d.clipped_centres(), 3);
     const auto x = with_d.release(test_key(), 0, 0, 0.0), y = without_d.release(test_key(), 0, 0, 0.0);
-    for (Eigen::Index c = 0; c < 3; ++c) {
-      const double moved = (x.centres.row(c) - y.centres.row(c)).cast<double>().norm();
+    for (Eigen::Index i = 0; i < x.centres.rows(); ++i) {
+      const Eigen::Index c = x.first + i;
+      const double moved = (x.centres.row(i) - y.centres.row(i)).cast<double>().norm();
       const double bound = 2.0 * radius / double(std::max<std::int64_t>(1, km.sizes[static_cast<std::size_t>(c)]));
       EXPECT_LE(moved, bound * (1 + 1e-6)) << "R = " << radius << ", centre " << c;
       EXPECT_LE(std::fabs(x.sizes[static_cast<std::size_t>(c)] - y.sizes[static_cast<std::size_t>(c)]), 1.0);
@@ -352,16 +391,18 @@ TEST(Votes, AugPEHistogramCountsEveryPrivateRecordOnce) {
 TEST(Votes, SecPEVotesIdenticalToSingleRank) {
   const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF candidates = clustered_points(50, 6, 5);
-  NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
   ReferenceKernel kernel;
-  const auto [b, e] = world.shard(50);
-  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine, 1);
-  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine, 1);
-  EXPECT_EQ(a.votes, s.votes);
-  EXPECT_EQ(a.tie_key, s.tie_key);
-  double total = 0;
-  for (double v : a.votes) total += v;
-  EXPECT_EQ(total, 42.0);
+  // 7 centres, and 2 (at 3 and 4 ranks, some ranks hold none).
+  for (const auto& [noisy, total_size] : {std::pair{NoisyClusters{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}}, 42.0},
+                                          std::pair{NoisyClusters{clustered_points(2, 6, 5), {3, 4}}, 7.0}}) {
+    const auto a = secpe_votes(world, block_of(world, noisy), candidates, kernel, Metric::kCosine, 1);
+    const auto s = secpe_votes(self, noisy, candidates, kernel, Metric::kCosine, 1);
+    EXPECT_EQ(a.votes, s.votes);
+    EXPECT_EQ(a.tie_key, s.tie_key);
+    double total = 0;
+    for (double v : a.votes) total += v;
+    EXPECT_EQ(total, total_size);
+  }
 }
 
 }  // namespace
@@ -373,12 +414,12 @@ namespace {
 TEST(Votes, SpreadOverKNearestIdenticalToSingleRank) {
   const MpiCommunicator world, self(MPI_COMM_SELF);
   const MatrixF candidates = clustered_points(50, 6, 5);
-  NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
+  const NoisyClusters noisy{clustered_points(7, 6, 5), {3, 4, 5, 6, 7, 8, 9}};
   ReferenceKernel kernel;
-  const auto [b, e] = world.shard(50);
-  const auto a = secpe_votes(world, noisy, candidates, b, e, kernel, Metric::kCosine, 3);
-  const auto s = secpe_votes(self, noisy, candidates, 0, 50, kernel, Metric::kCosine, 3);
+  const auto a = secpe_votes(world, block_of(world, noisy), candidates, kernel, Metric::kCosine, 3);
+  const auto s = secpe_votes(self, noisy, candidates, kernel, Metric::kCosine, 3);
   EXPECT_EQ(a.votes, s.votes);
+  EXPECT_EQ(a.tie_key, s.tie_key);
   double total = 0;
   std::size_t voted = 0;
   for (double v : a.votes) {

@@ -26,7 +26,7 @@ struct Fixture {
       release.sizes[c] = 5.0 + double(c % 4) + sigma * normal(gen);
     }
   }
-  NoisyClusters estimate() { return shrink_release(release, public_centres, public_sizes, sigma, 1.0, &shrinkage); }
+  NoisyClusters estimate() { return shrink_release(LocalCommunicator(), release, public_centres, public_sizes, sigma, 1.0, &shrinkage); }
 };
 
 TEST(ShrinkRelease, WithoutNoiseTheReleaseIsKept) {

@@ -34,7 +34,7 @@ struct BlasKernelOptions {
   int row_block = 512;      // rows of X per block (a thread's unit of work); fewer for small X
   int centre_block = 1024;  // centres per GEMM call; a thread holds row_block x centre_block floats
   BlasScreen screen = BlasScreen::kAuto;  // the candidate screen (above); bf16 rounds centre_block up to 32s
-  int bf16_min_centres = 512;             // auto: fewer centres than this screen in fp32
+  int bf16_min_centres = 300;             // auto: fewer centres than this screen in fp32
 };
 
 class BlasKernel final : public NearestCentreKernel {
