@@ -26,19 +26,6 @@ void Communicator::broadcast(std::string& value, int root) const {
   broadcast(std::span<unsigned char>(reinterpret_cast<unsigned char*>(value.data()), value.size()), root);
 }
 
-std::vector<std::int64_t> Communicator::reduce_scatter_sum(std::vector<std::int64_t>&& values,
-                                                        std::span<const std::size_t> block_sizes) const {
-  if (size() == 1 && block_sizes.size() == 1 && block_sizes[0] == values.size()) return std::move(values);
-  return reduce_scatter_sum(std::span<const std::int64_t>(values), block_sizes);
-}
-
-void Communicator::allgather_in_place(std::span<float> all, std::size_t begin, std::size_t count) const {
-  if (size() == 1 && begin == 0 && count == all.size()) return;
-  const std::vector<float> gathered = allgather(std::span<const float>(all.subspan(begin, count)));
-  if (gathered.size() != all.size()) throw std::invalid_argument("allgather_in_place: the blocks do not fill the buffer");
-  std::copy(gathered.begin(), gathered.end(), all.begin());
-}
-
 std::vector<std::string> Communicator::allgather_strings(const std::vector<std::string>& local) const {
   // Each rank packs [count][lengths...][bytes...]; the packs are gathered in rank order.
   std::vector<std::int64_t> header{static_cast<std::int64_t>(local.size())};

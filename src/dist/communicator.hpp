@@ -36,13 +36,6 @@ class Communicator {
 
   virtual void allreduce_sum(std::span<std::int64_t> values) const = 0;
   std::int64_t allreduce_sum(std::int64_t value) const;
-  // The sum over the ranks of `values`, of which this rank receives only its own block: `values`
-  // is cut into consecutive blocks of block_sizes[r] entries, one per rank (they add up to
-  // values.size()). Half the traffic of an allreduce when each rank needs only its part.
-  virtual std::vector<std::int64_t> reduce_scatter_sum(std::span<const std::int64_t> values,
-                                                       std::span<const std::size_t> block_sizes) const = 0;
-  // The same, taking `values`: one rank keeps them as its block, without a copy.
-  std::vector<std::int64_t> reduce_scatter_sum(std::vector<std::int64_t>&& values, std::span<const std::size_t> block_sizes) const;
   virtual double allreduce_max(double value) const = 0;
   virtual void allreduce_min_loc(std::span<MinLoc> values) const = 0;
   // Sum of `value` over the ranks before this one (0 on rank 0).
@@ -59,9 +52,6 @@ class Communicator {
   virtual std::vector<double> allgather(std::span<const double> local) const = 0;
   virtual std::vector<std::int64_t> allgather(std::span<const std::int64_t> local) const = 0;
   virtual std::vector<unsigned char> allgather(std::span<const unsigned char> local) const = 0;
-  // `all` holds this rank's block at [begin, begin + count) and is to hold every rank's (consecutive
-  // blocks in rank order) on every rank. One rank has it already.
-  void allgather_in_place(std::span<float> all, std::size_t begin, std::size_t count) const;
   // A personalised exchange: `send` is cut into consecutive blocks of send_counts[r] bytes, block r
   // going to rank r (this rank's own block stays here). Returns the blocks every rank sent this
   // one, concatenated in rank order, with their sizes in `recv_counts`.
@@ -74,14 +64,13 @@ class Communicator {
 
   // Bytes this rank has put on the wire through collectives so far (communication-volume
   // metrics), as the textbook algorithms send them: a ring allreduce of n bytes sends
-  // 2 n (R-1)/R, a reduce-scatter n (R-1)/R, an allgather times this rank's part, a
-  // broadcast n from the root. Nothing on one rank.
+  // 2 n (R-1)/R, an allgather times this rank's part, a broadcast n from the root, an
+  // all-to-all the bytes that leave this rank. Nothing on one rank.
   std::uint64_t bytes_sent() const { return bytes_sent_; }
 
  protected:
   Communicator(int rank, int size) : rank_(rank), size_(size) {}
   void count_allreduce(std::uint64_t bytes) const { bytes_sent_ += 2 * ring_share(bytes); }
-  void count_reduce_scatter(std::uint64_t bytes) const { bytes_sent_ += ring_share(bytes); }
   void count_allgather(std::uint64_t local_bytes) const { bytes_sent_ += local_bytes * static_cast<std::uint64_t>(size_ - 1); }
   void count_broadcast(std::uint64_t bytes, int root) const { bytes_sent_ += size_ > 1 && rank_ == root ? bytes : 0; }
   void count_sent(std::uint64_t bytes) const { bytes_sent_ += bytes; }  // sent as is (an exchange's, or a delegate's)
@@ -103,9 +92,6 @@ class LocalCommunicator final : public Communicator {
   using Communicator::allreduce_sum;
   using Communicator::broadcast;
   void allreduce_sum(std::span<std::int64_t>) const override {}
-  std::vector<std::int64_t> reduce_scatter_sum(std::span<const std::int64_t> values, std::span<const std::size_t>) const override {
-    return {values.begin(), values.end()};
-  }
   double allreduce_max(double value) const override { return value; }
   void allreduce_min_loc(std::span<MinLoc>) const override {}
   std::int64_t exclusive_scan_sum(std::int64_t) const override { return 0; }

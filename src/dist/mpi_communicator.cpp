@@ -76,24 +76,6 @@ void MpiCommunicator::allreduce_sum(std::span<std::int64_t> values) const {
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, comm_);
 }
 
-std::vector<std::int64_t> MpiCommunicator::reduce_scatter_sum(std::span<const std::int64_t> values,
-                                                              std::span<const std::size_t> block_sizes) const {
-  std::vector<int> counts(block_sizes.size());
-  std::size_t total = 0;
-  for (std::size_t r = 0; r < block_sizes.size(); ++r) {
-    if (block_sizes[r] > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      throw std::length_error("reduce_scatter_sum: a block of more than 2^31 - 1 values");
-    counts[r] = static_cast<int>(block_sizes[r]);
-    total += block_sizes[r];
-  }
-  if (block_sizes.size() != static_cast<std::size_t>(size()) || total != values.size())
-    throw std::invalid_argument("reduce_scatter_sum: one block per rank, adding up to the values");
-  std::vector<std::int64_t> mine(block_sizes[static_cast<std::size_t>(rank())]);
-  count_reduce_scatter(values.size_bytes());
-  MPI_Reduce_scatter(values.data(), mine.data(), counts.data(), MPI_INT64_T, MPI_SUM, comm_);
-  return mine;
-}
-
 std::vector<unsigned char> MpiCommunicator::alltoallv(std::span<const unsigned char> send, std::span<const std::size_t> send_counts,
                                                       std::vector<std::size_t>& recv_counts) const {
   const auto ranks = static_cast<std::size_t>(size());

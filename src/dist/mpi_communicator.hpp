@@ -13,8 +13,6 @@ class MpiCommunicator final : public Communicator {
 
   using Communicator::allreduce_sum;
   void allreduce_sum(std::span<std::int64_t> values) const override;
-  std::vector<std::int64_t> reduce_scatter_sum(std::span<const std::int64_t> values,
-                                               std::span<const std::size_t> block_sizes) const override;
   double allreduce_max(double value) const override;
   void allreduce_min_loc(std::span<MinLoc> values) const override;
   std::int64_t exclusive_scan_sum(std::int64_t value) const override;

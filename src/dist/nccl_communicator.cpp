@@ -3,7 +3,6 @@
 
 #include <nccl.h>
 
-#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -66,34 +65,6 @@ class NcclCommunicator final : public Communicator {
     SECPE_NCCL_CHECK(ncclAllReduce(buffer_.get(), buffer_.get(), values.size(), ncclInt64, ncclSum, comm_, stream_));
     SECPE_CUDA_CHECK(cudaMemcpyAsync(values.data(), buffer_.get(), values.size_bytes(), cudaMemcpyDeviceToHost, stream_));
     SECPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  }
-  // ncclReduceScatter takes equal blocks: uneven blocks (shards of K centres) are padded to the
-  // largest on the host, reduced, and the padding dropped.
-  std::vector<std::int64_t> reduce_scatter_sum(std::span<const std::int64_t> values,
-                                               std::span<const std::size_t> block_sizes) const override {
-    if (values.size() < kNcclMinValues) return delegate([&] { return base_.reduce_scatter_sum(values, block_sizes); });
-    if (block_sizes.size() != static_cast<std::size_t>(size())) throw std::invalid_argument("reduce_scatter_sum: one block per rank");
-    const std::size_t block = *std::max_element(block_sizes.begin(), block_sizes.end());
-    std::vector<std::int64_t> padded(block * block_sizes.size(), 0);
-    std::size_t offset = 0;
-    for (std::size_t r = 0; r < block_sizes.size(); ++r) {
-      if (offset + block_sizes[r] > values.size()) throw std::invalid_argument("reduce_scatter_sum: blocks exceed the values");
-      std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(offset), block_sizes[r], padded.begin() + static_cast<std::ptrdiff_t>(r * block));
-      offset += block_sizes[r];
-    }
-    if (offset != values.size()) throw std::invalid_argument("reduce_scatter_sum: blocks must add up to the values");
-    count_reduce_scatter(values.size_bytes());
-    SECPE_CUDA_CHECK(cudaSetDevice(device_));
-    buffer_.reserve(padded.size() + block);  // the padded input, then this rank's block
-    std::int64_t* in = buffer_.get();
-    std::int64_t* out = in + padded.size();
-    SECPE_CUDA_CHECK(cudaMemcpyAsync(in, padded.data(), padded.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream_));
-    SECPE_NCCL_CHECK(ncclReduceScatter(in, out, block, ncclInt64, ncclSum, comm_, stream_));
-    std::vector<std::int64_t> mine(block);
-    SECPE_CUDA_CHECK(cudaMemcpyAsync(mine.data(), out, block * sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream_));
-    SECPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    mine.resize(block_sizes[static_cast<std::size_t>(rank())]);
-    return mine;
   }
   double allreduce_max(double value) const override {
     return delegate([&] { return base_.allreduce_max(value); });

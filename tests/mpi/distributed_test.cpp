@@ -53,29 +53,6 @@ TEST(Communicator, ShardsCoverAllRecordsContiguously) {
   EXPECT_EQ(world.exclusive_scan_sum(static_cast<std::int64_t>(e - b)), static_cast<std::int64_t>(b));
 }
 
-TEST(Communicator, ReduceScatterGivesEachRankTheSumOfItsBlock) {
-  const MpiCommunicator world;
-  const std::uint64_t n = 1003;  // uneven blocks: the shards of n centres, 3 values each
-  std::vector<std::size_t> blocks;
-  for (int r = 0; r < world.size(); ++r) {
-    const auto [b, e] = world.shard_of(n, r);
-    blocks.push_back(3 * (e - b));
-  }
-  std::vector<std::int64_t> values(3 * n);
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int64_t>(i) * (world.rank() + 1) - (std::int64_t{1} << 40);
-  const std::uint64_t before = world.bytes_sent();
-  const auto mine = world.reduce_scatter_sum(values, blocks);
-  const std::uint64_t ranks_u = static_cast<std::uint64_t>(world.size()), bytes = values.size() * sizeof(std::int64_t);
-  EXPECT_EQ(world.bytes_sent() - before, bytes * (ranks_u - 1) / ranks_u) << "a ring reduce-scatter's share";
-  world.allreduce_sum(values);
-  EXPECT_EQ(world.bytes_sent() - before, 3 * (bytes * (ranks_u - 1) / ranks_u)) << "an allreduce sends twice a reduce-scatter";
-  const auto [b, e] = world.shard(n);
-  ASSERT_EQ(mine.size(), 3 * (e - b));
-  const std::int64_t ranks = world.size(), weight = ranks * (ranks + 1) / 2;
-  for (std::size_t i = 0; i < mine.size(); ++i)
-    EXPECT_EQ(mine[i], static_cast<std::int64_t>(3 * b + i) * weight - ranks * (std::int64_t{1} << 40)) << i;
-}
-
 // Rank f sends rank t a block of (f + 1) (t + 1) bytes, each byte 16 f + t, and rank 1 nothing
 // (empty blocks); the block a rank sends itself is returned with the others.
 TEST(Communicator, AlltoallvDeliversEveryBlockInRankOrder) {
