@@ -272,7 +272,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     report["device"] = device_name(o.device);
     report["figures"] = bench_histogram(comm, o);
     report["metrics"] = {
-        metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, per-centre sums, reduce-scatter, noise, allgather, then one search of the noisy centres and the candidates read both ways (no generation or embedding)"),
+        metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, each sampled row sent to the rank that owns its centre and summed there, noise, the sizes gathered, then one search of each rank's noisy centres and every candidate read both ways (no generation or embedding)"),
         metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels: every voter's nearest candidate, histogram allreduce, noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
         metric_definition("augpe.gemm_floor_seconds", "s", "plain cblas_sgemm of the same voters against the same candidates on the same threads, summed over the measured labels (slowest rank): the GEMM floor of the Aug-PE votes"),
         metric_definition("augpe.over_gemm_floor", "ratio", "Aug-PE votes (measured share) over their GEMM floor"),
