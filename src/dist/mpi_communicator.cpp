@@ -80,8 +80,6 @@ std::vector<unsigned char> MpiCommunicator::alltoallv(std::span<const unsigned c
                                                       std::vector<std::size_t>& recv_counts) const {
   const auto ranks = static_cast<std::size_t>(size());
   if (send_counts.size() != ranks) throw std::invalid_argument("alltoallv: one block per rank");
-  std::vector<std::uint64_t> out(send_counts.begin(), send_counts.end()), in(ranks);
-  MPI_Alltoall(out.data(), 1, MPI_UINT64_T, in.data(), 1, MPI_UINT64_T, comm_);
   // MPI counts and displacements are ints: each side's total must stay below 2^31 bytes.
   const auto layout = [](std::span<const std::uint64_t> counts, std::vector<int>& c, std::vector<int>& at) {
     std::uint64_t total = 0;
@@ -94,8 +92,11 @@ std::vector<unsigned char> MpiCommunicator::alltoallv(std::span<const unsigned c
     }
     return static_cast<std::size_t>(total);
   };
+  // This rank's blocks are checked before anything is sent, so that a bad call fails alone.
+  std::vector<std::uint64_t> out(send_counts.begin(), send_counts.end()), in(ranks);
   std::vector<int> sc(ranks), sd(ranks), rc(ranks), rd(ranks);
   if (layout(out, sc, sd) != send.size()) throw std::invalid_argument("alltoallv: the blocks must add up to the bytes");
+  MPI_Alltoall(out.data(), 1, MPI_UINT64_T, in.data(), 1, MPI_UINT64_T, comm_);
   std::vector<unsigned char> received(layout(in, rc, rd));
   count_sent(send.size() - send_counts[static_cast<std::size_t>(rank())]);
   MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_BYTE, received.data(), rc.data(), rd.data(), MPI_BYTE, comm_);
