@@ -63,26 +63,26 @@ void SecretClustering::sum_owned(std::span<const std::uint8_t> sampled, std::uin
   const std::size_t n = sampled.size();
   std::vector<std::int32_t> local_centre(n, 0);
   std::vector<std::uint8_t> local(n, 0);
-  std::vector<std::size_t> send_counts(ranks, 0);
+  std::vector<std::size_t> to(n, me), send_counts(ranks, 0);  // each sampled row's owner (me: stays here)
   for (std::size_t i = 0; i < n; ++i) {
     if (!sampled[i]) continue;
-    const std::size_t r = owner(assignment_[i]);
-    if (r == me) {
+    to[i] = owner(assignment_[i]);
+    if (to[i] == me) {
       local[i] = 1;
       local_centre[i] = static_cast<std::int32_t>(static_cast<std::uint64_t>(assignment_[i]) - first);
     } else {
-      send_counts[r] += record;
+      send_counts[to[i]] += record;
     }
   }
   std::vector<std::size_t> at(ranks, 0);
   for (std::size_t r = 1; r < ranks; ++r) at[r] = at[r - 1] + send_counts[r - 1];
   std::vector<unsigned char> send(at.back() + send_counts.back());
   for (std::size_t i = 0; i < n; ++i) {
-    if (!sampled[i] || local[i]) continue;
-    unsigned char* out = send.data() + at[owner(assignment_[i])];
+    if (to[i] == me) continue;
+    unsigned char* out = send.data() + at[to[i]];
     std::memcpy(out, &assignment_[i], sizeof(std::int32_t));
     std::memcpy(out + sizeof(std::int32_t), clipped_.row(static_cast<Eigen::Index>(i)).data(), kd * sizeof(float));
-    at[owner(assignment_[i])] += record;
+    at[to[i]] += record;
   }
   std::vector<std::size_t> recv_counts;
   const std::vector<unsigned char> received = comm_.alltoallv(send, send_counts, recv_counts);
