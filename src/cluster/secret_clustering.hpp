@@ -51,12 +51,17 @@ class SecretClustering {
   std::span<const std::int64_t> public_sizes() const { return sizes_; }
 
  private:
-  // This rank's centres [first, first + mine): the fixed-point sums and counts of their sampled rows.
-  void sum_owned(std::span<const std::uint8_t> sampled, std::uint64_t first, std::size_t mine, std::span<std::int64_t> sums,
-                 std::span<std::int64_t> counts) const;
+  // The sampled rows of this rank's centres [first, first + mine), from every rank, by centre:
+  // centre i's are rows[start[i] .. start[i + 1]), pointing into this rank's rows or `arrived`.
+  struct OwnedRows {
+    MatrixF arrived;
+    std::vector<std::size_t> start;
+    std::vector<const float*> rows;
+  };
+  OwnedRows owned_rows(std::span<const std::uint8_t> sampled, std::uint64_t first, std::size_t mine) const;
 
   const Communicator& comm_;
-  const NearestCentreKernel& kernel_;     // assignments, per-centre sums, and the noise's thread count
+  const NearestCentreKernel& kernel_;     // assignments, and the release's thread count
   MatrixF centres_;                       // k-means centres: private rows are assigned to these
   MatrixF public_part_;                   // the same, clipped to the radius: what the means add
   Eigen::Index clipped_centres_ = 0;

@@ -3,8 +3,7 @@
 // Integer addition is exact, so the result is the same for any chunking. Each extra chunk costs a
 // K x d buffer to clear and add, so unless the included rows outnumber the centres several times
 // over, the threads split the centres instead: each scans every row and adds those of its own
-// centres straight into the output (SecPE's release samples about a thousand rows into hundreds
-// of centres).
+// centres straight into the output (a few rows into many centres: k-means of a small label).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -18,6 +17,17 @@
 
 namespace secpe {
 
+void add_fixed_point(std::int64_t* sums, const float* x, Eigen::Index d) {
+  // Rows with a coordinate of 2^19 or more would overflow the vectorised conversion
+  // (|x 2^32| < 2^51); they take std::llrint, which rounds the same way.
+  static const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
+  if (fast::max_abs_bits(x, d) < big_bits) {
+    fast::add_rounded(sums, x, d, kFixedPointScale);
+  } else {
+    for (Eigen::Index j = 0; j < d; ++j) sums[j] += std::llrint(static_cast<double>(x[j]) * kFixedPointScale);
+  }
+}
+
 void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::int32_t> centre_of,
                                          std::span<const std::uint8_t> include, std::span<std::int64_t> sums,
                                          std::span<std::int64_t> counts) const {
@@ -27,9 +37,6 @@ void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::
   if (centre_of.size() != n || (!include.empty() && include.size() != n) || sums.size() != k * static_cast<std::size_t>(d)) {
     throw std::logic_error("add_to_centres: sizes do not match");
   }
-  // Rows with a coordinate of 2^19 or more would overflow the vectorised fixed-point conversion
-  // (|x 2^32| < 2^51); they take std::llrint, which rounds the same way (to nearest, ties to even).
-  const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
   constexpr std::size_t kRowsPerCentreToSplit = 8;
   const std::size_t included = include.empty() ? n : static_cast<std::size_t>(std::count(include.begin(), include.end(), 1));
   // Rows [b, e) of the centres [cb, ce) into s and cnt (indexed by centre).
@@ -39,13 +46,7 @@ void NearestCentreKernel::add_to_centres(const MatrixF& x, std::span<const std::
       const auto c = static_cast<std::size_t>(centre_of[i]);
       if (c < cb || c >= ce) continue;
       ++cnt[c];
-      const float* row = x.row(static_cast<Eigen::Index>(i)).data();
-      std::int64_t* sc = s + c * static_cast<std::size_t>(d);
-      if (fast::max_abs_bits(row, d) < big_bits) {
-        fast::add_rounded(sc, row, d, kFixedPointScale);
-      } else {
-        for (Eigen::Index j = 0; j < d; ++j) sc[j] += std::llrint(static_cast<double>(row[j]) * kFixedPointScale);
-      }
+      add_fixed_point(s + c * static_cast<std::size_t>(d), x.row(static_cast<Eigen::Index>(i)).data(), d);
     }
   };
   if (included < kRowsPerCentreToSplit * k) {
