@@ -110,8 +110,10 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
   const auto kd = static_cast<std::size_t>(d);
   const SecretStreamFamily sampling(key, SecretStream::kSampling, label, static_cast<std::uint64_t>(iteration));
   std::vector<std::uint8_t> sampled(record_ids_.size());
-  run_chunks(chunk_count(kernel_.threads(), sampled.size(), 1000.0), sampled.size(), [&](int, std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) sampled[i] = sampling.uniform(record_ids_[i]) < rho_[i] ? 1 : 0;
+  run_chunks(chunk_count(kernel_.threads(), sampled.size(), 200.0), sampled.size(), [&](int, std::size_t b, std::size_t e) {
+    std::vector<double> u(e - b);
+    sampling.uniforms(std::span<const std::uint64_t>(record_ids_).subspan(b, e - b), u);
+    for (std::size_t i = b; i < e; ++i) sampled[i] = u[i - b] < rho_[i] ? 1 : 0;
   });
   // Each rank owns a consecutive range of centres: it sums their sampled rows from every rank
   // (fixed point, exact) and noises them, so the noise is drawn by all ranks at once.

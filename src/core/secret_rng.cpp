@@ -2,9 +2,10 @@
 
 #include <sodium.h>
 
-#include <bit>
-#include <cstring>
+#include <algorithm>
 #include <stdexcept>
+
+#include "core/chacha20.hpp"
 
 namespace secpe {
 namespace {
@@ -13,16 +14,16 @@ void store_le64(unsigned char* out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
-std::uint64_t load_le64(const unsigned char* in) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | in[i];
-  return v;
+// Keystream word t (bytes 8t .. 8t+7, little-endian) of block q of a chacha20::blocks batch.
+std::uint64_t keystream_word(const std::uint32_t* words, std::size_t q, std::size_t t) {
+  return std::uint64_t{words[2 * t * chacha20::kLanes + q]} | std::uint64_t{words[(2 * t + 1) * chacha20::kLanes + q]} << 32;
 }
 
 }  // namespace
 
 SecretStreamFamily::SecretStreamFamily(const NoiseKey& key, SecretStream purpose, std::uint64_t a, std::uint64_t b) {
   init_crypto();
+  chacha20::check_against_libsodium();
   if (a >> 56) throw std::logic_error("SecretStreamFamily: coordinate a must be below 2^56");
   unsigned char nonce16[16];
   store_le64(nonce16, (std::uint64_t{static_cast<std::uint8_t>(purpose)} << 56) | a);
@@ -31,24 +32,36 @@ SecretStreamFamily::SecretStreamFamily(const NoiseKey& key, SecretStream purpose
 }
 
 double SecretStreamFamily::uniform(std::uint64_t c) const {
-  unsigned char nonce[8], bytes[8] = {};
-  store_le64(nonce, c);
-  crypto_stream_chacha20_xor_ic(bytes, bytes, sizeof bytes, nonce, 0, subkey_.data());
-  return detail::uniform_of(load_le64(bytes));
+  double u;
+  uniforms(std::span<const std::uint64_t>(&c, 1), std::span<double>(&u, 1));
+  return u;
 }
 
-SecretRng::SecretRng(const std::array<unsigned char, 32>& subkey, std::uint64_t stream) : subkey_(subkey) {
-  store_le64(nonce_.data(), stream);
+void SecretStreamFamily::uniforms(std::span<const std::uint64_t> streams, std::span<double> out) const {
+  if (out.size() != streams.size()) throw std::logic_error("SecretStreamFamily::uniforms: one output per stream");
+  constexpr std::size_t kLanes = chacha20::kLanes;
+  const std::uint64_t zero[kLanes] = {};  // block 0 of every stream
+  std::uint32_t words[kLanes * 16];
+  for (std::size_t b = 0; b < streams.size(); b += kLanes) {
+    const std::size_t n = std::min(kLanes, streams.size() - b);
+    std::uint64_t nonce[kLanes] = {};
+    std::copy_n(streams.begin() + static_cast<std::ptrdiff_t>(b), n, nonce);
+    chacha20::blocks(subkey_, nonce, zero, words);
+    for (std::size_t q = 0; q < n; ++q) out[b + q] = detail::uniform_of(keystream_word(words, q, 0));
+  }
 }
+
+SecretRng::SecretRng(const std::array<unsigned char, 32>& subkey, std::uint64_t stream) : subkey_(subkey), stream_(stream) {}
 
 void SecretRng::refill() {
-  // The keystream is written over zeros in place; each word is its 8 bytes read little-endian.
-  buffer_.fill(0);
-  auto* bytes = reinterpret_cast<unsigned char*>(buffer_.data());
-  crypto_stream_chacha20_xor_ic(bytes, bytes, sizeof buffer_, nonce_.data(), block_, subkey_.data());
+  static_assert(kBlocks == chacha20::kLanes, "one refill is one batch of blocks");
+  std::uint64_t nonce[kBlocks], counter[kBlocks];
+  std::uint32_t words[kBlocks * 16];
+  for (std::size_t q = 0; q < kBlocks; ++q) nonce[q] = stream_, counter[q] = block_ + q;
+  chacha20::blocks(subkey_, nonce, counter, words);
+  for (std::size_t q = 0; q < kBlocks; ++q)
+    for (std::size_t t = 0; t < 8; ++t) buffer_[q * 8 + t] = keystream_word(words, q, t);
   block_ += kBlocks;
-  if constexpr (std::endian::native != std::endian::little)
-    for (auto& word : buffer_) word = load_le64(reinterpret_cast<const unsigned char*>(&word));
   used_ = 0;
 }
 

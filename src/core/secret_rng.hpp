@@ -5,10 +5,12 @@
 // (key, purpose, coordinates, position) and results do not depend on the rank count:
 //   stream (purpose, a, b, c) is XChaCha20 with the nonce (purpose << 56 | a, b, c), i.e. the
 //   ChaCha20 keystream under the subkey HChaCha20(key, purpose << 56 | a, b) and nonce c.
-// A family (purpose, a, b) derives its subkey once; stream c of it then costs one ChaCha20 block
-// per 64 bytes. ChaCha20 is libsodium's (a vetted, constant-time implementation).
+// A family (purpose, a, b) derives its subkey once (libsodium's HChaCha20); stream c of it then
+// costs one ChaCha20 block per 64 bytes, computed sixteen at a time (core/chacha20.hpp: checked
+// against libsodium's ChaCha20 at first use and in the tests).
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include "core/random_draws.hpp"
 #include "core/secret_key.hpp"
@@ -34,9 +36,9 @@ class SecretRng : public RandomDraws<SecretRng> {
   SecretRng(const std::array<unsigned char, 32>& subkey, std::uint64_t stream);
   void refill();
 
-  static constexpr std::size_t kBlocks = 16;  // ChaCha20 blocks per refill
+  static constexpr std::size_t kBlocks = 16;  // ChaCha20 blocks per refill: one batch of chacha20::blocks
   std::array<unsigned char, 32> subkey_;
-  std::array<unsigned char, 8> nonce_;
+  std::uint64_t stream_;
   std::uint64_t block_ = 0;                  // next ChaCha20 block counter
   std::array<std::uint64_t, kBlocks * 8> buffer_{};
   std::size_t used_ = kBlocks * 8;
@@ -48,6 +50,8 @@ class SecretStreamFamily {
   SecretRng stream(std::uint64_t c) const { return SecretRng(subkey_, c); }
   // The first uniform in [0, 1) of stream c: one Bernoulli decision about record c.
   double uniform(std::uint64_t c) const;
+  // uniform(streams[i]) into out[i] for every i, sixteen streams per ChaCha20 batch.
+  void uniforms(std::span<const std::uint64_t> streams, std::span<double> out) const;
 
  private:
   std::array<unsigned char, 32> subkey_{};

@@ -1,5 +1,5 @@
-// The secret-keyed random streams: libsodium's XChaCha20 keystream, split into a subkey per family
-// so that streams are cheap; exact normals; key files that stay private.
+// The secret-keyed random streams: XChaCha20's keystream (libsodium's, bit for bit), split into a
+// subkey per family so that streams are cheap; exact normals; key files that stay private.
 #include <gtest/gtest.h>
 #include <sodium.h>
 #include <sys/stat.h>
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 
+#include "core/chacha20.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "core/secret_rng.hpp"
@@ -48,6 +49,31 @@ TEST(SecretRng, IsXChaCha20WithTheDocumentedNonce) {
   // The sampling uniform of record c is the first word of stream c of the sampling family.
   const SecretStreamFamily sampling(key, SecretStream::kSampling, a, b);
   EXPECT_EQ(sampling.uniform(c), sampling.stream(c).uniform());
+}
+
+// The sampling uniforms, sixteen records per ChaCha20 batch: each is the first word of its record's
+// XChaCha20 stream (libsodium's), whatever the batch size and the record's place in it.
+TEST(SecretRng, BatchedUniformsAreEachRecordsFirstWord) {
+  const NoiseKey key = counting_key(5);
+  const std::uint64_t a = 3, b = 11;
+  std::vector<std::uint64_t> records;
+  for (std::uint64_t c : {0ull, 1ull, 17ull, 0xFFFFFFFFull, 0x100000000ull, ~0ull}) records.push_back(c);
+  for (std::uint64_t c = 0; c < 37; ++c) records.push_back(1000003 * c + 12345);
+  for (std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{17}, records.size()}) {
+    std::vector<double> batched(n);
+    const SecretStreamFamily sampling(key, SecretStream::kSampling, a, b);
+    sampling.uniforms(std::span<const std::uint64_t>(records).first(n), batched);
+    for (std::size_t i = 0; i < n; ++i) {
+      unsigned char nonce[24], first[8] = {};
+      const std::uint64_t words[3] = {(std::uint64_t{1} << 56) | a, b, records[i]};
+      for (int w = 0; w < 3; ++w)
+        for (int j = 0; j < 8; ++j) nonce[8 * w + j] = static_cast<unsigned char>(words[w] >> (8 * j));
+      crypto_stream_xchacha20(first, sizeof first, nonce, key.bytes.data());
+      ASSERT_EQ(batched[i], static_cast<double>(le64(first) >> 11) * 0x1.0p-53) << n << " " << i;
+      ASSERT_EQ(batched[i], sampling.uniform(records[i]));
+    }
+  }
+  EXPECT_NO_THROW(chacha20::check_against_libsodium());
 }
 
 TEST(SecretRng, DifferentKeysPurposesAndCoordinatesGiveDifferentStreams) {
