@@ -83,7 +83,10 @@ inline void pair_scores4(Metric metric, const float* x, const float* const c[4],
 using bound::better;
 
 // norm() of every row of m, bit for bit, on up to `threads` threads.
-std::vector<double> norms(const MatrixF& m, int threads = 1);
+// How norms() sums eight rows at a time, each path giving norm()'s bits: in the lanes of an
+// AVX-512 register where the CPU has it (kAuto), else in interleaved chains. The tests run both.
+enum class NormsPath { kAuto, kChains };
+std::vector<double> norms(const MatrixF& m, int threads = 1, NormsPath path = NormsPath::kAuto);
 
 // Validated inputs of a search: the norms of every row and centre (exact, as above).
 struct Prepared {

@@ -1,11 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "compute/cpu/reference_kernel.hpp"
+#include "compute/exact_score.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
+#include "core/rng.hpp"
 
 namespace secpe {
 namespace {
@@ -25,6 +28,29 @@ TEST(ReferenceKernel, NearestWithTiesToLowestIndex) {
   }
   k.search(x, c, Metric::kL2, idx, score);
   EXPECT_NEAR(score[0], 0.01 + 0.01, 1e-7);
+}
+
+// Every search's norms (eight rows at a time: the lanes of an AVX-512 register, or interleaved
+// chains) are norm() of each row, bit for bit: any shape, thread count, path and magnitude.
+TEST(ExactNorms, EqualNormOfEachRowBitForBit) {
+  CounterRng rng(11, Stream::kGeneration, 0, 0, 0);
+  for (Eigen::Index rows : {1, 7, 8, 9, 17, 64}) {
+    for (Eigen::Index d : {1, 7, 8, 9, 16, 23, 768, 770}) {
+      MatrixF m(rows, d);
+      for (Eigen::Index i = 0; i < rows; ++i)
+        for (Eigen::Index j = 0; j < d; ++j)  // magnitudes from 1e-40 (subnormal) to 1e36
+          m(i, j) = static_cast<float>(rng.normal() * std::pow(10.0, static_cast<double>(rng.below(77)) - 40.0));
+      for (const auto& [threads, path] : {std::pair{1, exact::NormsPath::kAuto}, std::pair{3, exact::NormsPath::kAuto},
+                                          std::pair{1, exact::NormsPath::kChains}, std::pair{2, exact::NormsPath::kChains}}) {
+        const std::vector<double> got = exact::norms(m, threads, path);
+        for (Eigen::Index i = 0; i < rows; ++i) {
+          const double want = exact::norm(m.row(i).data(), d);
+          ASSERT_EQ(std::memcmp(&got[static_cast<std::size_t>(i)], &want, sizeof want), 0)
+              << rows << " x " << d << ", row " << i << ": " << got[static_cast<std::size_t>(i)] << " against " << want;
+        }
+      }
+    }
+  }
 }
 
 TEST(ReferenceKernel, BadInputsAreClearErrors) {
