@@ -31,12 +31,6 @@ SecretStreamFamily::SecretStreamFamily(const NoiseKey& key, SecretStream purpose
   crypto_core_hchacha20(subkey_.data(), nonce16, key.bytes.data(), nullptr);
 }
 
-double SecretStreamFamily::uniform(std::uint64_t c) const {
-  double u;
-  uniforms(std::span<const std::uint64_t>(&c, 1), std::span<double>(&u, 1));
-  return u;
-}
-
 void SecretStreamFamily::uniforms(std::span<const std::uint64_t> streams, std::span<double> out) const {
   if (out.size() != streams.size()) throw std::logic_error("SecretStreamFamily::uniforms: one output per stream");
   constexpr std::size_t kLanes = chacha20::kLanes;

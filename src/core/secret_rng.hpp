@@ -48,9 +48,8 @@ class SecretStreamFamily {
  public:
   SecretStreamFamily(const NoiseKey& key, SecretStream purpose, std::uint64_t a, std::uint64_t b);
   SecretRng stream(std::uint64_t c) const { return SecretRng(subkey_, c); }
-  // The first uniform in [0, 1) of stream c: one Bernoulli decision about record c.
-  double uniform(std::uint64_t c) const;
-  // uniform(streams[i]) into out[i] for every i, sixteen streams per ChaCha20 batch.
+  // The first uniform in [0, 1) of stream streams[i] into out[i] for every i (one Bernoulli
+  // decision about each record streams[i]), sixteen streams per ChaCha20 batch.
   void uniforms(std::span<const std::uint64_t> streams, std::span<double> out) const;
 
  private:

@@ -48,7 +48,9 @@ TEST(SecretRng, IsXChaCha20WithTheDocumentedNonce) {
   for (std::size_t i = 0; i < expected.size() / 8; ++i) ASSERT_EQ(rng.next_u64(), le64(expected.data() + 8 * i)) << i;
   // The sampling uniform of record c is the first word of stream c of the sampling family.
   const SecretStreamFamily sampling(key, SecretStream::kSampling, a, b);
-  EXPECT_EQ(sampling.uniform(c), sampling.stream(c).uniform());
+  double u;
+  sampling.uniforms(std::span<const std::uint64_t>(&c, 1), std::span<double>(&u, 1));
+  EXPECT_EQ(u, sampling.stream(c).uniform());
 }
 
 // The sampling uniforms, sixteen records per ChaCha20 batch: each is the first word of its record's
@@ -70,7 +72,7 @@ TEST(SecretRng, BatchedUniformsAreEachRecordsFirstWord) {
         for (int j = 0; j < 8; ++j) nonce[8 * w + j] = static_cast<unsigned char>(words[w] >> (8 * j));
       crypto_stream_xchacha20(first, sizeof first, nonce, key.bytes.data());
       ASSERT_EQ(batched[i], static_cast<double>(le64(first) >> 11) * 0x1.0p-53) << n << " " << i;
-      ASSERT_EQ(batched[i], sampling.uniform(records[i]));
+      ASSERT_EQ(batched[i], sampling.stream(records[i]).uniform());
     }
   }
   EXPECT_NO_THROW(chacha20::check_against_libsodium());

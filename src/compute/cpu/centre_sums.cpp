@@ -20,7 +20,7 @@ namespace secpe {
 void add_fixed_point(std::int64_t* sums, const float* x, Eigen::Index d) {
   // Rows with a coordinate of 2^19 or more would overflow the vectorised conversion
   // (|x 2^32| < 2^51); they take std::llrint, which rounds the same way.
-  static const std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
+  constexpr std::uint32_t big_bits = std::bit_cast<std::uint32_t>(524288.0f);
   if (fast::max_abs_bits(x, d) < big_bits) {
     fast::add_rounded(sums, x, d, kFixedPointScale);
   } else {
