@@ -52,7 +52,12 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   const auto kernel = make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
-  const Shard shard(comm, o.data);
+  const Shard shard(comm, o.data, o.shard_by);
+  // By label, each rank measures its own labels on a one-rank communicator (label_comm, which
+  // sends nothing) while the others measure theirs: times are summed per rank and the slowest
+  // rank's sum is reported.
+  const Communicator& label_comm = shard.label_comm();
+  const auto over_ranks = [&](std::int64_t v) { return shard.by == ShardBy::kLabel ? comm.allreduce_sum(v) : v; };
   const double load_seconds = comm.allreduce_max(t0.seconds());
   const DatasetInfo& info = shard.info();
   const std::size_t n_labels = shard.num_labels();
@@ -61,7 +66,6 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   const auto& pub_rows = shard.public_rows;
   const auto& pri_rows = shard.private_rows;
   const auto& private_counts = shard.private_counts;
-  const std::uint64_t begin = shard.begin;
   const auto syn = split_synthetic(o.synthetic, shard.public_counts);
 
   std::vector<MatrixF> candidates(n_labels);
@@ -81,6 +85,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   figures["dim"] = d;
   figures["candidates_total"] = total_candidates;
   figures["load_seconds"] = load_seconds;
+  figures["shard_by"] = shard_by_name(shard.by);
   std::int64_t private_total = 0;
   for (auto c : private_counts) private_total += c;
   figures["private_records"] = private_total;
@@ -88,37 +93,41 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (run_secpe) {
     // One-time setup: k-means per label, then the cached private-to-centre assignment.
     std::vector<std::unique_ptr<SecretClustering>> clustering(n_labels);
-    double kmeans_seconds = 0.0, assign_seconds = 0.0;
-    double kmeans_seed_seconds = 0.0, kmeans_lloyd_seconds = 0.0;  // this rank's, summed over labels
-    int kmeans_iterations_run = 0;
-    std::int64_t centres = 0;
-    double vote_work = 0.0;  // sum over labels of K_l x N_l
+    double kmeans_seconds = 0.0, assign_seconds = 0.0;  // this rank's, summed over its labels
+    double kmeans_seed_seconds = 0.0, kmeans_lloyd_seconds = 0.0;
+    std::int64_t kmeans_iterations_run = 0, centres = 0;
+    std::int64_t vote_work = 0;  // sum over labels of K_l x N_l
     Progress progress("secpe setup", n_labels);
     for (std::size_t l = 0; l < n_labels; ++l) {
-      if (syn[l] == 0) continue;
+      if (syn[l] == 0 || !shard.evolves(l)) continue;
       KMeansResult km;
-      kmeans_seconds += timed(comm, [&] {
-        KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
-        ko.threads = o.threads;
-        ko.init = init;
-        km = distributed_kmeans(comm, select_rows(embeddings, pub_rows[l], o.threads), *kernel, ko);
-      });
+      Timer label_timer;
+      KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
+      ko.threads = o.threads;
+      ko.init = init;
+      km = distributed_kmeans(label_comm, select_rows(embeddings, pub_rows[l], o.threads), *kernel, ko);
+      kmeans_seconds += label_timer.seconds();
       kmeans_seed_seconds += km.seed_seconds;
       kmeans_lloyd_seconds += km.lloyd_seconds;
       kmeans_iterations_run += km.iterations;
       centres += km.centres.rows();
-      vote_work += double(km.centres.rows()) * double(candidates[l].rows());
+      vote_work += km.centres.rows() * candidates[l].rows();
       const double rho = private_counts[l] > 0 ? std::min(1.0, o.private_batch / double(private_counts[l])) : 0.0;
       std::vector<std::uint64_t> ids;
-      for (auto i : pri_rows[l]) ids.push_back(begin + i);
-      assign_seconds += timed(comm, [&] {
-        clustering[l] = std::make_unique<SecretClustering>(comm, std::move(km.centres), std::move(km.sizes),
-                                                           select_rows(embeddings, pri_rows[l], o.threads), ids,
-                                                           std::vector<double>(ids.size(), rho), *kernel, Metric::kCosine, 1.0);
-      });
+      for (auto i : pri_rows[l]) ids.push_back(shard.ids[i]);
+      label_timer.restart();
+      clustering[l] = std::make_unique<SecretClustering>(label_comm, std::move(km.centres), std::move(km.sizes),
+                                                         select_rows(embeddings, pri_rows[l], o.threads), ids,
+                                                         std::vector<double>(ids.size(), rho), *kernel, Metric::kCosine, 1.0);
+      assign_seconds += label_timer.seconds();
       progress.step(l + 1);
     }
     progress.finish();
+    kmeans_seconds = comm.allreduce_max(kmeans_seconds);
+    assign_seconds = comm.allreduce_max(assign_seconds);
+    kmeans_iterations_run = over_ranks(kmeans_iterations_run);
+    centres = over_ranks(centres);
+    vote_work = over_ranks(vote_work);
     std::vector<double> per_iteration, release_seconds, vote_seconds;
     const std::uint64_t bytes_before = comm.bytes_sent();
     for (int t = 0; t < o.repeats; ++t) {
@@ -130,7 +139,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
           const NoisyClusters noisy = clustering[l]->release(noise_key, l, t, o.sigma);
           release += t0.seconds();
           t0.restart();
-          secpe_votes(comm, noisy, candidates[l], *kernel, Metric::kCosine, 1);
+          secpe_votes(label_comm, noisy, candidates[l], *kernel, Metric::kCosine, 1);
           vote += t0.seconds();
         }
       }));
@@ -140,7 +149,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     std::sort(per_iteration.begin(), per_iteration.end());
     // One K_l x N_l product per label, read both ways (each centre's nearest candidate and each
     // candidate's nearest centre: search_mutual).
-    const double flops = 2.0 * vote_work * double(d);
+    const double flops = 2.0 * double(vote_work) * double(d);
     figures["secpe"] = {{"clusters_total", centres},
                         {"kmeans_seconds", kmeans_seconds},
                         {"kmeans_init", kmeans_init_name(init)},
@@ -162,7 +171,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     // time scaled by the cost model (proportional to sum over labels of M_l x N_l), labelled an
     // estimate. The cost model is always given as a cross-check.
     const bool all_vote = o.augpe_voters == "all";
-    double measured = 0.0, floor = 0.0, work_measured = 0.0, work_full = 0.0;
+    double measured = 0.0, floor = 0.0, work_measured = 0.0, work_full = 0.0;  // times: this rank's, summed
     std::int64_t voters_total = 0;
     const std::uint64_t bytes_before = comm.bytes_sent();
     for (std::size_t l = 0; l < n_labels; ++l) {
@@ -175,17 +184,22 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
       const std::int64_t label_voters = comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
       rows.resize(static_cast<std::size_t>(std::ceil(double(rows.size()) * o.augpe_fraction)));
       const std::int64_t voters = comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
-      const MatrixF voting = select_rows(embeddings, rows, o.threads);
-      measured += timed(comm, [&] {
-        augpe_votes(comm, voting, candidates[l], *kernel, Metric::kCosine, o.sigma, 0.0, noise_key, l, 0);
-      });
-      // The GEMM floor of the same votes: plain sgemm of the same voters against the same
-      // candidates on the same threads, timed right after (the slowest rank, as above).
-      floor += timed(comm, [&] { openblas_sgemm_floor(voting, candidates[l], o.threads); });
       work_measured += double(voters) * double(candidates[l].rows());
       work_full += double(label_voters) * double(candidates[l].rows());
       voters_total += label_voters;
+      if (!shard.evolves(l)) continue;
+      const MatrixF voting = select_rows(embeddings, rows, o.threads);
+      Timer label_timer;
+      augpe_votes(label_comm, voting, candidates[l], *kernel, Metric::kCosine, o.sigma, 0.0, noise_key, l, 0);
+      measured += label_timer.seconds();
+      // The GEMM floor of the same votes: plain sgemm of the same voters against the same
+      // candidates on the same threads, timed right after.
+      label_timer.restart();
+      openblas_sgemm_floor(voting, candidates[l], o.threads);
+      floor += label_timer.seconds();
     }
+    measured = comm.allreduce_max(measured);
+    floor = comm.allreduce_max(floor);
     const double model = work_measured > 0 ? measured * work_full / work_measured : 0.0;
     const bool full = o.augpe_fraction >= 1.0;
     figures["augpe"] = {{"voters", o.augpe_voters},

@@ -11,6 +11,7 @@
 #include "cluster/kmeans.hpp"
 #include "compute/nearest.hpp"
 #include "dist/communicator.hpp"
+#include "evolve/shard.hpp"
 
 namespace secpe {
 
@@ -31,6 +32,7 @@ struct HistogramBenchOptions {
   std::string kernel = "blas";
   Device device = Device::kCpu;   // where the kernel runs (resolved: never kAuto)
   std::uint64_t seed = 1;
+  ShardBy shard_by = ShardBy::kAuto;  // records split by record range or by label (evolve/shard.hpp)
 };
 
 nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& options);

@@ -243,7 +243,8 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
-     "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate");
+     "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
+    ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
   add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
@@ -261,6 +262,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   o.seed = vm["seed"].as<std::uint64_t>();
   if (!std::filesystem::is_regular_file(o.data)) throw InputError("--data: cannot read '" + o.data.string() + "'");
   o.threads = option_in(vm, "threads", 1, 4096);
+  o.shard_by = parse_shard_by(vm["shard-by"].as<std::string>());
   const Device requested = device_of(vm);
 
   return run_under_mpi([&](const Communicator& world) {
@@ -272,8 +274,8 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     report["device"] = device_name(o.device);
     report["figures"] = bench_histogram(comm, o);
     report["metrics"] = {
-        metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, each sampled row sent to the rank that owns its centre and summed there, noise, the sizes gathered, then one search of each rank's noisy centres and every candidate read both ways (no generation or embedding)"),
-        metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels: every voter's nearest candidate, histogram allreduce, noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
+        metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, sums and noise per centre, then one search of the noisy centres and every candidate read both ways (no generation or embedding). By record, each label on all ranks: each sampled row sent to the rank that owns its centre, the sizes gathered, each rank's block of centres searched; by label, each rank its own labels alone"),
+        metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels, each rank's labels summed, slowest rank: every voter's nearest candidate, histogram allreduce (by record), noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
         metric_definition("augpe.gemm_floor_seconds", "s", "plain cblas_sgemm of the same voters against the same candidates on the same threads, summed over the measured labels (slowest rank): the GEMM floor of the Aug-PE votes"),
         metric_definition("augpe.over_gemm_floor", "ratio", "Aug-PE votes (measured share) over their GEMM floor"),
         metric_definition("vote_gflop", "GFLOP", "2 x (sum over labels of the search shape) x d / 1e9: K_l N_l for SecPE (one product read both ways), M_l N_l for Aug-PE"),

@@ -69,6 +69,7 @@ void describe_run_options(po::options_description& desc) {
     ("kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas (blocked sgemm, exact) or reference")
     ("device", po::value<std::string>()->default_value("cpu"), "where the nearest-centre searches and per-centre sums run: cpu, cuda (one GPU per rank, by local rank; an error without one) or auto (the GPU when the rank has one, else the CPU, with a note). Same results bit for bit")
     ("threads", po::value<int>()->default_value(0), "compute threads per rank (0: the SECPE_THREADS environment variable if set, else all hardware threads)")
+    ("shard-by", po::value<std::string>()->default_value("auto"), "how records are split over the ranks: record (contiguous ranges; all ranks evolve each label together), label (each rank holds every record of its labels and evolves them alone: no per-label work is repeated or exchanged) or auto (label when there are at least as many labels as ranks and no label holds more than twice a rank's even share of the records, else record). Same outputs either way")
     ("resume", po::bool_switch(), "skip the labels finished in the state folder's checkpoint by an interrupted run with the same options")
     ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
     ("drop-leaking", po::bool_switch(), "leave the texts in which the leak scan finds a PII pattern out of synthetic.csv and initial.csv (counts in privacy.json)")
@@ -147,6 +148,7 @@ RunConfig run_config_from(const po::variables_map& vm) {
   }
   const int threads = option_in(vm, "threads", 0, 65536);
   c.threads = threads;
+  c.shard_by = parse_shard_by(vm["shard-by"].as<std::string>());
   c.out = vm["out"].as<std::string>();
   check_output_folder("out", c.out, {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"});
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(c.out);

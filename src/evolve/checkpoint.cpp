@@ -140,28 +140,59 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
   write_checked(path, content);
 }
 
-void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint, const LabelProgress& progress) {
-  write_checked(path, {{"fingerprint", fingerprint},
-                       {"iterations_done", progress.iterations_done},
-                       {"outcome", outcome_json(progress.label, progress.outcome)}});
+nlohmann::ordered_json progress_json(const LabelProgress& progress) {
+  return {{"iterations_done", progress.iterations_done}, {"outcome", outcome_json(progress.label, progress.outcome)}};
 }
 
-LabelProgress load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
-                            const nlohmann::ordered_json& fingerprint) {
+namespace {
+
+LabelProgress read_progress(const nlohmann::ordered_json& entry, const std::string& where, const Fields& fields, std::size_t num_labels,
+                            int last) {
+  if (!entry.is_object()) fields.fail(where + " is not an object");
+  LabelProgress p;
+  const auto& done = fields.at(entry, "iterations_done", where + ".", Type::number_integer);
+  if (done.get<std::int64_t>() < 1 || done.get<std::int64_t>() > last) {
+    fields.fail(where + ".iterations_done is " + done.dump() + ", not in [1, " + std::to_string(last) + "]");
+  }
+  p.iterations_done = done.get<int>();
+  const auto& outcome = fields.at(entry, "outcome", where + ".", Type::object);
+  p.label = label_of(outcome, where + ".outcome.", fields, num_labels);
+  p.outcome = read_outcome(outcome, where + ".outcome.", fields);
+  if (p.outcome.synthetic.empty()) fields.fail(where + ".outcome.synthetic holds no population to continue from");
+  return p;
+}
+
+}  // namespace
+
+LabelProgress progress_from_json(const nlohmann::ordered_json& json, const std::string& source, std::size_t num_labels, int iterations) {
+  return read_progress(json, "progress", Fields(source), num_labels, iterations);
+}
+
+void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint,
+                   const std::map<std::size_t, LabelProgress>& in_progress) {
+  nlohmann::ordered_json labels = nlohmann::ordered_json::array();
+  for (const auto& [label, progress] : in_progress) labels.push_back(progress_json(progress));
+  write_checked(path, {{"fingerprint", fingerprint}, {"in_progress", labels}});
+}
+
+std::map<std::size_t, LabelProgress> load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
+                                                   const nlohmann::ordered_json& fingerprint) {
   const Fields fields(path.string());
   const auto content = read_checked(path, fields);
   check_fingerprint(fields.at(content, "fingerprint", "", Type::object), fingerprint, path);
-  LabelProgress p;
-  const auto& done = fields.at(content, "iterations_done", "", Type::number_integer);
-  if (done.get<std::int64_t>() < 1 || done.get<std::int64_t>() >= iterations) {
-    fields.fail("iterations_done is " + done.dump() + ", not in [1, " + std::to_string(iterations - 1) + "]");
+  std::map<std::size_t, LabelProgress> out;
+  if (!content.contains("in_progress")) {  // an older run's one label
+    const LabelProgress p = read_progress(content, "progress", fields, num_labels, iterations - 1);
+    out[p.label] = p;
+    return out;
   }
-  p.iterations_done = done.get<int>();
-  const auto& outcome = fields.at(content, "outcome", "", Type::object);
-  p.label = label_of(outcome, "outcome.", fields, num_labels);
-  p.outcome = read_outcome(outcome, "outcome.", fields);
-  if (p.outcome.synthetic.empty()) fields.fail("outcome.synthetic holds no population to continue from");
-  return p;
+  const auto& labels = fields.at(content, "in_progress", "", Type::array);
+  for (std::size_t k = 0; k < labels.size(); ++k) {
+    LabelProgress p = read_progress(labels[k], "in_progress[" + std::to_string(k) + "]", fields, num_labels, iterations - 1);
+    if (out.count(p.label)) fields.fail("in_progress lists label " + std::to_string(p.label) + " twice");
+    out[p.label] = std::move(p);
+  }
+  return out;
 }
 
 std::optional<std::uint64_t> saved_seed(const std::filesystem::path& state_dir) {

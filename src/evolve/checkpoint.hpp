@@ -27,10 +27,11 @@ struct Checkpoint {
   std::map<std::size_t, LabelOutcome> labels;
 };
 
-// The label in progress after its `iterations_done` complete iterations (1 to T - 1): its outcome
-// so far, whose `synthetic` is the population the next iteration varies, and whose releases are
-// the ledger's entries so far. Every draw is keyed by (seed or key, label, iteration, ...), so a
-// run continued from here makes exactly what the uninterrupted run would have made.
+// A label after its `iterations_done` complete iterations (1 to T - 1 in progress.json; T when
+// finished): its outcome so far, whose `synthetic` is the population the next iteration varies,
+// and whose releases are the ledger's entries so far. Every draw is keyed by (seed or key, label,
+// iteration, ...), so a run continued from here makes exactly what the uninterrupted run would
+// have made.
 struct LabelProgress {
   std::size_t label = 0;
   int iterations_done = 0;
@@ -43,13 +44,20 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkp
 // does not match, or a field is missing, of the wrong type or out of range. With `num_labels`,
 // every finished label must be below it.
 Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels = std::nullopt);
-// progress.json, beside the checkpoint: rewritten after every iteration of the label in progress
-// (small: one label's population), removed when the label is in checkpoint.json. Same envelope
-// and checks; loading also checks the fingerprint (the settings and the noise key).
+// progress.json, beside the checkpoint: rewritten after every iteration with the labels in
+// progress (one, or one per rank with --shard-by label; small: their populations), removed when
+// none is left out of checkpoint.json. Same envelope and checks; loading also checks the
+// fingerprint (the settings and the noise key), and reads the one-label form older runs wrote.
 std::filesystem::path progress_path(const std::filesystem::path& state_dir);
-void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint, const LabelProgress& progress);
-LabelProgress load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
-                            const nlohmann::ordered_json& fingerprint);
+void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint,
+                   const std::map<std::size_t, LabelProgress>& in_progress);
+std::map<std::size_t, LabelProgress> load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
+                                                   const nlohmann::ordered_json& fingerprint);
+// One label's progress as JSON and back: how ranks evolving labels apart hand each other their
+// labels' state. Reading checks the fields as loading a file does, naming `source`, and allows
+// iterations_done in [1, iterations].
+nlohmann::ordered_json progress_json(const LabelProgress& progress);
+LabelProgress progress_from_json(const nlohmann::ordered_json& json, const std::string& source, std::size_t num_labels, int iterations);
 // The public seed of the run whose checkpoint or progress is in `state_dir` (checked files), so
 // that --resume without --seed continues with it; nullopt when there is neither.
 std::optional<std::uint64_t> saved_seed(const std::filesystem::path& state_dir);

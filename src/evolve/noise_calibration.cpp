@@ -14,7 +14,9 @@ namespace secpe {
 namespace {
 
 // Every label's private secret sets in global record order, and where this rank's rows of each
-// label start: ranks own contiguous record ranges and allgather keeps rank order.
+// label start: each rank holds its rows in ascending record id, and a label's rows are either on
+// one rank (--shard-by label) or in consecutive record ranges in rank order (by record), which
+// allgather keeps.
 struct GatheredRows {
   std::vector<SecretMatrix> per_label;
   std::vector<std::size_t> my_offset;

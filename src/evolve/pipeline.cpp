@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -183,12 +184,12 @@ Calibration calibrate(const Communicator& comm, const RunConfig& config, const S
 }
 
 // Stage "resume" (before any costly work): the labels an interrupted run with the same settings
-// finished, and the label it was in the middle of with its complete iterations, their releases
+// finished, and those it was in the middle of with their complete iterations, their releases
 // restored to the ledger (nothing when not resuming or no checkpoint exists). Rank 0 reads and
 // checks the files and sends their content to the other ranks.
-std::optional<LabelProgress> resume_checkpoint(const Communicator& comm, const RunConfig& config, std::size_t num_labels,
-                                               Checkpoint& checkpoint, PrivacyLedger& ledger) {
-  if (!config.resume) return std::nullopt;
+std::map<std::size_t, LabelProgress> resume_checkpoint(const Communicator& comm, const RunConfig& config, std::size_t num_labels,
+                                                       Checkpoint& checkpoint, PrivacyLedger& ledger) {
+  if (!config.resume) return {};
   const auto path = checkpoint_path(config.state_dir), partial = progress_path(config.state_dir);
   std::string saved_labels, saved_progress;  // the files' checked bytes, or empty
   if (comm.is_root()) {
@@ -206,26 +207,24 @@ std::optional<LabelProgress> resume_checkpoint(const Communicator& comm, const R
   comm.broadcast(saved_progress);
   if (saved_labels.empty() && saved_progress.empty()) {
     log_info("resume: no checkpoint in " + config.state_dir.string() + "; starting afresh");
-    return std::nullopt;
+    return {};
   }
   if (!saved_labels.empty()) {
     checkpoint.labels = load_checkpoint(path, num_labels).labels;
     for (const auto& [label, outcome] : checkpoint.labels) ledger.restore(label, outcome.releases);
   }
-  std::optional<LabelProgress> progress;
-  if (!saved_progress.empty()) {
-    progress = load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint);
-    if (checkpoint.labels.count(progress->label)) {
-      progress.reset();  // the run stopped after finishing the label, before removing its progress
-    } else {
-      ledger.restore(progress->label, progress->outcome.releases);
-    }
+  std::map<std::size_t, LabelProgress> in_progress;
+  if (!saved_progress.empty()) in_progress = load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint);
+  // A label may be in both when the run stopped after finishing it, before rewriting the progress.
+  std::erase_if(in_progress, [&](const auto& entry) { return checkpoint.labels.count(entry.first) > 0; });
+  std::string continued;
+  for (const auto& [label, p] : in_progress) {
+    ledger.restore(label, p.outcome.releases);
+    continued += ", label " + std::to_string(label) + " after " + std::to_string(p.iterations_done) + " of " +
+                 std::to_string(config.iterations) + " iterations";
   }
-  log_info("resuming: " + std::to_string(checkpoint.labels.size()) + " label(s) finished in " + path.string() +
-           (progress ? ", label " + std::to_string(progress->label) + " after " + std::to_string(progress->iterations_done) +
-                           " of " + std::to_string(config.iterations) + " iterations"
-                     : std::string()));
-  return progress;
+  log_info("resuming: " + std::to_string(checkpoint.labels.size()) + " label(s) finished in " + path.string() + continued);
+  return in_progress;
 }
 
 // Stops the run at an iteration or label boundary when a rank was asked to (core/stop_signal.hpp);
@@ -241,18 +240,19 @@ void stop_if_asked(const Communicator& comm, const std::string& where) {
 // Stage "evolve a label": SecPE clusters the label's public rows and builds its secret
 // clustering; Aug-PE gathers its voters; then T iterations of protected evolution.
 struct RunContext {
-  const Communicator& comm;
   const RunConfig& config;
   const Shard& shard;
   const Models& models;
   const Calibration& calibration;
   PrivacyLedger& ledger;
-  const nlohmann::ordered_json& checkpoint_fingerprint;
 };
 
-LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::size_t n_syn, const LabelProgress* resumed) {
+// `after_iteration(outcome so far, iterations done)` runs after every iteration but the last.
+LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::size_t n_syn, const LabelProgress* resumed,
+                              const std::function<void(const LabelOutcome&, int)>& after_iteration) {
   const RunConfig& config = run.config;
   const Shard& shard = run.shard;
+  const Communicator& comm = shard.label_comm();  // all ranks (by record), or this one alone (by label)
   const SecretNoisePlan& plan = run.calibration.plan;
   const auto& public_rows = shard.public_rows[label];
   const auto& private_rows = shard.private_rows[label];
@@ -272,18 +272,18 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                      config.metric == Metric::kInnerProduct ? Metric::kL2 : config.metric, config.seed, label};
     km.threads = config.threads;
     km.init = config.kmeans_init;
-    KMeansResult clusters = distributed_kmeans(run.comm, select_rows(shard.embeddings, public_rows, config.threads), *run.models.kernel, km);
+    KMeansResult clusters = distributed_kmeans(comm, select_rows(shard.embeddings, public_rows, config.threads), *run.models.kernel, km);
     std::vector<std::uint64_t> ids;
     std::vector<double> rho;
     for (auto i : private_rows) {
-      ids.push_back(shard.begin + i);
+      ids.push_back(shard.ids[i]);
       rho.push_back(plan.rho[i]);
     }
     outcome.report["clusters"] = clusters.centres.rows();
     outcome.report["clip_radius"] = config.clip_radius;
     outcome.report["kmeans_iterations"] = clusters.iterations;
     kmeans_seconds = timer.seconds();
-    clustering = std::make_unique<SecretClustering>(run.comm, std::move(clusters.centres), std::move(clusters.sizes),
+    clustering = std::make_unique<SecretClustering>(comm, std::move(clusters.centres), std::move(clusters.sizes),
                                                     select_rows(shard.embeddings, private_rows, config.threads), std::move(ids), std::move(rho),
                                                     *run.models.kernel, config.metric, config.clip_radius);
     const LabelNoise& noise = plan.labels[label];
@@ -308,7 +308,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
     outcome.report["voters"] = augpe_voters_name(config.augpe_voters);
   }
   if (config.method == Method::kRandom) outcome.report["selection"] = "uniformly random (no private record used)";
-  evolve_label({.comm = run.comm,
+  evolve_label({.comm = comm,
                 .generator = *run.models.generator,
                 .embedder = *run.models.embedder,
                 .kernel = *run.models.kernel,
@@ -331,15 +331,117 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                 .keep_history = !config.eval_real.empty(),
                 .first_iteration = resumed ? resumed->iterations_done : 0,
                 .after_iteration = [&](const LabelOutcome& so_far, int done) {
-                  if (done == config.iterations) return;  // the label's end: the checkpoint takes it
-                  if (run.comm.is_root()) {
-                    save_progress(progress_path(config.state_dir), run.checkpoint_fingerprint, {label, done, so_far});
-                  }
-                  stop_if_asked(run.comm, "after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
+                  if (done < config.iterations) after_iteration(so_far, done);  // the label's end: the caller takes it
                 }},
                outcome);
   if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
   return outcome;
+}
+
+// Stage "evolve": every label not finished yet, into the checkpoint; at the end every rank holds
+// every outcome and every release. By record, all ranks evolve each label together, one label
+// after another. By label, each rank evolves its own labels while the others evolve theirs, and
+// after every iteration the ranks exchange their labels' state: one exchange per iteration of a
+// rank's labels, so a rank with fewer iterations left takes part in the others' remaining ones.
+// Either way rank 0 rewrites progress.json after every iteration and checkpoint.json after every
+// finished label, and every rank checks for a stop request at the same points.
+void evolve_labels(const Communicator& comm, const RunContext& run, const std::vector<std::size_t>& synthetic_per_label,
+                   std::map<std::size_t, LabelProgress> in_progress, Checkpoint& checkpoint) {
+  const RunConfig& config = run.config;
+  const Shard& shard = run.shard;
+  const DatasetInfo& info = shard.info();
+  const int iterations = config.iterations;
+  std::vector<std::size_t> pending;
+  for (std::size_t label = 0; label < shard.num_labels(); ++label) {
+    if (checkpoint.labels.count(label)) continue;
+    if (synthetic_per_label[label] > 0) {
+      pending.push_back(label);
+      continue;
+    }
+    LabelOutcome skipped;
+    skipped.report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", 0},
+                      {"skipped", "no public records: nothing to learn from and no synthetic share"}};
+    skipped.releases = nlohmann::ordered_json::array();
+    checkpoint.labels[label] = std::move(skipped);
+  }
+  Progress progress("evolve", pending.size());
+  std::size_t done = 0;
+  auto save_state = [&](bool finished_some) {
+    if (!comm.is_root()) return;
+    if (finished_some) save_checkpoint(checkpoint_path(config.state_dir), checkpoint);
+    if (in_progress.empty()) {
+      std::filesystem::remove(progress_path(config.state_dir));
+    } else {
+      save_progress(progress_path(config.state_dir), checkpoint.fingerprint, in_progress);
+    }
+  };
+  auto resumed = [&](std::size_t label) {
+    const auto it = in_progress.find(label);
+    return it == in_progress.end() ? std::nullopt : std::optional<LabelProgress>(it->second);
+  };
+  const auto name = [&](std::size_t label) { return "label " + std::to_string(label) + " (" + info.labels.display(label) + ")"; };
+
+  if (shard.by == ShardBy::kRecord) {
+    for (const std::size_t label : pending) {
+      const std::optional<LabelProgress> from = resumed(label);
+      LabelOutcome outcome = evolve_one_label(run, label, synthetic_per_label[label], from ? &*from : nullptr,
+                                              [&](const LabelOutcome& so_far, int d) {
+                                                in_progress[label] = {label, d, so_far};
+                                                save_state(false);
+                                                stop_if_asked(comm, "after iteration " + std::to_string(d - 1) + " of label " + std::to_string(label));
+                                              });
+      in_progress.erase(label);
+      checkpoint.labels[label] = std::move(outcome);
+      save_state(true);
+      progress.step(++done, name(label));
+      stop_if_asked(comm, "after label " + std::to_string(label));
+    }
+    progress.finish();
+    return;
+  }
+
+  std::vector<std::size_t> steps(static_cast<std::size_t>(comm.size()), 0);
+  for (const std::size_t label : pending) {
+    const auto from = resumed(label);
+    steps[static_cast<std::size_t>(shard.label_rank[label])] += static_cast<std::size_t>(iterations - (from ? from->iterations_done : 0));
+  }
+  const std::size_t all_steps = *std::max_element(steps.begin(), steps.end());
+  std::size_t taken = 0;
+  auto exchange = [&](const LabelProgress* mine, const std::string& where) {
+    ++taken;
+    const auto states = comm.allgather_strings({mine ? progress_json(*mine).dump() : std::string()});
+    std::string finished;
+    for (std::size_t r = 0; r < states.size(); ++r) {
+      if (states[r].empty()) continue;
+      LabelProgress p = progress_from_json(nlohmann::ordered_json::parse(states[r]), "rank " + std::to_string(r) + "'s label state",
+                                           shard.num_labels(), iterations);
+      if (p.iterations_done < iterations) {
+        in_progress[p.label] = std::move(p);
+        continue;
+      }
+      in_progress.erase(p.label);
+      run.ledger.restore(p.label, p.outcome.releases);
+      checkpoint.labels[p.label] = std::move(p.outcome);
+      finished += (finished.empty() ? "" : ", ") + name(p.label);
+      ++done;
+    }
+    save_state(!finished.empty());
+    if (!finished.empty()) progress.step(done, finished);
+    stop_if_asked(comm, where);
+  };
+  for (const std::size_t label : pending) {
+    if (!shard.evolves(label)) continue;
+    const std::optional<LabelProgress> from = resumed(label);
+    LabelOutcome outcome = evolve_one_label(run, label, synthetic_per_label[label], from ? &*from : nullptr,
+                                            [&](const LabelOutcome& so_far, int d) {
+                                              const LabelProgress now{label, d, so_far};
+                                              exchange(&now, "after iteration " + std::to_string(d - 1) + " of label " + std::to_string(label));
+                                            });
+    const LabelProgress finished{label, iterations, std::move(outcome)};
+    exchange(&finished, "after label " + std::to_string(label));
+  }
+  while (taken < all_steps) exchange(nullptr, "while the other ranks evolve their labels");
+  progress.finish();
 }
 
 // Stage "evaluate" (--eval-real): the real file is read once before the run (so that a bad file
@@ -431,7 +533,7 @@ std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters
 
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const Timer run_timer;
-  const Shard shard(comm, config.data);
+  const Shard shard(comm, config.data, config.shard_by);
   const DatasetInfo& info = shard.info();
   if (!info.has_text && config.generator_corpus.empty() && !config.http_generator) {
     throw InputError(config.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");
@@ -439,14 +541,14 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const std::size_t num_labels = shard.num_labels();
   log_info("dataset " + config.data.string() + ": " + std::to_string(info.num_records) + " records, " +
            std::to_string(num_labels) + " labels, " + std::to_string(info.num_secrets) + " secrets, d = " +
-           std::to_string(info.embedding_dim) + "; " + std::to_string(comm.size()) + " rank(s)");
+           std::to_string(info.embedding_dim) + "; " + std::to_string(comm.size()) + " rank(s), sharded by " + shard_by_name(shard.by));
   // Public records are public under secret protection, so N_syn follows their label counts.
   const auto synthetic_per_label = split_synthetic(config.synthetic, shard.public_counts);
-  check_run_fits(estimate_run(config, synthetic_per_label, info.embedding_dim, shard.end - shard.begin), memory_per_rank_bytes());
+  check_run_fits(estimate_run(config, synthetic_per_label, info.embedding_dim, shard.ids.size()), memory_per_rank_bytes());
 
   PrivacyLedger ledger(num_labels, config.iterations);
   Checkpoint checkpoint{fingerprint(config, info), {}};
-  const std::optional<LabelProgress> resumed = resume_checkpoint(comm, config, num_labels, checkpoint, ledger);
+  std::map<std::size_t, LabelProgress> in_progress = resume_checkpoint(comm, config, num_labels, checkpoint, ledger);
 
   Timer timer;
   const Models models = build_models(comm, config, shard);
@@ -456,32 +558,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const double calibration_seconds = timer.seconds();
   const std::optional<RealSet> eval_real = prepare_eval(comm, config, info);
 
-  const RunContext run{.comm = comm, .config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger,
-                       .checkpoint_fingerprint = checkpoint.fingerprint};
-  std::size_t active = 0;
-  for (std::size_t l = 0; l < num_labels; ++l) active += synthetic_per_label[l] > 0 && !checkpoint.labels.count(l) ? 1 : 0;
-  Progress progress("evolve", active);
-  std::size_t done = 0;
-  for (std::size_t label = 0; label < num_labels; ++label) {
-    if (checkpoint.labels.count(label)) continue;
-    if (synthetic_per_label[label] == 0) {
-      LabelOutcome skipped;
-      skipped.report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", 0},
-                        {"skipped", "no public records: nothing to learn from and no synthetic share"}};
-      skipped.releases = nlohmann::ordered_json::array();
-      checkpoint.labels[label] = std::move(skipped);
-      continue;
-    }
-    const bool continues = resumed && resumed->label == label;
-    checkpoint.labels[label] = evolve_one_label(run, label, synthetic_per_label[label], continues ? &*resumed : nullptr);
-    if (comm.is_root()) {
-      save_checkpoint(checkpoint_path(config.state_dir), checkpoint);
-      std::filesystem::remove(progress_path(config.state_dir));
-    }
-    progress.step(++done, "label " + std::to_string(label) + " (" + info.labels.display(label) + ")");
-    stop_if_asked(comm, "after label " + std::to_string(label));
-  }
-  progress.finish();
+  evolve_labels(comm, {.config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger},
+                synthetic_per_label, std::move(in_progress), checkpoint);
 
   RunResult result;
   result.synthetic.resize(num_labels);
@@ -507,6 +585,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   result.summary = {{"records", info.num_records}, {"labels", num_labels}, {"secrets", info.num_secrets},
                     {"embedding_dim", info.embedding_dim}, {"embedder", models.embedder->name()},
                     {"generator", models.generator->describe()}, {"kernel", models.kernel->name()},
+                    {"shard_by", shard_by_name(shard.by)},
                     {"setup_seconds", setup_seconds},
                     {"calibration_seconds", calibration_seconds}, {"run_seconds", run_timer.seconds()},
                     {"bytes_sent_rank0", comm.bytes_sent()},

@@ -12,6 +12,7 @@
 #include "compute/nearest.hpp"
 #include "core/secret_key.hpp"
 #include "dist/communicator.hpp"
+#include "evolve/shard.hpp"
 #include "http/http_embedder.hpp"
 #include "http/http_generator.hpp"
 #include "privacy/secret_noise.hpp"
@@ -64,6 +65,7 @@ struct RunConfig {
   std::string kernel = "blas";
   Device device = Device::kCpu;     // where the kernel runs (resolved: never kAuto here)
   int threads = 0;                  // compute threads per rank (0: SECPE_THREADS, else the hardware's)
+  ShardBy shard_by = ShardBy::kAuto;  // records split by record range or by label (evolve/shard.hpp)
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first
   bool drop_leaking = false;        // leave texts with a PII pattern out of synthetic.csv and initial.csv (evolve/leak_report.hpp)
   std::filesystem::path eval_real;  // real records (Aug-PE CSV): score every iteration's population (secpe eval)

@@ -1,17 +1,110 @@
 #include "evolve/shard.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
 #include "core/error.hpp"
 
 namespace secpe {
 
-Shard::Shard(const Communicator& comm, const std::filesystem::path& data) : reader(data) {
+ShardBy parse_shard_by(const std::string& name) {
+  for (const ShardBy by : {ShardBy::kAuto, ShardBy::kRecord, ShardBy::kLabel})
+    if (name == shard_by_name(by)) return by;
+  throw InputError("--shard-by must be auto, record or label, not '" + name + "'");
+}
+
+std::string shard_by_name(ShardBy by) {
+  switch (by) {
+    case ShardBy::kAuto: return "auto";
+    case ShardBy::kRecord: return "record";
+    case ShardBy::kLabel: return "label";
+  }
+  return "auto";
+}
+
+ShardBy resolve_shard_by(ShardBy by, int ranks, const std::vector<std::int64_t>& records_per_label) {
+  if (by != ShardBy::kAuto) return by;
+  if (ranks < 2 || records_per_label.size() < static_cast<std::size_t>(ranks)) return ShardBy::kRecord;
+  const std::int64_t total = std::accumulate(records_per_label.begin(), records_per_label.end(), std::int64_t{0});
+  const std::int64_t largest = *std::max_element(records_per_label.begin(), records_per_label.end());
+  return largest * ranks <= 2 * total ? ShardBy::kLabel : ShardBy::kRecord;
+}
+
+std::vector<int> assign_labels(const std::vector<std::int64_t>& records_per_label, int ranks) {
+  const std::size_t n = records_per_label.size(), r = static_cast<std::size_t>(std::max(ranks, 1));
+  // The first n % r ranks may take ceil(n / r) labels, the others floor(n / r).
+  std::vector<std::size_t> room(r, n / r);
+  for (std::size_t k = 0; k < n % r; ++k) ++room[k];
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return records_per_label[a] > records_per_label[b]; });
+  std::vector<std::int64_t> load(r, 0);
+  std::vector<int> owner(n, 0);
+  for (const std::size_t l : order) {
+    std::size_t best = r;
+    for (std::size_t k = 0; k < r; ++k)
+      if (room[k] > 0 && (best == r || load[k] < load[best])) best = k;
+    owner[l] = static_cast<int>(best);
+    --room[best];
+    load[best] += records_per_label[l];
+  }
+  return owner;
+}
+
+namespace {
+
+// This rank's records when sharding by label: every record of the labels it evolves, read chunk by
+// chunk (each rank reads the whole file, keeping its own rows; no chunk is held twice in memory).
+void load_labels(Shard& s, const Communicator& comm, const std::vector<std::int32_t>& all, const std::vector<std::int64_t>& per_label) {
+  const DatasetInfo& info = s.reader.info();
+  const std::uint64_t n = info.num_records;
+  s.label_rank = assign_labels(per_label, comm.size());
+  for (std::uint64_t i = 0; i < n; ++i)
+    if (s.label_rank[static_cast<std::size_t>(all[i])] == comm.rank()) s.ids.push_back(i);
+  s.labels.reserve(s.ids.size());
+  s.secrets = SecretMatrix{{0}, {}, info.num_secrets};
+  s.embeddings.resize(static_cast<Eigen::Index>(s.ids.size()), info.embedding_dim);
+  constexpr std::uint64_t kChunk = 1 << 16;
+  std::size_t row = 0;
+  for (std::uint64_t b = 0; b < n && row < s.ids.size(); b += kChunk) {
+    const std::uint64_t e = std::min(n, b + kChunk);
+    if (s.ids[row] >= e) continue;  // none of this chunk's records is this rank's
+    const SecretMatrix secrets = s.reader.secrets(b, e);
+    const MatrixF embeddings = s.reader.embeddings(b, e);
+    for (; row < s.ids.size() && s.ids[row] < e; ++row) {
+      const auto i = static_cast<std::size_t>(s.ids[row] - b);
+      s.labels.push_back(all[s.ids[row]]);
+      const auto set = secrets.secrets_of(i);
+      s.secrets.indices.insert(s.secrets.indices.end(), set.begin(), set.end());
+      s.secrets.indptr.push_back(static_cast<std::int64_t>(s.secrets.indices.size()));
+      std::memcpy(s.embeddings.row(static_cast<Eigen::Index>(row)).data(), embeddings.row(static_cast<Eigen::Index>(i)).data(),
+                  static_cast<std::size_t>(info.embedding_dim) * sizeof(float));
+    }
+  }
+}
+
+}  // namespace
+
+Shard::Shard(const Communicator& comm, const std::filesystem::path& data, ShardBy shard_by) : reader(data), by(shard_by), comm_(comm) {
   Shard& s = *this;
   const DatasetInfo& info = reader.info();
   if (info.embedding_dim == 0) throw InputError(data.string() + ": the dataset has no embeddings");
-  std::tie(s.begin, s.end) = comm.shard(info.num_records);
-  s.labels = s.reader.label_ids(s.begin, s.end);
-  s.secrets = s.reader.secrets(s.begin, s.end);
-  s.embeddings = s.reader.embeddings(s.begin, s.end);
+  if (by != ShardBy::kRecord) {
+    const std::vector<std::int32_t> all = s.reader.label_ids(0, info.num_records);
+    std::vector<std::int64_t> per_label(info.labels.size(), 0);
+    for (const auto l : all) ++per_label[static_cast<std::size_t>(l)];
+    by = resolve_shard_by(by, comm.size(), per_label);
+    if (by == ShardBy::kLabel) load_labels(s, comm, all, per_label);
+  }
+  if (by == ShardBy::kRecord) {
+    const auto [begin, end] = comm.shard(info.num_records);
+    s.ids.resize(end - begin);
+    std::iota(s.ids.begin(), s.ids.end(), begin);
+    s.labels = s.reader.label_ids(begin, end);
+    s.secrets = s.reader.secrets(begin, end);
+    s.embeddings = s.reader.embeddings(begin, end);
+  }
   const std::size_t n_labels = info.labels.size();
   s.public_rows.resize(n_labels);
   s.private_rows.resize(n_labels);

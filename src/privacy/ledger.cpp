@@ -20,7 +20,10 @@ void PrivacyLedger::charge(std::size_t label, int iteration, nlohmann::ordered_j
 }
 
 void PrivacyLedger::restore(std::size_t label, const nlohmann::ordered_json& entries) {
-  for (const auto& e : entries) charge(label, e.at("iteration").get<int>(), e);
+  for (const auto& e : entries) {
+    const int iteration = e.at("iteration").get<int>();
+    if (iteration >= static_cast<int>(entries_.at(label).size())) charge(label, iteration, e);
+  }
 }
 
 nlohmann::ordered_json PrivacyLedger::all_entries() const {

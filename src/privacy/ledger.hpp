@@ -16,7 +16,9 @@ class PrivacyLedger {
   // Records a release of `label` at `iteration`, described by `entry` (what, sigma). Throws an
   // InputError when the label has already made every release its noise was calibrated for.
   void charge(std::size_t label, int iteration, nlohmann::ordered_json entry);
-  // Records releases an earlier, interrupted run made (from its checkpoint); also checked.
+  // Records releases made elsewhere: by an earlier, interrupted run (its checkpoint), or by the
+  // rank that evolved the label (--shard-by label). Entries already held are skipped, so a label
+  // continued from its progress is never counted twice; the others are checked as charges are.
   void restore(std::size_t label, const nlohmann::ordered_json& entries);
 
   const nlohmann::ordered_json& entries(std::size_t label) const { return entries_[label]; }

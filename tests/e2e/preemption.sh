@@ -43,6 +43,20 @@ kept=usr1.state/progress.json; [ -f "$kept" ] || kept=usr1.state/checkpoint.json
 "${RUN2[@]}" --out usr1 --resume 2>/dev/null
 same_as_full usr1 "stopped by SIGUSR1 and resumed"
 
+# Sharded by label (the default at 2 ranks here), each rank has its own label in progress when
+# stopped: progress.json keeps both, and a resume at another rank count (1 rank, by record)
+# finishes them with the same outputs.
+grep -q '"shard_by": "label"' full/run.json || fail "2 ranks on the demo did not shard by label"
+"${RUN2[@]}" --out ranks 2>/dev/null & pid=$!
+wait_for_progress ranks
+kill -USR1 $pid
+rc=0; wait $pid || rc=$?
+[ $rc = 75 ] || fail "SIGUSR1 by label: exit code $rc, expected 75"
+python3 -c "import json,sys; n=len(json.load(open(sys.argv[1]))['content']['in_progress']); sys.exit(0 if n == 2 else 'labels in progress: %d, expected 2' % n)" \
+  ranks.state/progress.json || fail "progress.json does not hold both ranks' labels"
+"$SECPE" run "${SETTINGS[@]}" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --out ranks --resume 2>/dev/null
+same_as_full ranks "stopped at 2 ranks by label and resumed at 1"
+
 # One rank killed mid-run: the job ends promptly (no hang) and --resume completes it.
 "${RUN2[@]}" --out killed 2> killed.log & pid=$!
 wait_for_progress killed

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: the quickstart job (jobs/quickstart.ini) on a small demo corpus, run at 1, 2 and 4
-# ranks with one noise key file. Checks every output file, the label mix, byte-identical results
+# ranks (sharded by label) and at 2 by record, with one noise key file. Checks every output file, the label mix, byte-identical results
 # across rank counts, and that no planted secret reaches any output.
 set -euo pipefail
 SECPE=$1
@@ -29,6 +29,14 @@ cmp "$T/out1/synthetic.csv" "$T/out2/synthetic.csv" || fail "synthetic.csv diffe
 cmp "$T/out1/synthetic.csv" "$T/out4/synthetic.csv" || fail "synthetic.csv differs between 1 and 4 ranks"
 cmp "$T/out1/privacy.json" "$T/out2/privacy.json" || fail "privacy.json differs between 1 and 2 ranks"
 cmp "$T/out1/privacy.json" "$T/out4/privacy.json" || fail "privacy.json differs between 1 and 4 ranks"
+# Several ranks shard by label here (every rank evolves its own labels); by record, every label is
+# evolved by both ranks together. The outputs are the same.
+grep -q '"shard_by": "record"' "$T/out1/run.json" || fail "one rank did not shard by record"
+grep -q '"shard_by": "label"' "$T/out4/run.json" || fail "4 ranks on the demo did not shard by label"
+mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/rec2" --noise-key-file "$T/noise.key" \
+  --iterations 3 --synthetic 120 --quiet --shard-by record
+grep -q '"shard_by": "record"' "$T/rec2/run.json" || fail "--shard-by record was not taken"
+for f in synthetic.csv initial.csv privacy.json; do cmp "$T/out1/$f" "$T/rec2/$f" || fail "$f differs between 1 rank and 2 ranks by record"; done
 
 # Label mix: 120 texts, header first, every label from the corpus's label set, several labels.
 python3 - "$T/out1/synthetic.csv" "$T/corpus.csv" "$T/out1/metrics.jsonl" "$T/out1/privacy.json" <<'PY' || fail "output content check"

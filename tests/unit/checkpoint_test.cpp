@@ -123,5 +123,49 @@ TEST(Checkpoint, LabelsMustBeInRangeAndFieldsOfTheirTypes) {
   }
 }
 
+// --shard-by label: one label in progress per rank, all in progress.json; and an older run's
+// progress.json (one label, no list) still resumes.
+TEST(Checkpoint, ProgressHoldsEveryLabelInProgress) {
+  TempFile file("progress.json");
+  const Checkpoint c = sample();
+  std::map<std::size_t, LabelProgress> in_progress;
+  for (const std::size_t label : {3u, 7u}) in_progress[label] = {label, 1, sample(label).labels.at(label)};
+  save_progress(file.path(), c.fingerprint, in_progress);
+  const auto loaded = load_progress(file.path(), 41, 2, c.fingerprint);
+  ASSERT_EQ(loaded.size(), 2u);
+  for (const std::size_t label : {3u, 7u}) {
+    EXPECT_EQ(loaded.at(label).label, label);
+    EXPECT_EQ(loaded.at(label).iterations_done, 1);
+    EXPECT_EQ(loaded.at(label).outcome.synthetic, in_progress.at(label).outcome.synthetic);
+    EXPECT_EQ(loaded.at(label).outcome.releases, in_progress.at(label).outcome.releases);
+  }
+  const nlohmann::ordered_json one = progress_json(in_progress.at(7));
+  nlohmann::ordered_json older = {{"fingerprint", c.fingerprint}};
+  older.update(one);
+  write_with_checksum(file, older.dump());
+  const auto old = load_progress(file.path(), 41, 2, c.fingerprint);
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old.at(7).outcome.history, in_progress.at(7).outcome.history);
+
+  // A finished label's state (iterations_done = T) travels between ranks but never sits in a file.
+  const LabelProgress finished{3, 2, sample().labels.at(3)};
+  EXPECT_EQ(progress_from_json(progress_json(finished), "rank 1's label state", 41, 2).outcome.metrics, finished.outcome.metrics);
+  in_progress[3].iterations_done = 2;
+  save_progress(file.path(), c.fingerprint, in_progress);
+  try {
+    load_progress(file.path(), 41, 2, c.fingerprint);
+    FAIL() << "a finished label was accepted as in progress";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("in_progress[0].iterations_done is 2, not in [1, 1]"), std::string::npos) << e.what();
+  }
+  write_with_checksum(file, nlohmann::ordered_json{{"fingerprint", c.fingerprint}, {"in_progress", {one, one}}}.dump());
+  try {
+    load_progress(file.path(), 41, 2, c.fingerprint);
+    FAIL() << "a label listed twice was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("in_progress lists label 7 twice"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace secpe

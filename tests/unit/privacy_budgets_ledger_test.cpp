@@ -101,6 +101,12 @@ TEST(PrivacyLedger, RefusesReleasesBeyondTheCalibratedBudget) {
   ledger.charge(1, 2, {});
   EXPECT_THROW(ledger.charge(1, 3, {}), InputError);
   EXPECT_EQ(ledger.all_entries().size(), 6u);
+  // A label restored from its progress, then from its finished outcome (--shard-by label hands
+  // every rank the whole list): the entries already held are not counted again.
+  ledger.restore(1, nlohmann::ordered_json::array({{{"iteration", 0}}, {{"iteration", 1}}, {{"iteration", 2}}}));
+  EXPECT_EQ(ledger.entries(1).size(), 3u);
+  EXPECT_THROW(ledger.restore(1, nlohmann::ordered_json::array({{{"iteration", 3}}})), InputError);
+  EXPECT_EQ(ledger.all_entries().size(), 6u);
 }
 
 TEST(PrivacyStudy, ExactSigmaCoversWhatThePaperUnderProtects) {
