@@ -244,7 +244,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
-    ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
+    ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
   add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;

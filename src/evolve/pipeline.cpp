@@ -533,7 +533,10 @@ std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters
 
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const Timer run_timer;
-  const Shard shard(comm, config.data, config.shard_by);
+  // Aug-PE's votes cost M_l x N per label, which splits well by record; by label the largest labels
+  // would keep their ranks busy while the others wait (measured at Yelp scale: 12.2 s against 10.2 s).
+  const bool augpe_auto = config.method == Method::kAugPE && config.shard_by == ShardBy::kAuto;
+  const Shard shard(comm, config.data, augpe_auto ? ShardBy::kRecord : config.shard_by);
   const DatasetInfo& info = shard.info();
   if (!info.has_text && config.generator_corpus.empty() && !config.http_generator) {
     throw InputError(config.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");

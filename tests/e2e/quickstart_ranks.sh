@@ -75,6 +75,10 @@ for np in 1 2; do
     --method augpe --iterations 2 --synthetic 60 --quiet
 done
 cmp "$T/aug1/synthetic.csv" "$T/aug2/synthetic.csv" || fail "augpe synthetic.csv differs between 1 and 2 ranks"
+grep -q '"shard_by": "record"' "$T/aug2/run.json" || fail "augpe at 2 ranks did not shard by record (auto)"
+mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/augl2" --noise-key-file "$T/noise.key" \
+  --method augpe --iterations 2 --synthetic 60 --quiet --shard-by label
+for f in synthetic.csv privacy.json; do cmp "$T/aug1/$f" "$T/augl2/$f" || fail "augpe $f differs between 1 rank and 2 ranks by label"; done
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 # The learned embedder (fitted on the public records at import, stored in the dataset): runs are
 # rank-count independent with it too, and record its identity.
