@@ -339,110 +339,150 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
 }
 
 // Stage "evolve": every label not finished yet, into the checkpoint; at the end every rank holds
-// every outcome and every release. By record, all ranks evolve each label together, one label
-// after another. By label, each rank evolves its own labels while the others evolve theirs, and
-// after every iteration the ranks exchange their labels' state: one exchange per iteration of a
-// rank's labels, so a rank with fewer iterations left takes part in the others' remaining ones.
-// Either way rank 0 rewrites progress.json after every iteration and checkpoint.json after every
-// finished label, and every rank checks for a stop request at the same points.
-void evolve_labels(const Communicator& comm, const RunContext& run, const std::vector<std::size_t>& synthetic_per_label,
-                   std::map<std::size_t, LabelProgress> in_progress, Checkpoint& checkpoint) {
-  const RunConfig& config = run.config;
-  const Shard& shard = run.shard;
-  const DatasetInfo& info = shard.info();
-  const int iterations = config.iterations;
-  std::vector<std::size_t> pending;
-  for (std::size_t label = 0; label < shard.num_labels(); ++label) {
-    if (checkpoint.labels.count(label)) continue;
-    if (synthetic_per_label[label] > 0) {
-      pending.push_back(label);
-      continue;
-    }
-    LabelOutcome skipped;
-    skipped.report = {{"id", label}, {"name", info.labels.display(label)}, {"synthetic", 0},
-                      {"skipped", "no public records: nothing to learn from and no synthetic share"}};
-    skipped.releases = nlohmann::ordered_json::array();
-    checkpoint.labels[label] = std::move(skipped);
-  }
-  Progress progress("evolve", pending.size());
-  std::size_t done = 0;
-  auto save_state = [&](bool finished_some) {
-    if (!comm.is_root()) return;
-    if (finished_some) save_checkpoint(checkpoint_path(config.state_dir), checkpoint);
-    if (in_progress.empty()) {
-      std::filesystem::remove(progress_path(config.state_dir));
+// every outcome and every release. Rank 0 rewrites progress.json after every iteration and
+// checkpoint.json after every finished label, and every rank checks for a stop request at the
+// same points.
+class Evolution {
+ public:
+  Evolution(const Communicator& comm, const RunContext& run, const std::vector<std::size_t>& synthetic_per_label,
+            std::map<std::size_t, LabelProgress> in_progress, Checkpoint& checkpoint)
+      : comm_(comm),
+        run_(run),
+        synthetic_(synthetic_per_label),
+        in_progress_(std::move(in_progress)),
+        checkpoint_(checkpoint),
+        pending_(pending_labels(run.shard, synthetic_per_label, checkpoint)),
+        progress_("evolve", pending_.size()) {}
+
+  void run() {
+    if (run_.shard.by == ShardBy::kRecord) {
+      by_record();
     } else {
-      save_progress(progress_path(config.state_dir), checkpoint.fingerprint, in_progress);
+      by_label();
     }
-  };
-  auto resumed = [&](std::size_t label) {
-    const auto it = in_progress.find(label);
-    return it == in_progress.end() ? std::nullopt : std::optional<LabelProgress>(it->second);
-  };
-  const auto name = [&](std::size_t label) { return "label " + std::to_string(label) + " (" + info.labels.display(label) + ")"; };
-
-  if (shard.by == ShardBy::kRecord) {
-    for (const std::size_t label : pending) {
-      const std::optional<LabelProgress> from = resumed(label);
-      LabelOutcome outcome = evolve_one_label(run, label, synthetic_per_label[label], from ? &*from : nullptr,
-                                              [&](const LabelOutcome& so_far, int d) {
-                                                in_progress[label] = {label, d, so_far};
-                                                save_state(false);
-                                                stop_if_asked(comm, "after iteration " + std::to_string(d - 1) + " of label " + std::to_string(label));
-                                              });
-      in_progress.erase(label);
-      checkpoint.labels[label] = std::move(outcome);
-      save_state(true);
-      progress.step(++done, name(label));
-      stop_if_asked(comm, "after label " + std::to_string(label));
-    }
-    progress.finish();
-    return;
+    progress_.finish();
   }
 
-  std::vector<std::size_t> steps(static_cast<std::size_t>(comm.size()), 0);
-  for (const std::size_t label : pending) {
-    const auto from = resumed(label);
-    steps[static_cast<std::size_t>(shard.label_rank[label])] += static_cast<std::size_t>(iterations - (from ? from->iterations_done : 0));
+ private:
+  // The labels left to evolve; those without a synthetic share go into the checkpoint as skipped.
+  static std::vector<std::size_t> pending_labels(const Shard& shard, const std::vector<std::size_t>& synthetic_per_label,
+                                                 Checkpoint& checkpoint) {
+    std::vector<std::size_t> pending;
+    for (std::size_t label = 0; label < shard.num_labels(); ++label) {
+      if (checkpoint.labels.count(label)) continue;
+      if (synthetic_per_label[label] > 0) {
+        pending.push_back(label);
+        continue;
+      }
+      LabelOutcome skipped;
+      skipped.report = {{"id", label}, {"name", shard.info().labels.display(label)}, {"synthetic", 0},
+                        {"skipped", "no public records: nothing to learn from and no synthetic share"}};
+      skipped.releases = nlohmann::ordered_json::array();
+      checkpoint.labels[label] = std::move(skipped);
+    }
+    return pending;
   }
-  const std::size_t all_steps = *std::max_element(steps.begin(), steps.end());
-  std::size_t taken = 0;
-  auto exchange = [&](const LabelProgress* mine, const std::string& where) {
-    ++taken;
-    const auto states = comm.allgather_strings({mine ? progress_json(*mine).dump() : std::string()});
+
+  // All ranks evolve each label together, one label after another.
+  void by_record() {
+    for (const std::size_t label : pending_) {
+      LabelOutcome outcome = evolve(label, [&](const LabelOutcome& so_far, int done) {
+        in_progress_[label] = {label, done, so_far};
+        save(false);
+        stop_if_asked(comm_, "after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
+      });
+      in_progress_.erase(label);
+      checkpoint_.labels[label] = std::move(outcome);
+      save(true);
+      progress_.step(++finished_, name(label));
+      stop_if_asked(comm_, "after label " + std::to_string(label));
+    }
+  }
+
+  // Each rank evolves its own labels while the others evolve theirs, and after every iteration the
+  // ranks exchange their labels' state: one exchange per iteration of a rank's labels, so a rank
+  // with fewer iterations left takes part in the others' remaining ones.
+  void by_label() {
+    const int iterations = run_.config.iterations;
+    std::vector<std::size_t> steps(static_cast<std::size_t>(comm_.size()), 0);
+    for (const std::size_t label : pending_) {
+      const auto from = resumed(label);
+      steps[static_cast<std::size_t>(run_.shard.label_rank[label])] += static_cast<std::size_t>(iterations - (from ? from->iterations_done : 0));
+    }
+    const std::size_t all_steps = *std::max_element(steps.begin(), steps.end());
+    std::size_t taken = 0;
+    for (const std::size_t label : pending_) {
+      if (!run_.shard.evolves(label)) continue;
+      LabelOutcome outcome = evolve(label, [&](const LabelOutcome& so_far, int done) {
+        const LabelProgress now{label, done, so_far};
+        exchange(&now, "after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
+        ++taken;
+      });
+      const LabelProgress finished{label, iterations, std::move(outcome)};
+      exchange(&finished, "after label " + std::to_string(label));
+      ++taken;
+    }
+    for (; taken < all_steps; ++taken) exchange(nullptr, "while the other ranks evolve their labels");
+  }
+
+  // Every rank's label state (or none) to every rank: in progress, it is kept for progress.json;
+  // finished, its outcome goes into the checkpoint and its releases into the ledger.
+  void exchange(const LabelProgress* mine, const std::string& where) {
+    const auto states = comm_.allgather_strings({mine ? progress_json(*mine).dump() : std::string()});
     std::string finished;
     for (std::size_t r = 0; r < states.size(); ++r) {
       if (states[r].empty()) continue;
       LabelProgress p = progress_from_json(nlohmann::ordered_json::parse(states[r]), "rank " + std::to_string(r) + "'s label state",
-                                           shard.num_labels(), iterations);
-      if (p.iterations_done < iterations) {
-        in_progress[p.label] = std::move(p);
+                                           run_.shard.num_labels(), run_.config.iterations);
+      if (p.iterations_done < run_.config.iterations) {
+        in_progress_[p.label] = std::move(p);
         continue;
       }
-      in_progress.erase(p.label);
-      run.ledger.restore(p.label, p.outcome.releases);
-      checkpoint.labels[p.label] = std::move(p.outcome);
+      in_progress_.erase(p.label);
+      run_.ledger.restore(p.label, p.outcome.releases);
+      checkpoint_.labels[p.label] = std::move(p.outcome);
       finished += (finished.empty() ? "" : ", ") + name(p.label);
-      ++done;
+      ++finished_;
     }
-    save_state(!finished.empty());
-    if (!finished.empty()) progress.step(done, finished);
-    stop_if_asked(comm, where);
-  };
-  for (const std::size_t label : pending) {
-    if (!shard.evolves(label)) continue;
-    const std::optional<LabelProgress> from = resumed(label);
-    LabelOutcome outcome = evolve_one_label(run, label, synthetic_per_label[label], from ? &*from : nullptr,
-                                            [&](const LabelOutcome& so_far, int d) {
-                                              const LabelProgress now{label, d, so_far};
-                                              exchange(&now, "after iteration " + std::to_string(d - 1) + " of label " + std::to_string(label));
-                                            });
-    const LabelProgress finished{label, iterations, std::move(outcome)};
-    exchange(&finished, "after label " + std::to_string(label));
+    save(!finished.empty());
+    if (!finished.empty()) progress_.step(finished_, finished);
+    stop_if_asked(comm_, where);
   }
-  while (taken < all_steps) exchange(nullptr, "while the other ranks evolve their labels");
-  progress.finish();
-}
+
+  LabelOutcome evolve(std::size_t label, const std::function<void(const LabelOutcome&, int)>& after_iteration) {
+    const std::optional<LabelProgress> from = resumed(label);  // a copy: after_iteration replaces the entry
+    return evolve_one_label(run_, label, synthetic_[label], from ? &*from : nullptr, after_iteration);
+  }
+
+  std::optional<LabelProgress> resumed(std::size_t label) const {
+    const auto it = in_progress_.find(label);
+    return it == in_progress_.end() ? std::nullopt : std::optional<LabelProgress>(it->second);
+  }
+
+  void save(bool finished_some) const {
+    if (!comm_.is_root()) return;
+    const auto& state_dir = run_.config.state_dir;
+    if (finished_some) save_checkpoint(checkpoint_path(state_dir), checkpoint_);
+    if (in_progress_.empty()) {
+      std::filesystem::remove(progress_path(state_dir));
+    } else {
+      save_progress(progress_path(state_dir), checkpoint_.fingerprint, in_progress_);
+    }
+  }
+
+  std::string name(std::size_t label) const {
+    return "label " + std::to_string(label) + " (" + run_.shard.info().labels.display(label) + ")";
+  }
+
+  const Communicator& comm_;
+  const RunContext& run_;
+  const std::vector<std::size_t>& synthetic_;
+  std::map<std::size_t, LabelProgress> in_progress_;
+  Checkpoint& checkpoint_;
+  std::vector<std::size_t> pending_;
+  Progress progress_;
+  std::size_t finished_ = 0;
+};
 
 // Stage "evaluate" (--eval-real): the real file is read once before the run (so that a bad file
 // fails before any work); after the run, the initial population and the selection after every
@@ -561,8 +601,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const double calibration_seconds = timer.seconds();
   const std::optional<RealSet> eval_real = prepare_eval(comm, config, info);
 
-  evolve_labels(comm, {.config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger},
-                synthetic_per_label, std::move(in_progress), checkpoint);
+  const RunContext run{.config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger};
+  Evolution(comm, run, synthetic_per_label, std::move(in_progress), checkpoint).run();
 
   RunResult result;
   result.synthetic.resize(num_labels);
