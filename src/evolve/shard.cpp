@@ -54,32 +54,63 @@ std::vector<int> assign_labels(const std::vector<std::int64_t>& records_per_labe
 
 namespace {
 
-// This rank's records when sharding by label: every record of the labels it evolves, read chunk by
-// chunk (each rank reads the whole file, keeping its own rows; no chunk is held twice in memory).
+// This rank's records when sharding by label: every record of the labels it evolves. Label ids
+// and secret sets are small, and every rank reads them whole. The embeddings are read once in
+// all: each rank reads its contiguous record range, a window at a time, and sends each row to the
+// rank that evolves its label (one alltoallv per window, so a rank holds one window besides its
+// own rows). The rows a rank gets from rank r are consecutive in its (ascending) record order, as
+// r's range is contiguous and r sends them in order: each block lands with one copy.
 void load_labels(Shard& s, const Communicator& comm, const std::vector<std::int32_t>& all, const std::vector<std::int64_t>& per_label) {
   const DatasetInfo& info = s.reader.info();
   const std::uint64_t n = info.num_records;
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  const std::size_t row_bytes = static_cast<std::size_t>(info.embedding_dim) * sizeof(float);
   s.label_rank = assign_labels(per_label, comm.size());
-  for (std::uint64_t i = 0; i < n; ++i)
-    if (s.label_rank[static_cast<std::size_t>(all[i])] == comm.rank()) s.ids.push_back(i);
-  s.labels.reserve(s.ids.size());
+  const auto rank_of = [&](std::uint64_t i) { return static_cast<std::size_t>(s.label_rank[static_cast<std::size_t>(all[i])]); };
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (rank_of(i) != static_cast<std::size_t>(comm.rank())) continue;
+    s.ids.push_back(i);
+    s.labels.push_back(all[i]);
+  }
+  const SecretMatrix every = s.reader.secrets(0, n);
   s.secrets = SecretMatrix{{0}, {}, info.num_secrets};
+  for (const std::uint64_t id : s.ids) {
+    const auto set = every.secrets_of(static_cast<std::size_t>(id));
+    s.secrets.indices.insert(s.secrets.indices.end(), set.begin(), set.end());
+    s.secrets.indptr.push_back(static_cast<std::int64_t>(s.secrets.indices.size()));
+  }
+
   s.embeddings.resize(static_cast<Eigen::Index>(s.ids.size()), info.embedding_dim);
-  constexpr std::uint64_t kChunk = 1 << 16;
-  std::size_t row = 0;
-  for (std::uint64_t b = 0; b < n && row < s.ids.size(); b += kChunk) {
-    const std::uint64_t e = std::min(n, b + kChunk);
-    if (s.ids[row] >= e) continue;  // none of this chunk's records is this rank's
-    const SecretMatrix secrets = s.reader.secrets(b, e);
-    const MatrixF embeddings = s.reader.embeddings(b, e);
-    for (; row < s.ids.size() && s.ids[row] < e; ++row) {
-      const auto i = static_cast<std::size_t>(s.ids[row] - b);
-      s.labels.push_back(all[s.ids[row]]);
-      const auto set = secrets.secrets_of(i);
-      s.secrets.indices.insert(s.secrets.indices.end(), set.begin(), set.end());
-      s.secrets.indptr.push_back(static_cast<std::int64_t>(s.secrets.indices.size()));
-      std::memcpy(s.embeddings.row(static_cast<Eigen::Index>(row)).data(), embeddings.row(static_cast<Eigen::Index>(i)).data(),
-                  static_cast<std::size_t>(info.embedding_dim) * sizeof(float));
+  std::vector<std::size_t> next_row(ranks);  // where the next row from rank r goes
+  std::uint64_t longest = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const auto [b, e] = comm.shard_of(n, static_cast<int>(r));
+    next_row[r] = static_cast<std::size_t>(std::lower_bound(s.ids.begin(), s.ids.end(), b) - s.ids.begin());
+    longest = std::max(longest, e - b);
+  }
+  const auto [begin, end] = comm.shard(n);
+  // 8192 rows of 768 floats: 25 MB, below glibc's largest mmap threshold, so the window's buffers
+  // are reused from the heap rather than mapped (and faulted in) afresh for every window.
+  constexpr std::uint64_t kWindow = 1 << 13;
+  for (std::uint64_t w = 0; w < longest; w += kWindow) {
+    const std::uint64_t b = std::min(end, begin + w), e = std::min(end, begin + w + kWindow);
+    const MatrixF rows = b < e ? s.reader.embeddings(b, e) : MatrixF(0, info.embedding_dim);
+    std::vector<std::size_t> counts(ranks, 0), at(ranks, 0);
+    for (std::uint64_t i = b; i < e; ++i) counts[rank_of(i)] += row_bytes;
+    for (std::size_t r = 1; r < ranks; ++r) at[r] = at[r - 1] + counts[r - 1];
+    std::vector<unsigned char> send(static_cast<std::size_t>(e - b) * row_bytes);
+    for (std::uint64_t i = b; i < e; ++i) {
+      std::memcpy(send.data() + at[rank_of(i)], rows.row(static_cast<Eigen::Index>(i - b)).data(), row_bytes);
+      at[rank_of(i)] += row_bytes;
+    }
+    std::vector<std::size_t> got_counts;
+    const std::vector<unsigned char> got = comm.alltoallv(send, counts, got_counts);
+    std::size_t from = 0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      if (got_counts[r] == 0) continue;
+      std::memcpy(s.embeddings.row(static_cast<Eigen::Index>(next_row[r])).data(), got.data() + from, got_counts[r]);
+      next_row[r] += got_counts[r] / row_bytes;
+      from += got_counts[r];
     }
   }
 }

@@ -10,8 +10,8 @@
 //   (a one-rank communicator per label), so ranks work on different labels at the same time and
 //   nothing per label is computed twice or exchanged. Pays when there are at least as many labels
 //   as ranks and each label's iteration is short (Yelp: 50 labels, ~8 ms of release and votes,
-//   of which a split by centre repeats the candidates' share on every rank). Every rank reads the
-//   whole file to pick its records.
+//   of which a split by centre repeats the candidates' share on every rank). Each rank reads its
+//   record range and sends every row to the rank that evolves its label.
 // Either way every record is on exactly one rank, in ascending global id, so global reductions
 // (the noise calibration, the counts) and every output are the same.
 #include <cstdint>

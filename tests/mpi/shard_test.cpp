@@ -59,7 +59,7 @@ class SharedDataset {
 
 TEST(Shard, ByRecordOrByLabelHoldsEveryRecordOnceWithItsOwnData) {
   const MpiCommunicator world;
-  const std::size_t n = 150000;  // more than two of the label loader's chunks
+  const std::size_t n = 150000;  // several of the label loader's windows per rank
   const SharedDataset data(world, n);
   std::vector<std::int64_t> public_counts;
   for (const ShardBy by : {ShardBy::kRecord, ShardBy::kLabel}) {
