@@ -52,7 +52,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   const auto kernel = make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
-  const Shard shard(comm, o.data, o.method == "augpe" && o.shard_by == ShardBy::kAuto ? ShardBy::kRecord : o.shard_by);  // as secpe run
+  const Shard shard(comm, o.data, shard_by_for(o.shard_by, o.method == "augpe"));
   // By label, each rank measures its own labels on a one-rank communicator (label_comm, which
   // sends nothing) while the others measure theirs: times are summed per rank and the slowest
   // rank's sum is reported.

@@ -406,8 +406,9 @@ class Evolution {
     const int iterations = run_.config.iterations;
     std::vector<std::size_t> steps(static_cast<std::size_t>(comm_.size()), 0);
     for (const std::size_t label : pending_) {
-      const auto from = resumed(label);
-      steps[static_cast<std::size_t>(run_.shard.label_rank[label])] += static_cast<std::size_t>(iterations - (from ? from->iterations_done : 0));
+      const auto from = in_progress_.find(label);
+      const int done = from == in_progress_.end() ? 0 : from->second.iterations_done;
+      steps[static_cast<std::size_t>(run_.shard.label_rank[label])] += static_cast<std::size_t>(iterations - done);
     }
     const std::size_t all_steps = *std::max_element(steps.begin(), steps.end());
     std::size_t taken = 0;
@@ -573,10 +574,7 @@ std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters
 
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const Timer run_timer;
-  // Aug-PE's votes cost M_l x N per label, which splits well by record; by label the largest labels
-  // would keep their ranks busy while the others wait (measured at Yelp scale: 12.2 s against 10.2 s).
-  const bool augpe_auto = config.method == Method::kAugPE && config.shard_by == ShardBy::kAuto;
-  const Shard shard(comm, config.data, augpe_auto ? ShardBy::kRecord : config.shard_by);
+  const Shard shard(comm, config.data, shard_by_for(config.shard_by, config.method == Method::kAugPE));
   const DatasetInfo& info = shard.info();
   if (!info.has_text && config.generator_corpus.empty() && !config.http_generator) {
     throw InputError(config.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");

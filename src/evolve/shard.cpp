@@ -31,6 +31,8 @@ ShardBy resolve_shard_by(ShardBy by, int ranks, const std::vector<std::int64_t>&
   return largest * ranks <= 2 * total ? ShardBy::kLabel : ShardBy::kRecord;
 }
 
+ShardBy shard_by_for(ShardBy by, bool augpe) { return augpe && by == ShardBy::kAuto ? ShardBy::kRecord : by; }
+
 std::vector<int> assign_labels(const std::vector<std::int64_t>& records_per_label, int ranks) {
   const std::size_t n = records_per_label.size(), r = static_cast<std::size_t>(std::max(ranks, 1));
   // The first n % r ranks may take ceil(n / r) labels, the others floor(n / r).

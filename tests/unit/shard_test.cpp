@@ -52,6 +52,9 @@ TEST(ShardBy, NamesAndAuto) {
   EXPECT_EQ(resolve_shard_by(ShardBy::kAuto, 64, std::vector<std::int64_t>(50, 10)), ShardBy::kRecord);  // fewer labels than ranks
   EXPECT_EQ(resolve_shard_by(ShardBy::kLabel, 64, yelp), ShardBy::kLabel);
   EXPECT_EQ(resolve_shard_by(ShardBy::kRecord, 2, yelp), ShardBy::kRecord);
+  EXPECT_EQ(shard_by_for(ShardBy::kAuto, /*augpe=*/true), ShardBy::kRecord);
+  EXPECT_EQ(shard_by_for(ShardBy::kLabel, /*augpe=*/true), ShardBy::kLabel);
+  EXPECT_EQ(shard_by_for(ShardBy::kAuto, /*augpe=*/false), ShardBy::kAuto);
 }
 
 }  // namespace
