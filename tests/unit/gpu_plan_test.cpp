@@ -9,10 +9,13 @@
 #include <set>
 #include <stdexcept>
 
+#include "compute/cuda_backend.hpp"
 #include "compute/gpu_plan.hpp"
 
 namespace secpe::gpu {
 namespace {
+
+using secpe::DeviceTraffic;
 
 TEST(GpuPlan, LocalRankFromTheLaunchersEnvironment) {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"}) unsetenv(name);
@@ -147,6 +150,18 @@ TEST(GpuPlan, PackedBlocksAreAlignedAndDisjoint) {
   EXPECT_EQ(p.total, end);
   EXPECT_EQ(p.offsets, (std::vector<std::size_t>{0, 256, 256, 512, 768, 1280}));
   EXPECT_EQ(pack({}, 256).total, 0u);
+}
+
+TEST(GpuPlan, TrafficCountersSubtractFieldByField) {
+  const DeviceTraffic a{.bytes_up = 10, .bytes_down = 20, .syncs = 3, .batches = 2, .host_rescored_rows = 5, .check_failures = 1};
+  const DeviceTraffic b{.bytes_up = 4, .bytes_down = 5, .syncs = 1, .batches = 1, .host_rescored_rows = 2, .check_failures = 0};
+  const DeviceTraffic d = a - b;
+  EXPECT_EQ(d.bytes_up, 6u);
+  EXPECT_EQ(d.bytes_down, 15u);
+  EXPECT_EQ(d.syncs, 2u);
+  EXPECT_EQ(d.batches, 1u);
+  EXPECT_EQ(d.host_rescored_rows, 3u);
+  EXPECT_EQ(d.check_failures, 1u);
 }
 
 }  // namespace
