@@ -4,7 +4,8 @@
 #   SECPE_BIN=build bash jobs/gpu-check.sh [OUT]        (OUT default out/gpu-check)
 # In order of importance, each step with its log in OUT/NAME.log and its own time limit, all of
 # them within SECPE_GPU_CHECK_SECONDS (default 400: under 7 minutes on a 16-core H100 node):
-#   cuda-unit-tests        every CUDA test (CPU against GPU, bit for bit) and the host-side plans
+#   cuda-unit-tests        every CUDA test (CPU against GPU, bit for bit; a missing GPU fails them)
+#                          and the host-side plans
 #   bench-kernel-cuda      bench kernel 100000 x 35000 x 768 on the GPU, fp32, against cuBLAS SGEMM
 #   synth-embeddings       the Yelp-scale dataset (6 GB, in a temporary folder, deleted at the end)
 #   bench-histogram-cuda   bench histogram at Yelp scale on the GPU (SecPE and Aug-PE, GEMM floors)
@@ -51,7 +52,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv
   { echo "gpu-check: nvidia-smi found no GPU" >&2; exit 2; }
 git rev-parse HEAD >"$OUT/commit.txt" 2>/dev/null || echo unknown >"$OUT/commit.txt"
 
-step cuda-unit-tests 100 "$UNIT" --gtest_filter='CudaKernel.*:Device.*:GpuPlan.*:ExactOrder.*:SearchBatch.*' \
+step cuda-unit-tests 100 env SECPE_REQUIRE_GPU=1 "$UNIT" --gtest_filter='CudaKernel.*:Device.*:GpuPlan.*:ExactOrder.*:SearchBatch.*' \
   --gtest_output="xml:$OUT/cuda-unit-tests.xml"
 step bench-kernel-cuda 60 "$SECPE" bench kernel --device cuda --rows 100000 --centres 35000 --dim 768 \
   --verify-rows 256 --repeats 3 --threads "$THREADS" --out "$OUT/kernel_cuda.json"
@@ -61,7 +62,7 @@ for device in cuda cpu; do
     --clusters 600 --kmeans-iterations 2 --method both --device "$device" --threads "$THREADS" --out "$OUT/histogram_$device.json"
 done
 rm -rf "${DATA:?}"/*  # 6 GB the rest does not need
-step e2e-device 90 env SECPE_SOURCE_DIR="$PWD" bash tests/e2e/device.sh "$SECPE"
+step e2e-device 90 env SECPE_SOURCE_DIR="$PWD" SECPE_REQUIRE_GPU=1 bash tests/e2e/device.sh "$SECPE"
 step bench-kernel-cuda-tf32 45 "$SECPE" bench kernel --device cuda --tf32 --rows 100000 --centres 35000 --dim 768 \
   --verify-rows 256 --repeats 3 --threads "$THREADS" --out "$OUT/kernel_cuda_tf32.json"
 step nccl-1-rank 30 "$MPI_TESTS" --gtest_filter='NcclCommunicator.*'
