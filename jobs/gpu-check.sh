@@ -12,6 +12,7 @@
 #   bench-histogram-cpu    the same on this node's CPU cores
 #   e2e-device             tests/e2e/device.sh: --device cuda byte-identical to cpu at 1 and 2 ranks
 #   bench-kernel-cuda-tf32 bench kernel with the TF32 screen against cuBLAS TF32
+#   bench-histogram-cuda-tf32  Aug-PE at Yelp scale with the TF32 screen
 #   nccl-1-rank, nccl-2-ranks  the NCCL communicator against MPI
 # After every step OUT/steps.txt gains a line (name, ok | FAILED rc | TIMEOUT | SKIPPED, seconds)
 # and analysis/gpu_summary.py rewrites OUT/summary.json and OUT/summary.md (the figures, the
@@ -61,10 +62,12 @@ for device in cuda cpu; do
   step "bench-histogram-$device" 100 "$SECPE" bench histogram --data "$DATA/yelp.h5" --synthetic 5000 --variations 6 \
     --clusters 600 --kmeans-iterations 2 --method both --device "$device" --threads "$THREADS" --out "$OUT/histogram_$device.json"
 done
-rm -rf "${DATA:?}"/*  # 6 GB the rest does not need
 step e2e-device 90 env SECPE_SOURCE_DIR="$PWD" SECPE_REQUIRE_GPU=1 bash tests/e2e/device.sh "$SECPE"
 step bench-kernel-cuda-tf32 45 "$SECPE" bench kernel --device cuda --tf32 --rows 100000 --centres 35000 --dim 768 \
   --verify-rows 256 --repeats 3 --threads "$THREADS" --out "$OUT/kernel_cuda_tf32.json"
+step bench-histogram-cuda-tf32 60 "$SECPE" bench histogram --data "$DATA/yelp.h5" --synthetic 5000 --variations 6 \
+  --clusters 600 --kmeans-iterations 2 --method augpe --device cuda --tf32 --threads "$THREADS" --out "$OUT/histogram_cuda_tf32.json"
+rm -rf "${DATA:?}"/*  # 6 GB the rest does not need
 step nccl-1-rank 30 "$MPI_TESTS" --gtest_filter='NcclCommunicator.*'
 step nccl-2-ranks 30 mpirun -n 2 --oversubscribe "$MPI_TESTS" --gtest_filter='NcclCommunicator.*'
 

@@ -261,7 +261,9 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   parse_kmeans_init(o.kmeans_init);
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
-  const auto kernel = make_kernel(o.kernel, o.threads, o.device);
+  const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda && o.tf32
+                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = true})
+                                                         : make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
   const Shard shard(comm, o.data, shard_by_for(o.shard_by, o.method == "augpe"));
@@ -278,7 +280,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   comm.broadcast(std::span<unsigned char>(b.key.bytes));
 
   nlohmann::ordered_json figures;
-  if (b.cuda) figures["gpu"] = b.cuda->device_description();
+  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = o.tf32;
   figures["records"] = info.num_records;
   figures["labels"] = shard.num_labels();
   figures["dim"] = info.embedding_dim;

@@ -257,6 +257,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
+    ("tf32", po::bool_switch(&o.tf32), "cuda: TF32 tensor-core GEMMs for the searches (the results stay exact: a wider bound, more candidates rescored)")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
     ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
