@@ -17,7 +17,9 @@ What is checked, in every file:
   slurm/secpe-run.sbatch CONFIG and jobs/quickstart.sh are secpe run options; options after
   `python3 analysis/X.py` must be in that script's --help;
 - [section] keys of ini blocks are options of that section's command;
-- any other --option in code belongs to some secpe command or to an outside tool listed below.
+- any other --option in code belongs to some secpe command or to an outside tool listed below;
+- every guide file (docs/*.md but method.md) opens with the question it answers, and README.md
+  (at most 250 lines) links to it.
 """
 import glob
 import os
@@ -37,6 +39,7 @@ SUBCOMMANDS = {"bench": ["kernel", "faiss", "histogram", "privacy"], "privacy": 
 # Scripts whose extra arguments go to `secpe run`.
 RUN_PASSTHROUGH = re.compile(r"(?:slurm/secpe-run\.sbatch\s+\S+|jobs/quickstart\.sh)((?:\s+\S+)*)")
 WALKTHROUGH_MARK = "<!-- docs-test: walkthrough"
+README_MAX_LINES = 250
 ALT = "\x01"  # stands for a table's escaped pipe (`a\\|b`) inside commands
 
 
@@ -109,7 +112,7 @@ class Checker:
         m = re.search(r"python3\s+(analysis/[\w.-]+\.py)((?:\s+\S+)*)", line)
         if m:
             known = self.options_of(["python3", os.path.join(self.src, m.group(1))])
-            opts = set(re.findall(r"(?<![\w-])--([\w-]+)", m.group(2)))
+            opts = set(re.findall(r"(?<![\w-])--([a-z][\w-]*)", m.group(2)))
             for o in sorted(opts - (known or set()) - {"help"}):
                 self.problem(where, f"'--{o}' is not an option of {m.group(1)}")
             used |= opts
@@ -125,23 +128,25 @@ class Checker:
         known = set()
         subs = SUBCOMMANDS.get(command)
         sub_m = re.match(r"\s+([a-z][\w-]*(?:" + ALT + r"[a-z][\w-]*)*)", rest) if subs else None
-        if sub_m and all(s in subs for s in sub_m.group(1).split(ALT)):
+        if sub_m and not all(s in subs for s in sub_m.group(1).split(ALT)):
+            sub_m = None
+        if sub_m:
             for s in sub_m.group(1).split(ALT):
                 known |= self.secpe_options(f"{command} {s}") or set()
-        elif sub_m and command == "bench":
-            self.problem(where, f"'secpe bench {sub_m.group(1)}': not a benchmark ({', '.join(subs)})")
+        elif command == "bench" and re.match(r"\s+[a-z]", rest):
+            self.problem(where, f"'secpe bench {rest.split()[0]}': not a benchmark ({', '.join(subs)})")
             return set()
         else:
             for a in alternatives:
                 known |= self.secpe_options(a) or set()
-        opts = set(re.findall(r"(?<![\w-])--([\w-]+)", rest))
+        opts = set(re.findall(r"(?<![\w-])--([a-z][\w-]*)", rest))
         for o in sorted(opts - known):
             label = command + (" " + sub_m.group(1).replace(ALT, "|") if sub_m else "")
             self.problem(where, f"'--{o}' is not an option of 'secpe {label}' (secpe {label} --help)")
         return opts
 
     def check_bare_options(self, where, code, used):
-        for o in sorted(set(re.findall(r"(?<![\w-])--([\w-]+)", code)) - used):
+        for o in sorted(set(re.findall(r"(?<![\w-])--([a-z][\w-]*)", code)) - used):
             if o not in self.all_secpe_options() and o not in OUTSIDE_OPTIONS:
                 self.problem(where, f"'--{o}' is no option of any secpe command (nor a known outside tool's)")
 
@@ -204,6 +209,23 @@ class Checker:
             self.problem(where, f"link target '{target}' does not exist")
         elif anchor and (not full.endswith(".md") or anchor not in self.anchors(full)):
             self.problem(where, f"link '{target}': no heading '#{anchor}' in {os.path.relpath(full, self.src)}")
+
+    # --- the guide's shape ------------------------------------------------------------------------
+    def check_guide(self, docs):
+        """Each guide file (docs/*.md but the method write-up) opens with a title and, under it, the
+        question it answers ('> ...?'); the README links to every one of them."""
+        readme = open(os.path.join(self.src, "README.md"), encoding="utf-8").read()
+        if readme.count("\n") > README_MAX_LINES:
+            self.problem("README.md", f"{readme.count(chr(10))} lines; the front page keeps to {README_MAX_LINES} (details go to docs/)")
+        for doc in docs:
+            rel = os.path.relpath(doc, self.src)
+            if not rel.startswith("docs/") or rel == "docs/method.md":
+                continue
+            lines = open(doc, encoding="utf-8").read().split("\n")
+            if not (lines[0].startswith("# ") and len(lines) > 2 and lines[2].startswith("> ") and lines[2].endswith("?")):
+                self.problem(f"{rel}:1", "a guide file starts with '# Title', a blank line, then '> the question it answers?'")
+            if f"]({rel})" not in readme:
+                self.problem("README.md", f"the guide table does not link to {rel}")
 
     # --- one file ----------------------------------------------------------------------------------
     def check_file(self, doc):
@@ -293,6 +315,7 @@ def main():
     docs += sorted(glob.glob(os.path.join(src, "docs", "*.md")))
     for doc in docs:
         checker.check_file(doc)
+    checker.check_guide(docs)
     for p in checker.problems:
         print(p)
     print(f"docs_check: {len(docs)} files, {len(checker.problems)} problem(s)")
