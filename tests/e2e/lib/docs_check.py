@@ -85,7 +85,7 @@ class Checker:
 
     def all_secpe_options(self):
         if not hasattr(self, "_all"):
-            self._all = set()
+            self._all = {"version"}  # secpe --version
             for c in self.commands:
                 self._all |= self.secpe_options(c) or set()
                 for sub in SUBCOMMANDS.get(c, []):
