@@ -35,7 +35,6 @@ OUTSIDE_OPTIONS = {
     "gtest_filter", "model-id", "port",
 }
 PATH_PREFIXES = ("src/", "jobs/", "tests/", "slurm/", "analysis/", "docs/")
-SUBCOMMANDS = {"bench": ["kernel", "faiss", "histogram", "privacy"], "privacy": ["calibrate"]}
 # Scripts whose extra arguments go to `secpe run`.
 RUN_PASSTHROUGH = re.compile(r"(?:slurm/secpe-run\.sbatch\s+\S+|jobs/quickstart\.sh)((?:\s+\S+)*)")
 WALKTHROUGH_MARK = "<!-- docs-test: walkthrough"
@@ -48,7 +47,7 @@ class Checker:
         self.src, self.secpe = src, secpe
         self.problems = []
         self.help_cache = {}
-        self.commands = self.parse_commands()
+        self.commands, self.subcommands = self.parse_commands()
 
     # --- what secpe and the scripts know ---------------------------------------------------------
     def run_help(self, argv):
@@ -68,7 +67,13 @@ class Checker:
         commands = set(re.findall(r"^  ([a-z][a-z-]+)\s", text, re.M))
         if "run" not in commands:
             sys.exit(f"docs_check: no commands found in secpe --help: {text}")
-        return commands
+        # Sub-commands: `(privacy calibrate: ...)` in secpe --help; the benchmarks in secpe bench --help.
+        subcommands = {}
+        for command, sub in re.findall(r"\(([a-z-]+) ([a-z-]+):", text):
+            subcommands.setdefault(command, []).append(sub)
+        _, bench = self.run_help([self.secpe, "bench", "--help"])
+        subcommands["bench"] = re.findall(r"^  ([a-z][a-z-]+)\s", bench.split("benchmarks:")[-1], re.M)
+        return commands, subcommands
 
     def options_of(self, argv):
         """The --options a --help output lists (Boost: '  --name arg   text', '  -h [ --help ]')."""
@@ -88,7 +93,7 @@ class Checker:
             self._all = {"version"}  # secpe --version
             for c in self.commands:
                 self._all |= self.secpe_options(c) or set()
-                for sub in SUBCOMMANDS.get(c, []):
+                for sub in self.subcommands.get(c, []):
                     self._all |= self.secpe_options(f"{c} {sub}") or set()
         return self._all
 
@@ -126,7 +131,7 @@ class Checker:
                 return set()
         command = alternatives[0]
         known = set()
-        subs = SUBCOMMANDS.get(command)
+        subs = self.subcommands.get(command)
         sub_m = re.match(r"\s+([a-z][\w-]*(?:" + ALT + r"[a-z][\w-]*)*)", rest) if subs else None
         if sub_m and not all(s in subs for s in sub_m.group(1).split(ALT)):
             sub_m = None
@@ -134,7 +139,7 @@ class Checker:
             for s in sub_m.group(1).split(ALT):
                 known |= self.secpe_options(f"{command} {s}") or set()
         elif command == "bench" and re.match(r"\s+[a-z]", rest):
-            self.problem(where, f"'secpe bench {rest.split()[0]}': not a benchmark ({', '.join(subs)})")
+            self.problem(where, f"'secpe bench {rest.split()[0].replace(ALT, '|')}': not a benchmark ({', '.join(subs)})")
             return set()
         else:
             for a in alternatives:
