@@ -45,7 +45,7 @@ def kernel_figures(report):
     f = report["figures"]
     return {k: f.get(k) for k in ("gpu", "kernel_seconds", "sgemm_seconds", "kernel_over_sgemm", "verified_against_reference",
                                   "keep_seconds", "bytes_up", "bytes_down", "syncs", "host_rescored_rows",
-                                  "device_check_failures", "tf32")}
+                                  "device_check_failures", "tf32", "screen")}
 
 
 def setup_seconds(secpe):
@@ -61,8 +61,9 @@ def histogram_figures(gpu, cpu):
         s, a = f.get("secpe", {}), f.get("augpe", {})
         out[name] = {
             "secpe_iteration_seconds": s.get("iteration_seconds_median"),
-            "secpe_release_seconds": s.get("release_seconds"),
-            "secpe_vote_seconds": s.get("vote_seconds"),
+            "secpe_release_seconds": s.get("release_seconds_median"),
+            "secpe_vote_seconds": s.get("vote_seconds_median"),
+            "secpe_release_on_device": (s.get("iteration_traffic") or {}).get("device_releases"),
             "secpe_vote_gemm_floor_seconds": s.get("vote_gemm_floor_seconds"),
             "setup_seconds": setup_seconds(s) if s else None,
             "kmeans_seconds": s.get("kmeans_seconds"),
@@ -88,7 +89,7 @@ def histogram_figures(gpu, cpu):
 
 
 def tf32_augpe(report):
-    """Aug-PE with the TF32 screen (bench histogram --tf32): its iteration against both floors."""
+    """Aug-PE with the TF32 screen (bench histogram --screen tf32): its iteration against both floors."""
     if not report:
         return None
     a = report["figures"].get("augpe", {})
@@ -133,7 +134,8 @@ def markdown(summary):
     lines += [f"| {name} | {fmt(t['value'])} | {fmt(t['met'])} |" for name, t in summary["targets"].items()]
     hist = summary["histogram"]
     lines += ["", "| Yelp scale, 1 rank | cuda | cpu |", "|---|---|---|"]
-    for key in ("secpe_iteration_seconds", "setup_seconds", "augpe_iteration_seconds", "augpe_over_gemm_floor",
+    for key in ("secpe_iteration_seconds", "secpe_release_seconds", "secpe_vote_seconds", "secpe_release_on_device",
+                "setup_seconds", "kmeans_seconds", "assignment_cache_seconds", "augpe_iteration_seconds", "augpe_over_gemm_floor",
                 "augpe_over_tf32_gemm_floor", "augpe_keep_seconds", "load_seconds", "device_check_failures"):
         lines.append(f"| {key} | {fmt(hist.get('cuda', {}).get(key))} | {fmt(hist.get('cpu', {}).get(key))} |")
     t = summary["augpe_tf32_screen"]

@@ -66,7 +66,7 @@ struct Bench {
 nlohmann::ordered_json traffic_json(const Bench& b, const DeviceTraffic& t, int repeats) {
   const auto per = [&](std::uint64_t v) { return b.comm.allreduce_max(double(v) / double(std::max(1, repeats))); };
   return {{"bytes_up", per(t.bytes_up)}, {"bytes_down", per(t.bytes_down)}, {"host_syncs", per(t.syncs)},
-          {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}};
+          {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}, {"device_releases", per(t.releases)}};
 }
 
 // The GEMM floor of searches of these shapes: cuBLAS (fp32 and TF32) on the GPU, OpenBLAS on
@@ -146,11 +146,18 @@ nlohmann::ordered_json bench_secpe(const Bench& b) {
     double release = 0.0, vote = 0.0;
     per_iteration.push_back(timed(b.comm, [&] {
       Timer t0;
-      std::vector<SecpeVoteJob> jobs;
+      std::vector<ReleaseRequest> requests;
+      std::vector<std::size_t> labels;
       for (std::size_t l = 0; l < n_labels; ++l) {
         if (!clustering[l]) continue;
-        noisy[l] = clustering[l]->release(b.key, l, t, o.sigma);
-        jobs.push_back({&b.shard.label_comm(), &noisy[l], &b.candidates[l]});
+        requests.push_back({clustering[l].get(), &b.key, l, t, o.sigma});
+        labels.push_back(l);
+      }
+      std::vector<NoisyClusters> released = SecretClustering::release_batch(requests);  // every label's at once
+      std::vector<SecpeVoteJob> jobs;
+      for (std::size_t r = 0; r < labels.size(); ++r) {
+        noisy[labels[r]] = std::move(released[r]);
+        jobs.push_back({&b.shard.label_comm(), &noisy[labels[r]], &b.candidates[labels[r]]});
       }
       release = t0.seconds();
       t0.restart();
@@ -171,6 +178,7 @@ nlohmann::ordered_json bench_secpe(const Bench& b) {
   figures["iteration_seconds"] = per_iteration;
   figures["iteration_seconds_median"] = median(per_iteration);
   figures["release_seconds"] = release_seconds;
+  figures["release_seconds_median"] = median(release_seconds);
   figures["vote_seconds"] = vote_seconds;
   figures["vote_seconds_median"] = median(vote_seconds);
   figures["vote_gemm_floor_seconds"] = gemm_floor(b, shapes, pairs);
@@ -261,8 +269,9 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   parse_kmeans_init(o.kmeans_init);
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
-  const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda && o.tf32
-                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = true})
+  const bool tf32 = o.device == Device::kCuda && cuda_screen_is_tf32(o.screen);
+  const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda
+                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = tf32})
                                                          : make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
@@ -280,7 +289,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   comm.broadcast(std::span<unsigned char>(b.key.bytes));
 
   nlohmann::ordered_json figures;
-  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = o.tf32;
+  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = tf32, figures["screen"] = tf32 ? "tf32" : "fp32";
   figures["records"] = info.num_records;
   figures["labels"] = shard.num_labels();
   figures["dim"] = info.embedding_dim;

@@ -7,6 +7,7 @@
 #include "bench/histogram_bench.hpp"
 #include "bench/synth_embeddings.hpp"
 #include "privacy/secret_noise.hpp"
+#include "compute/cuda_backend.hpp"
 #include "compute/kernel_bench.hpp"
 #ifdef SECPE_HAVE_FAISS
 #include "bench/faiss/faiss_bench.hpp"
@@ -80,11 +81,10 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     ("dim", po::value<Eigen::Index>(&c.dim)->default_value(c.dim), "d")
     ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
     ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
-    ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX) or bf16-emulated (slow)")
+    ("screen", po::value<std::string>(&screen)->default_value("auto"), "candidate screen: blas: auto, fp32, bf16 (AMX) or bf16-emulated (slow); cuda: auto (TF32 where the GPU has it), fp32 or tf32 (TF32 tensor cores for the kernel and cuBLAS alike; the kernel stays exact: a wider bound)")
     ("row-block", po::value<int>(&c.blocking.row_block)->default_value(c.blocking.row_block), "blas: rows of X per block")
     ("centre-block", po::value<int>(&c.blocking.centre_block)->default_value(c.blocking.centre_block), "blas: centres per GEMM call")
-    ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel")
-    ("tf32", po::bool_switch(&c.tf32), "cuda: TF32 tensor-core GEMMs for the kernel and cuBLAS alike (the kernel stays exact: a wider bound, more rows rescored)");
+    ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel");
   add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench kernel [--rows M --centres N --dim D --threads T]", desc, {}, args, vm)) return 0;
@@ -95,12 +95,16 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   c.metric = parse_metric(metric);
   c.kernel = vm["kernel"].as<std::string>();
   make_kernel(c.kernel);  // an unknown name fails now
-  try {
-    c.blocking.screen = parse_blas_screen(screen);
-  } catch (const InputError& e) {
-    throw InputError(std::string("--screen: ") + e.what());
-  }
   c.device = rank_device(device_of(vm));
+  if (c.device == Device::kCuda) {
+    c.tf32 = cuda_screen_is_tf32(screen);
+  } else {
+    try {
+      c.blocking.screen = parse_blas_screen(screen);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--screen: ") + e.what());
+    }
+  }
   if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1) throw InputError("--rows, --centres, --dim and --threads must be at least 1");
   const KernelBenchResult r = bench_kernel(c);
   auto report = bench_frame("kernel", args, c.threads, 1);
@@ -257,7 +261,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
-    ("tf32", po::bool_switch(&o.tf32), "cuda: TF32 tensor-core GEMMs for the searches (the results stay exact: a wider bound, more candidates rescored)")
+    ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "cuda: the searches' GEMM: auto (TF32 where the GPU has it), fp32 or tf32 (the results stay exact: a wider bound, more candidates rescored)")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
     ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
@@ -283,6 +287,11 @@ int bench_histogram_command(const std::vector<std::string>& args) {
 
   return run_under_mpi([&](const Communicator& world) {
     o.device = rank_device(requested);
+    if (o.device == Device::kCuda) {
+      cuda_screen_is_tf32(o.screen);  // an unknown screen fails now
+    } else if (o.screen != "auto") {
+      throw InputError("--screen " + o.screen + " is for --device cuda (the CPU's kernel picks its own screen)");
+    }
     const auto nccl = device_communicator(world, o.device);
     const Communicator& comm = nccl ? *nccl : world;
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
@@ -295,7 +304,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
         metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels (median of --repeats), slowest rank, the voters kept by the kernel beforehand (augpe.keep_seconds; a GPU holds them in its memory): every voter's nearest candidate (every label's search in one batch), histogram allreduce (by record), noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
         metric_definition("augpe.gemm_floor_seconds", "s", "the same shapes' GEMMs alone (each label's voters against its candidates), summed over the labels, slowest rank: cuBLAS SGEMM on the GPU (augpe.gemm_floor.tf32: with TF32 tensor cores), plain cblas_sgemm on the same threads on the CPU"),
         metric_definition("augpe.over_gemm_floor", "ratio", "Aug-PE votes (measured share) over their fp32 GEMM floor (over_tf32_gemm_floor: over the TF32 one)"),
-        metric_definition("iteration_traffic", "bytes, count", "cuda: per iteration, host -> device and device -> host bytes, the times the host waited for the device (host_syncs), the search batches and the rows rescored on the host"),
+        metric_definition("iteration_traffic", "bytes, count", "cuda: per iteration, host -> device and device -> host bytes, the times the host waited for the device (host_syncs), the search batches, the rows rescored on the host and SecPE's releases made on the device (device_releases: 1 when every label's release ran there)"),
         device_check_metric(),
         metric_definition("vote_gflop", "GFLOP", "2 x (sum over labels of the search shape) x d / 1e9: K_l N_l for SecPE (one product read both ways), M_l N_l for Aug-PE"),
         metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration")};

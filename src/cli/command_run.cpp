@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/stop_signal.hpp"
 #include "core/log.hpp"
+#include "core/secret_normal.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
@@ -258,6 +259,7 @@ int command_run(const std::vector<std::string>& args) {
       run_json["seed"] = config.seed;
       run_json["seed_source"] = seed[1] == kGiven ? "--seed" : seed[1] == kCheckpoint ? "the interrupted run's (--resume)" : "operating system";
       run_json["noise_key"] = noise_key_source(state);
+      run_json["noise_version"] = kSecretNoiseVersion;
       run_json["method"] = method_name(config.method);
       run_json["ranks"] = comm.size();
       const char* slurm_job = std::getenv("SLURM_JOB_ID");

@@ -23,12 +23,7 @@
 // The norm terms and the reference itself are computed in double, off by at most
 // (gamma_d(2^-53) + 4 2^-53) times their magnitude. Everything is then doubled for safety.
 #include "compute/metric.hpp"
-
-#if defined(__CUDACC__)
-#define SECPE_HOST_DEVICE __host__ __device__
-#else
-#define SECPE_HOST_DEVICE
-#endif
+#include "core/host_device.hpp"
 
 namespace secpe::bound {
 

@@ -13,6 +13,7 @@
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
 #include "core/parallel.hpp"
+#include "core/secret_normal.hpp"
 #include "core/timer.hpp"
 #include "eval/evaluate.hpp"
 #include "eval/real_set.hpp"
@@ -47,6 +48,7 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"records", info.num_records},
           {"seed", c.seed},
           {"noise_key_check", noise_key_check(c.noise_key)},
+          {"noise_version", kSecretNoiseVersion},
           {"method", method_name(c.method)},
           {"iterations", c.iterations},
           {"synthetic", c.synthetic},
