@@ -48,6 +48,10 @@ def kernel_figures(report):
                                   "device_check_failures", "tf32", "screen")}
 
 
+def median(values):
+    return sorted(values)[len(values) // 2] if values else None
+
+
 def setup_seconds(secpe):
     return secpe["kmeans_seconds"] + secpe["assignment_cache_seconds"]
 
@@ -61,7 +65,7 @@ def histogram_figures(gpu, cpu):
         s, a = f.get("secpe", {}), f.get("augpe", {})
         out[name] = {
             "secpe_iteration_seconds": s.get("iteration_seconds_median"),
-            "secpe_release_seconds": s.get("release_seconds_median"),
+            "secpe_release_seconds": s.get("release_seconds_median") or median(s.get("release_seconds")),
             "secpe_vote_seconds": s.get("vote_seconds_median"),
             "secpe_release_on_device": (s.get("iteration_traffic") or {}).get("device_releases"),
             "secpe_vote_gemm_floor_seconds": s.get("vote_gemm_floor_seconds"),

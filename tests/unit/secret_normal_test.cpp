@@ -14,15 +14,12 @@
 #include "core/chacha20.hpp"
 #include "core/random_draws.hpp"
 #include "core/secret_rng.hpp"
+#include "secret_test_util.hpp"
 
 namespace secpe {
 namespace {
 
-NoiseKey counting_key(unsigned char first) {
-  NoiseKey key;
-  for (std::size_t i = 0; i < key.bytes.size(); ++i) key.bytes[i] = static_cast<unsigned char>(first + 13 * i);
-  return key;
-}
+NoiseKey counting_key(unsigned char first) { return test::counting_key(first, 13); }
 
 TEST(SecretNormal, ScalarChaCha20BlockIsTheVectorisedOne) {
   std::array<unsigned char, 32> key{};
