@@ -25,9 +25,10 @@ fail() { echo "FAIL: $*" >&2; [ -n "${jid:-}" ] && on 1 scontrol show job "$jid"
 command -v ip >/dev/null && ip netns list >/dev/null 2>&1 || skip "no 'ip netns' (iproute2)"
 for d in slurmctld slurmd munged; do [ -x /usr/sbin/$d ] || skip "no /usr/sbin/$d (bash jobs/install-deps.sh installs slurm-wlm and munge)"; done
 probe=secpe-probe-$$
-ip netns add "$probe" 2>/dev/null || skip "cannot make a network namespace (no CAP_NET_ADMIN?)"
-ip netns del "$probe"
-unshare --uts --mount true 2>/dev/null || skip "cannot make UTS and mount namespaces (no CAP_SYS_ADMIN?)"
+why=$(ip netns add "$probe" 2>&1 && ip -n "$probe" link add p0 type veth peer name p1 2>&1); made=$?
+ip netns del "$probe" 2>/dev/null
+[ $made = 0 ] || skip "cannot make a network namespace with a veth pair (needs CAP_SYS_ADMIN and CAP_NET_ADMIN): $why"
+why=$(unshare --uts --mount true 2>&1) || skip "cannot make UTS and mount namespaces (needs CAP_SYS_ADMIN): $why"
 
 T=$(mktemp -d)
 trap 'bash "$CLUSTER" stop "$T"; rm -rf "$T"' EXIT

@@ -50,40 +50,30 @@ munge_up() {  # munge_up DIR: a munged with its own key and socket (a file, so b
 slurm_conf() {  # slurm_conf DIR
   local s=$1/slurm
   mkdir -p "$s/ctld" "$s/secpe-n1" "$s/secpe-n2"
+  # Slurm's defaults (root daemons, munge, cons_tres, no accounting) but for: processes tracked
+  # without cgroups; a requeued job eligible again after 10 s, not 120 (cred_expire), a
+  # scheduler that looks every second and 5 s from SIGTERM to SIGKILL, so the requeue test is
+  # quick; and this cluster's own names, ports, socket and folders.
   cat > "$s/slurm.conf" <<CONF
 ClusterName=secpe-hosts
 SlurmctldHost=secpe-n1($NET.1)
 SlurmctldPort=16817
 SlurmdPort=16818
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
 AuthInfo=socket=$1/munge/socket,cred_expire=10
-MpiDefault=none
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
-ReturnToService=2
 EnforcePartLimits=ALL
+SchedulerParameters=sched_interval=1,bf_interval=1
+KillWait=5
 StateSaveLocation=$s/ctld
 SlurmdSpoolDir=$s/%n
 SlurmctldPidFile=$s/slurmctld.pid
 SlurmdPidFile=$s/slurmd-%n.pid
 SlurmctldLogFile=$s/slurmctld.log
 SlurmdLogFile=$s/slurmd-%n.log
-SchedulerType=sched/backfill
-SchedulerParameters=sched_interval=1,bf_interval=1
-MinJobAge=300
-InactiveLimit=0
-KillWait=5
 NodeName=secpe-n1 NodeAddr=$NET.1 CPUs=2 RealMemory=1000 State=UNKNOWN
 NodeName=secpe-n2 NodeAddr=$NET.2 CPUs=2 RealMemory=1000 State=UNKNOWN
-PartitionName=hosts Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
+PartitionName=hosts Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
 }
 
