@@ -102,10 +102,10 @@ PY
 grep -q '| strong-r2 | 2 |' "$T/scaling/scaling.md" || fail "scaling study: no table"
 crossed "scaling study (scaling.sbatch)"
 
-# 4. mpirun --host over ssh, Open MPI told to use the veth.
+# 4. mpirun --host over ssh, Open MPI told to use the veth (a site's setting, which jobs/mpi-env.sh keeps).
 if [ -f "$T/ssh/config" ]; then
   over_ssh=(env OMPI_MCA_plm_rsh_args="-F $T/ssh/config" OMPI_MCA_btl_tcp_if_include=cl0 OMPI_MCA_oob_tcp_if_include=cl0
-            mpirun --host 10.231.0.1:2,10.231.0.2:2)
+            bash -c 'source jobs/mpi-env.sh && exec "$@"' over-ssh mpirun --host 10.231.0.1:2,10.231.0.2:2)
   on 1 "${over_ssh[@]}" -n 2 --map-by node "$SECPE" run --config jobs/quickstart.ini --data "$Q/demo.h5" --out "$T/ssh2" \
     --noise-key-file "$Q/noise.key" --iterations 3 --synthetic 120 --quiet 2>"$T/ssh.log" || { cat "$T/ssh.log" >&2; fail "mpirun --host over ssh"; }
   for f in synthetic.csv initial.csv privacy.json; do cmp -s "$Q/r1/$f" "$T/ssh2/$f" || fail "over ssh, 2 ranks: $f differs from 1 rank's"; done

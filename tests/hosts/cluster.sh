@@ -50,8 +50,8 @@ munge_up() {  # munge_up DIR: a munged with its own key and socket (a file, so b
 slurm_conf() {  # slurm_conf DIR
   local s=$1/slurm
   mkdir -p "$s/ctld" "$s/secpe-n1" "$s/secpe-n2"
-  # Slurm's defaults (root daemons, munge, cons_tres, no accounting) but for: processes tracked
-  # without cgroups; a requeued job eligible again after 10 s, not 120 (cred_expire), a
+  # Slurm's defaults (root daemons, munge, whole nodes per job, no accounting) but for: processes
+  # tracked without cgroups; a requeued job eligible again after 10 s, not 120 (cred_expire), a
   # scheduler that looks every second and 5 s from SIGTERM to SIGKILL, so the requeue test is
   # quick; and this cluster's own names, ports, socket and folders.
   cat > "$s/slurm.conf" <<CONF
