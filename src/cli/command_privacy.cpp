@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +13,7 @@
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "io/dataset.hpp"
 #include "privacy/study.hpp"
 
@@ -54,6 +57,8 @@ int command_privacy(const std::vector<std::string>& args) {
     ("budgets", po::value<std::string>(), "with --data: CSV 'secret,p,r' of per-secret budgets")
     ("sigma", po::value<double>(&o.sigma)->default_value(0.0, "0"), "sigma whose achieved r_j to report (0: the paper's sigma)")
     ("summary-only", po::bool_switch(), "calibrate exactly only what sigma = max_j sigma_j needs (fast)")
+    ("threads", po::value<int>(&o.threads)->default_value(0), "secrets calibrated side by side (0: the SECPE_THREADS environment variable if set, else all hardware threads); same results for any number")
+    ("quiet", po::bool_switch(), "no progress output")
     ("out", po::value<std::string>(), "also write the JSON here");
   po::variables_map vm;
   if (!parse_options("privacy", "secpe privacy (--data DATA.h5 | --simulate) [--iterations T --p P --r-over-p K] [--out FILE.json]\n"
@@ -70,6 +75,16 @@ int command_privacy(const std::vector<std::string>& args) {
     if (!(vm["inclusion"].as<double>() > 0 && vm["inclusion"].as<double>() <= 1)) throw InputError("--inclusion must be in (0, 1]");
   }
   option_in(vm, "iterations", 1, 100000);
+  option_in(vm, "threads", 0, 65536);
+  set_log_quiet(vm["quiet"].as<bool>());
+  // Progress of each stage on stderr (the results go to stdout).
+  std::map<std::string, std::unique_ptr<Progress>> bars;
+  o.progress = [&bars](const std::string& stage, std::size_t done, std::size_t total) {
+    auto& bar = bars[stage];
+    if (!bar) bar = std::make_unique<Progress>(stage, total);
+    if (done < total) bar->step(done);
+    else bar->finish();
+  };
   option_in(vm, "private-batch", 0.0, 1e12);
   option_in(vm, "sigma", 0.0, 1e15);
   const double p = vm["p"].as<double>();
