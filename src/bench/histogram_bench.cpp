@@ -150,7 +150,8 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     // One K_l x N_l product per label, read both ways (each centre's nearest candidate and each
     // candidate's nearest centre: search_mutual).
     const double flops = 2.0 * double(vote_work) * double(d);
-    figures["secpe"] = {{"clusters_total", centres},
+    figures["secpe"] = {{"clusters_per_label_requested", o.clusters},
+                        {"clusters_total", centres},
                         {"kmeans_seconds", kmeans_seconds},
                         {"kmeans_init", kmeans_init_name(init)},
                         {"kmeans_seed_seconds", comm.allreduce_max(kmeans_seed_seconds)},
