@@ -263,7 +263,9 @@ int command_run(const std::vector<std::string>& args) {
       std::string differs;
       if (comm.is_root()) {
         try {
-          check_completed_run(config, inputs.shard->info());
+          RunConfig given = config;
+          if (key_file) given.noise_key = read_noise_key_file(*key_file);
+          check_completed_run(given, inputs.shard->info(), key_file.has_value());
         } catch (const InputError& e) {
           differs = e.what();
         }

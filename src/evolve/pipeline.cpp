@@ -638,12 +638,16 @@ std::string method_name(Method method) {
 }
 std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters::kAll ? "all" : "private"; }
 
-void check_completed_run(const RunConfig& config, const DatasetInfo& info) {
+void check_completed_run(const RunConfig& config, const DatasetInfo& info, bool key_known) {
   const auto path = checkpoint_path(config.state_dir);
   if (!std::filesystem::is_regular_file(path)) return;  // state folder gone: nothing to compare
   nlohmann::ordered_json saved = load_checkpoint(path).fingerprint, current = fingerprint(config, info);
-  saved.erase("noise_key_check");
-  current.erase("noise_key_check");
+  saved.erase("eval_history");  // nothing is evaluated again
+  current.erase("eval_history");
+  if (!key_known) {  // an OS-drawn key is deleted when its run completes
+    saved.erase("noise_key_check");
+    current.erase("noise_key_check");
+  }
   check_fingerprint(saved, current, path);
 }
 

@@ -100,9 +100,10 @@ struct RunInputs {
 RunInputs prepare_run(const Communicator& comm, const RunConfig& config);
 
 // --resume into an output folder that already holds a completed run (its run.json): rank 0
-// compares the settings its checkpoint was made with to these (all but the noise key: an OS-drawn
-// one is deleted when a run completes) and throws InputError naming the first that differs.
-void check_completed_run(const RunConfig& config, const DatasetInfo& info);
+// compares the settings its checkpoint was made with to these, the noise key (config.noise_key)
+// only when `key_known` (an OS-drawn key is deleted when its run completes), --eval-real not at
+// all (nothing is evaluated again), and throws InputError naming the first that differs.
+void check_completed_run(const RunConfig& config, const DatasetInfo& info, bool key_known);
 
 // The run itself, on the communicator `inputs` were prepared on; config.noise_key is settled.
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const RunInputs& inputs);
