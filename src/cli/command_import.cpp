@@ -241,13 +241,7 @@ SecretSet choose_secrets(const SecretChoice& choice, const std::vector<std::stri
   return secrets;
 }
 
-}  // namespace
-
-int command_import(const std::vector<std::string>& args) {
-  po::options_description desc("secpe import options");
-  add_common_options(desc);
-  add_http_embedder_options(desc, false);
-  add_http_client_options(desc);
+void describe_import_options(po::options_description& desc) {
   desc.add_options()
     ("input", po::value<std::string>()->default_value("data/demo/corpus.csv"), "corpus file to import")
     ("format", po::value<std::string>(), "augpe-csv or jsonl (default: jsonl for *.jsonl, else augpe-csv)")
@@ -282,6 +276,93 @@ int command_import(const std::vector<std::string>& args) {
      "warn when fewer than this share of a label's records are public (hold no secret)")
     ("allow-private-labels", po::bool_switch(), "import even when a label has no public record (it then gets no synthetic text); refused otherwise")
     ("threads", po::value<int>()->default_value(0), "threads for the embedding and the tfidf-svd fit (0: the SECPE_THREADS environment variable if set, else all hardware threads)");
+}
+
+// The built-in or HTTP embedder the options ask for (imported embeddings are checked apart).
+struct EmbedderChoice {
+  bool learned = false, http = false;
+  HttpEmbedderOptions http_options;    // http
+  TfidfSvdOptions svd_options;         // hashing (its dim) and tfidf-svd
+  std::filesystem::path state_dir;     // http: the private response cache
+};
+
+EmbedderChoice embedder_choice_from(const po::variables_map& vm, const std::filesystem::path& out, int threads) {
+  EmbedderChoice c;
+  const std::string embedder_kind = vm["embedder"].as<std::string>();
+  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "http") {
+    throw InputError("--embedder must be hashing, tfidf-svd or http, not '" + embedder_kind + "'");
+  }
+  c.learned = embedder_kind == "tfidf-svd";
+  c.http = embedder_kind == "http";
+  if (!c.http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
+  c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
+  for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
+    if (!c.learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
+  }
+  const int dim = c.learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  if (c.http) {
+    c.http_options = http_embedder_options(vm, true);
+    c.http_options.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
+    c.http_options.cache_dir = c.state_dir;
+    c.http_options.cache_writer = "import";
+  }
+  c.svd_options = {.dim = dim,
+                   .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
+                   .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24),
+                   .threads = threads};
+  return c;
+}
+
+// --secrets and the options of its modes.
+SecretChoice secret_choice_from(const po::variables_map& vm) {
+  SecretChoice secret_choice{.modes = parse_secret_modes(vm["secrets"].as<std::string>()),
+                             .secrets_file = {},
+                             .random_word = {.count = option_in(vm, "secret-count", 1, 10000000),
+                                             .quantile = option_in(vm, "secret-quantile", 0.0, 1.0),
+                                             .max_private_share = option_in(vm, "secret-max-private-share", 0.0, 1.0)}};
+  auto uses = [&](const char* mode) { return std::count(secret_choice.modes.begin(), secret_choice.modes.end(), mode) > 0; };
+  if (uses("list") != (vm.count("secrets-file") > 0)) throw InputError("--secrets list and --secrets-file FILE come together");
+  if (vm.count("secrets-file")) secret_choice.secrets_file = vm["secrets-file"].as<std::string>();
+  if (!(secret_choice.random_word.max_private_share > 0)) throw InputError("--secret-max-private-share must be in (0, 1]");
+  if (!uses("random-word")) {
+    for (const char* name : {"secret-count", "secret-quantile", "secret-max-private-share"}) {
+      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --secrets random-word only");
+    }
+  }
+  if (!uses("pii") && !vm["pii-categories"].defaulted()) throw InputError("--pii-categories applies to --secrets pii only");
+  try {
+    secret_choice.pii_categories = parse_pii_categories(vm["pii-categories"].as<std::string>());
+  } catch (const InputError& e) {
+    throw InputError(std::string("--pii-categories: ") + e.what());
+  }
+  return secret_choice;
+}
+
+// --embeddings (imported rows) and the embedder's options exclude each other.
+void check_embeddings_options(const po::variables_map& vm, OnBadRecord on_bad) {
+  if (vm.count("embeddings")) {
+    for (const char* name : {"embedder", "embedding-dim", "embedder-vocabulary", "embedder-min-df"}) {
+      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " and --embeddings exclude each other: imported embeddings bring their own model");
+    }
+    if (!vm.count("embeddings-model")) throw InputError("--embeddings needs --embeddings-model NAME, the model that made them");
+    if (on_bad == OnBadRecord::kSkip) {
+      throw InputError("--embeddings and --on-bad-record skip exclude each other: with records skipped, the rows no longer match the records");
+    }
+    if (vm["embeddings-model"].as<std::string>().empty()) throw InputError("--embeddings-model must not be empty");
+  } else {
+    if (!vm["embeddings-dataset"].defaulted()) throw InputError("--embeddings-dataset applies to --embeddings only");
+    if (vm.count("embeddings-model")) throw InputError("--embeddings-model applies to --embeddings only");
+  }
+}
+
+}  // namespace
+
+int command_import(const std::vector<std::string>& args) {
+  po::options_description desc("secpe import options");
+  add_common_options(desc);
+  add_http_embedder_options(desc, false);
+  add_http_client_options(desc);
+  describe_import_options(desc);
   po::positional_options_description positional;
   positional.add("input", 1);
   po::variables_map vm;
@@ -303,63 +384,11 @@ int command_import(const std::vector<std::string>& args) {
   const double min_public_share = option_in(vm, "min-public-share", 0.0, 1.0);
   const int threads = option_in(vm, "threads", 0, 65536);
   const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
-  const std::string embedder_kind = vm["embedder"].as<std::string>();
-  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "http") {
-    throw InputError("--embedder must be hashing, tfidf-svd or http, not '" + embedder_kind + "'");
-  }
-  const bool learned = embedder_kind == "tfidf-svd";
-  const bool http = embedder_kind == "http";
-  if (!http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
-  const std::filesystem::path state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
-  for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
-    if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
-  }
-  int dim = learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
-  HttpEmbedderOptions http_options;
-  if (http) {
-    http_options = http_embedder_options(vm, true);
-    http_options.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
-    http_options.cache_dir = state_dir;
-    http_options.cache_writer = "import";
-  }
-  const TfidfSvdOptions svd_options{.dim = dim,
-                                    .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
-                                    .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24),
-                                    .threads = threads};
-  SecretChoice secret_choice{.modes = parse_secret_modes(vm["secrets"].as<std::string>()),
-                             .secrets_file = {},
-                             .random_word = {.count = option_in(vm, "secret-count", 1, 10000000),
-                                             .quantile = option_in(vm, "secret-quantile", 0.0, 1.0),
-                                             .max_private_share = option_in(vm, "secret-max-private-share", 0.0, 1.0)}};
+  const EmbedderChoice embedding = embedder_choice_from(vm, out, threads);
+  const SecretChoice secret_choice = secret_choice_from(vm);
   auto uses = [&](const char* mode) { return std::count(secret_choice.modes.begin(), secret_choice.modes.end(), mode) > 0; };
-  if (uses("list") != (vm.count("secrets-file") > 0)) throw InputError("--secrets list and --secrets-file FILE come together");
-  if (vm.count("secrets-file")) secret_choice.secrets_file = vm["secrets-file"].as<std::string>();
-  if (!(secret_choice.random_word.max_private_share > 0)) throw InputError("--secret-max-private-share must be in (0, 1]");
-  if (!uses("random-word")) {
-    for (const char* name : {"secret-count", "secret-quantile", "secret-max-private-share"}) {
-      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --secrets random-word only");
-    }
-  }
-  if (!uses("pii") && !vm["pii-categories"].defaulted()) throw InputError("--pii-categories applies to --secrets pii only");
-  try {
-    secret_choice.pii_categories = parse_pii_categories(vm["pii-categories"].as<std::string>());
-  } catch (const InputError& e) {
-    throw InputError(std::string("--pii-categories: ") + e.what());
-  }
   const bool imported = vm.count("embeddings") > 0;
-  if (imported) {
-    for (const char* name : {"embedder", "embedding-dim", "embedder-vocabulary", "embedder-min-df"}) {
-      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " and --embeddings exclude each other: imported embeddings bring their own model");
-    }
-    if (!vm.count("embeddings-model")) throw InputError("--embeddings needs --embeddings-model NAME, the model that made them");
-    if (on_bad == OnBadRecord::kSkip) {
-      throw InputError("--embeddings and --on-bad-record skip exclude each other: with records skipped, the rows no longer match the records");
-    }
-    if (vm["embeddings-model"].as<std::string>().empty()) throw InputError("--embeddings-model must not be empty");
-  } else {
-    if (!vm["embeddings-dataset"].defaulted()) throw InputError("--embeddings-dataset applies to --embeddings only");
-    if (vm.count("embeddings-model")) throw InputError("--embeddings-model applies to --embeddings only");
-  }
+  check_embeddings_options(vm, on_bad);
 
   Corpus corpus = read_input(input, format, {.text_column = vm["text-column"].as<std::string>(),
                                                      .label_columns = columns,
@@ -392,15 +421,16 @@ int command_import(const std::vector<std::string>& args) {
              contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
   } else {
     std::unique_ptr<Embedder> embedder;
-    if (http) {
-      embedder = std::make_unique<HttpEmbedder>(http_options);
-      contents.provenance["embedder_url"] = http_options.client.base_url;
-      contents.provenance["embedder_model"] = http_options.model;
-      log_info("embedding with " + embedder->name() + " at " + http_options.client.base_url + "; response cache (private) in " + state_dir.string());
+    if (embedding.http) {
+      embedder = std::make_unique<HttpEmbedder>(embedding.http_options);
+      contents.provenance["embedder_url"] = embedding.http_options.client.base_url;
+      contents.provenance["embedder_model"] = embedding.http_options.model;
+      log_info("embedding with " + embedder->name() + " at " + embedding.http_options.client.base_url + "; response cache (private) in " +
+               embedding.state_dir.string());
     } else {
-      embedder = builtin_embedder(learned, svd_options, corpus.texts, contents);
+      embedder = builtin_embedder(embedding.learned, embedding.svd_options, corpus.texts, contents);
     }
-    embed_all(*embedder, corpus.texts, http ? 1 : (threads > 0 ? threads : default_threads()), contents);
+    embed_all(*embedder, corpus.texts, embedding.http ? 1 : (threads > 0 ? threads : default_threads()), contents);
     embedder_name = embedder->name();
   }
   contents.texts = std::move(corpus.texts);

@@ -204,6 +204,41 @@ void write_outputs(const std::filesystem::path& out, const RunResult& result, co
                        {"run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; }}});
 }
 
+// --resume into an --out that holds a completed run (a requeued job that had finished, say): true
+// when its settings match (nothing to do, nothing redone); InputError naming the first that differs.
+bool already_complete(const Communicator& comm, const RunConfig& config, const RunInputs& inputs,
+                      const std::optional<std::filesystem::path>& key_file) {
+  if (!config.resume || !std::filesystem::exists(config.out / "run.json")) return false;
+  std::string differs;
+  if (comm.is_root()) {
+    try {
+      RunConfig given = config;
+      if (key_file) given.noise_key = read_noise_key_file(*key_file);
+      check_completed_run(given, inputs.shard->info(), key_file.has_value());
+    } catch (const InputError& e) {
+      differs = e.what();
+    }
+  }
+  comm.broadcast(differs);
+  if (!differs.empty()) throw InputError(differs);
+  log_info(config.out.string() + " already holds the completed run (its run.json): nothing to resume, nothing redone. "
+           "For another run, give a new --out");
+  return true;
+}
+
+// The run; when it fails (not stopped), rank 0 deletes a noise key that protects no progress.
+RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator& run_comm, const RunConfig& config,
+                                    const RunInputs& inputs, const PrivateState& state) {
+  try {
+    return run_pipeline(run_comm, config, inputs);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
+    if (comm.is_root()) discard_unused_private_state(state);
+    throw;
+  }
+}
+
 // What privacy.json says about secrets over their budget: how many, and the one furthest over
 // (its r_achieved / p against its r / p); empty when every secret is within its budget.
 std::string over_budget_message(const nlohmann::ordered_json& privacy) {
@@ -218,6 +253,18 @@ std::string over_budget_message(const nlohmann::ordered_json& privacy) {
                 (*worst)["secret"].get<std::size_t>(), (*worst)["r_achieved_over_p"].get<double>(),
                 (*worst)["r"].get<double>() / (*worst)["p"].get<double>());
   return std::to_string(over) + " secret(s) get more than their budget (" + text + "; privacy.json lists each secret's r_achieved)";
+}
+
+// After the outputs are written: a run over its budget ends with exit code 4 unless the user
+// accepted it. Every rank holds the same report, so every rank decides alike (no abort needed).
+void end_if_over_budget(const nlohmann::ordered_json& privacy, const std::filesystem::path& out, bool allowed) {
+  const std::string over = over_budget_message(privacy);
+  if (over.empty()) return;
+  if (!allowed) {
+    throw AgreedExit(kOverBudgetExitCode, over + "; outputs written to " + out.string() +
+                                              ". Exit code 4; --allow-over-budget accepts such a run (exit 0)");
+  }
+  log_warn(over + " (accepted: --allow-over-budget)");
 }
 
 }  // namespace
@@ -259,23 +306,7 @@ int command_run(const std::vector<std::string>& args) {
     const auto nccl = device_communicator(comm, config.device);
     // Every check that can fail the run, before any secret is made or any costly work done.
     const RunInputs inputs = prepare_run(nccl ? *nccl : comm, config);
-    if (config.resume && std::filesystem::exists(out / "run.json")) {  // e.g. a requeued job that had finished
-      std::string differs;
-      if (comm.is_root()) {
-        try {
-          RunConfig given = config;
-          if (key_file) given.noise_key = read_noise_key_file(*key_file);
-          check_completed_run(given, inputs.shard->info(), key_file.has_value());
-        } catch (const InputError& e) {
-          differs = e.what();
-        }
-      }
-      comm.broadcast(differs);
-      if (!differs.empty()) throw InputError(differs);
-      log_info(out.string() + " already holds the completed run (its run.json): nothing to resume, nothing redone. "
-               "For another run, give a new --out");
-      return;
-    }
+    if (already_complete(comm, config, inputs, key_file)) return;
 
     // The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in
     // memory only (they need it for the private sampling).
@@ -294,16 +325,7 @@ int command_run(const std::vector<std::string>& args) {
     for (const auto& h : comm.allgather_strings({host}))
       if (std::find(nodes.begin(), nodes.end(), h) == nodes.end()) nodes.push_back(h);
     const Timer start;
-    const RunResult result = [&] {
-      try {
-        return run_pipeline(nccl ? *nccl : comm, config, inputs);
-      } catch (const Interrupted&) {
-        throw;
-      } catch (...) {
-        if (comm.is_root()) discard_unused_private_state(state);  // a key that protects no progress
-        throw;
-      }
-    }();
+    const RunResult result = run_leaving_no_unused_key(comm, nccl ? *nccl : comm, config, inputs, state);
     if (comm.is_root()) {
       nlohmann::ordered_json run_json;
       run_json["command"] = "secpe run";
@@ -341,12 +363,7 @@ int command_run(const std::vector<std::string>& args) {
       log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string() +
                " (publishable); private state, never to be published: " + config.state_dir.string());
     }
-    // Every rank holds the same report, so every rank decides alike (no abort needed).
-    if (const std::string over = over_budget_message(result.privacy); !over.empty()) {
-      if (!allow_over_budget) throw AgreedExit(kOverBudgetExitCode, over + "; outputs written to " + out.string() +
-                                                                      ". Exit code 4; --allow-over-budget accepts such a run (exit 0)");
-      log_warn(over + " (accepted: --allow-over-budget)");
-    }
+    end_if_over_budget(result.privacy, out, allow_over_budget);
   });
 }
 

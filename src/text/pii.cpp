@@ -538,8 +538,8 @@ Span scan_person(const Text& t, std::size_t i) {
   const auto kind = person_names::first_name(first);
   const std::string_view before = previous_word(t, i);
   if (kind == person_names::FirstName::kNo || person_names::is_place_prefix(before) || after_possessive(t, i)) return {};
-  // After a word for a person's job or relation ("our waiter", "my realtor") a first name is a
-  // person's, even one that is also a word ("the host Chase").
+  // After a word for a person's job or relation ("our waiter", "my realtor") a first name and the
+  // capitalised word after it are a person's name ("the bartender Kevin Brennan").
   const bool role = person_names::is_person_noun(before);
   const std::size_t last = next_word(first_end);
   const std::string_view second = last ? t.s.substr(first_end + 1, last - first_end - 1) : std::string_view();
@@ -557,7 +557,9 @@ Span scan_person(const Text& t, std::size_t i) {
     const bool clear = role || (kind == person_names::FirstName::kYes && !upper(before.empty() ? 'a' : before.front()));
     return clear && !person_names::ends_a_business_name(second) ? Span{i, last} : Span{};
   }
-  if (kind == person_names::FirstName::kAmbiguous && !role) return {};
+  // A name that is also a word counts only in a pair: alone it would become a secret matched as a
+  // word in every record ("our waitress Joy" would make every "joy" private).
+  if (kind == person_names::FirstName::kAmbiguous) return {};
   // "Wendy's", "Denny's": a possessive first name alone is more often a business than a person.
   if (t.at(first_end) == '\'' || t.s.substr(first_end).starts_with("\xE2\x80\x99")) return {};
   return {i, first_end};
