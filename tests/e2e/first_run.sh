@@ -51,6 +51,13 @@ expect 2 "match none of the dataset's values of label column 'label1' (the datas
   "$SECPE" run --data "$T/rw.h5" --out "$T/bad" --eval-real "$T/wrong-labels.csv" --quiet
 [ -e "$T/bad.state" ] || [ -e "$T/bad" ] && fail "a run refused for its --eval-real file left $(ls -d "$T"/bad*)"
 
+# A run that fails after drawing its noise key (here: a generator corpus without a text column,
+# read with the models), before any release, deletes that key and its empty state folder.
+printf 'review,label1,label2\nnice,Business Category: Bars,Review Stars: 5.0\n' > "$T/no-text.csv"
+expect 2 "no-text.csv:1: the header has no column 'text'" -- "$SECPE" run --data "$T/rw.h5" --out "$T/late" --generator-corpus "$T/no-text.csv" --quiet
+[ -e "$T/late.state/noise.key" ] && fail "a run that failed before any release left its noise key"
+[ -e "$T/late.state" ] && fail "a run that failed before any release left its state folder: $(ls -A "$T/late.state")"
+
 # ---- stopped, then resumed with a corrected --eval-real file; counts as inspect does ----
 RUN=(run --data "$T/rw.h5" --seed 5 --iterations 10 --synthetic 300 --out "$T/long")
 "$SECPE" "${RUN[@]}" --eval-real "$T/heldout.csv" --quiet 2> "$T/long.log" & pid=$!
