@@ -101,7 +101,11 @@ void embed_all(const Embedder& embedder, const std::vector<std::string>& texts, 
   for (std::size_t b = 0; b < texts.size(); b += kBlock) {
     const std::size_t e = std::min(texts.size(), b + kBlock);
     MatrixF block;
-    embedder.embed(std::span<const std::string>(texts).subspan(b, e - b), block);
+    try {
+      embedder.embed(std::span<const std::string>(texts).subspan(b, e - b), block);
+    } catch (const ContextOverflowError& overflow) {
+      throw overflow.about("record #" + std::to_string(b + overflow.index()) + " (0-based, in input order)");
+    }
     contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
     progress.step(e);
   }
@@ -208,7 +212,8 @@ int command_import(const std::vector<std::string>& args) {
   }
   const bool learned = embedder_kind == "tfidf-svd";
   const bool http = embedder_kind == "http";
-  if (!http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
+  refuse_shared_api_key(vm);
+  if (!http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "embed-api-key-env", "state-dir", "concurrency", "http-timeout", "http-retries", "http-backoff", "http-max-response-mb"}, "--embedder http");
   const std::filesystem::path state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
     if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");

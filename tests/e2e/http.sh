@@ -38,7 +38,7 @@ URL=http://127.0.0.1:$PORT_main/v1
 
 # Import with the HTTP embedder: the dataset records the model, its dimension and the URL.
 "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5" \
-  --embedder http --embedding-dim 64 --embed-url "$URL" --embed-model secpe-builtin --api-key-env SECPE_E2E_KEY --concurrency 4 --embed-batch 16 \
+  --embedder http --embedding-dim 64 --embed-url "$URL" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY --concurrency 4 --embed-batch 16 \
   2>"$T/import.log" || fail "import with the HTTP embedder: $(cat "$T/import.log")"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'http(model=secpe-builtin, d=64)' || fail "the dataset does not record the HTTP embedder"
 [ "$(stat -c %a "$T/demo.h5.state")" = 700 ] || fail "the import's private state folder is not 0700"
@@ -47,7 +47,8 @@ for f in "$T"/demo.h5.state/http-cache.*; do [ "$(stat -c %a "$f")" = 600 ] || f
 # Run with the HTTP generator at 1 and 2 ranks: byte-identical outputs.
 sed "s#\"dir\": \"../../../shared/data/yelp\"#\"dir\": \"$SHARED/data/yelp\"#" "$SRC/jobs/prompts/yelp.json" > "$T/yelp.json"
 RUN=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --seed 5 --iterations 2 --synthetic 60
-     --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --api-key-env SECPE_E2E_KEY --concurrency 8 --http-backoff 0.02)
+     --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --gen-api-key-env SECPE_E2E_KEY --embed-api-key-env SECPE_E2E_KEY
+     --concurrency 8 --http-backoff 0.02)
 for np in 1 2; do
   mpirun -n $np --oversubscribe "$SECPE" "${RUN[@]}" --gen-url "$URL" --out "$T/out$np" 2>"$T/run$np.log" || fail "run at $np ranks: $(cat "$T/run$np.log")"
 done
@@ -105,11 +106,26 @@ expect 2 "127.0.0.1:$PORT_failing/v1/chat/completions: HTTP 500 after 2 attempt(
 expect 2 "127.0.0.1:$PORT_slow/v1/chat/completions: .*[Tt]imeout.* after 2 attempt(s)" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_slow/v1" --http-timeout 0.5 "${F[@]}"
 expect 2 "127.0.0.1:$PORT_truncating/v1/chat/completions: malformed completion response: not JSON" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_truncating/v1" "${F[@]}"
 expect 2 "malformed embeddings response: not JSON" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" \
-  --out "$T/trunc.h5" --embedder http --embedding-dim 64 --embed-url "http://127.0.0.1:$PORT_truncating/v1" --embed-model secpe-builtin --api-key-env SECPE_E2E_KEY
+  --out "$T/trunc.h5" --embedder http --embedding-dim 64 --embed-url "http://127.0.0.1:$PORT_truncating/v1" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY
 [ -e "$T/trunc.h5" ] && fail "a failed import left its dataset"
 SECPE_E2E_KEY=wrong-key expect 2 "HTTP 401 after 1 attempt" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
 SECPE_E2E_KEY= expect 2 "SECPE_E2E_KEY named for the API key is not set or empty" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
 expect 2 "come from model 'secpe-builtin', not 'other'" -- "$SECPE" "${RUN[@]}" --gen-url "$URL" --embed-model other "${F[@]}"
+# Credentials: one key per endpoint (the generator's never reaches the embedding endpoint, which
+# here requires a key of its own), no shared option, no passwords in URLs.
+GEN_ONLY=()
+for ((i = 0; i < ${#RUN[@]}; ++i)); do
+  if [ "${RUN[i]}" = --embed-api-key-env ]; then i=$((i + 1)); else GEN_ONLY+=("${RUN[i]}"); fi
+done
+expect 2 "127.0.0.1:$PORT_flaky/v1/embeddings: HTTP 401 after 1 attempt" -- "$SECPE" "${GEN_ONLY[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" \
+  --embed-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
+expect 2 "replaced by two options, one per endpoint: --gen-api-key-env NAME (generation) and --embed-api-key-env" -- \
+  "$SECPE" "${RUN[@]}" --gen-url "$URL" --api-key-env SECPE_E2E_KEY "${F[@]}"
+out=$("$SECPE" "${RUN[@]}" --gen-url "http://me:hunter2-secret@127.0.0.1:$PORT_flaky/v1" "${F[@]}" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--gen-url: the API URL holds credentials" <<<"$out" || fail "a URL with a password was not refused: $out"
+grep -q hunter2 <<<"$out" && fail "the refused URL's password was printed"
+expect 2 "--embed-url: the API URL has a query" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" \
+  --out "$T/q.h5" --embedder http --embed-url "http://127.0.0.1:1/v1?key=x" --embed-model m
 expect 2 "--temperature applies to --generator http only" -- "$SECPE" run --data "$T/demo.h5" --temperature 0.5 --out "$T/x"
 expect 2 "--generator http needs --gen-model" -- "$SECPE" run --data "$T/demo.h5" --generator http --gen-url "$URL" --out "$T/x"
 [ -e "$T/failed/synthetic.csv" ] && fail "a failed run left synthetic.csv"
