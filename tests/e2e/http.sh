@@ -117,8 +117,9 @@ GEN_ONLY=()
 for ((i = 0; i < ${#RUN[@]}; ++i)); do
   if [ "${RUN[i]}" = --embed-api-key-env ]; then i=$((i + 1)); else GEN_ONLY+=("${RUN[i]}"); fi
 done
-expect 2 "127.0.0.1:$PORT_flaky/v1/embeddings: HTTP 401 after 1 attempt" -- "$SECPE" "${GEN_ONLY[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" \
-  --embed-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
+start plain
+expect 2 "127.0.0.1:$PORT_plain/v1/embeddings: HTTP 401 after 1 attempt" -- "$SECPE" "${GEN_ONLY[@]}" --gen-url "http://127.0.0.1:$PORT_plain/v1" \
+  --embed-url "http://127.0.0.1:$PORT_plain/v1" "${F[@]}"
 expect 2 "replaced by two options, one per endpoint: --gen-api-key-env NAME (generation) and --embed-api-key-env" -- \
   "$SECPE" "${RUN[@]}" --gen-url "$URL" --api-key-env SECPE_E2E_KEY "${F[@]}"
 out=$("$SECPE" "${RUN[@]}" --gen-url "http://me:hunter2-secret@127.0.0.1:$PORT_flaky/v1" "${F[@]}" 2>&1); rc=$?
