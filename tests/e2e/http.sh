@@ -9,24 +9,16 @@ set -uo pipefail
 SECPE=$1
 SHARED=$2
 SRC=${SECPE_SOURCE_DIR:?}
-T=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"; }
-trap cleanup EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/serve.sh"
 cd "$T"
 export SECPE_E2E_KEY="sk-e2e-KEYVALUE-7f3a9c1d5e"
 INI=$SRC/jobs/quickstart.ini
 
-# start NAME ARGS...: a server on a free port (the OS picks it); sets PORT_NAME.
+# start NAME ARGS...: a server on a free port (the OS picks it); sets PORT_NAME and PID_NAME.
 start() {
   local name=$1; shift
-  "$SECPE" serve --port 0 --port-file "$T/$name.port" --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_E2E_KEY "$@" \
-    >"$T/$name.log" 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 100); do [ -s "$T/$name.port" ] && break; sleep 0.1; done
-  [ -s "$T/$name.port" ] || fail "server $name did not start: $(cat "$T/$name.log")"
-  eval "PORT_$name=$(cat "$T/$name.port")"
+  serve "$name" "$SECPE" serve --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_E2E_KEY "$@"
+  eval "PORT_$name=$PORT PID_$name=$PID"
 }
 
 "$SECPE" corpus --config "$INI" --records 600 --out "$T/corpus.csv" 2>/dev/null
@@ -59,7 +51,7 @@ grep -q '"generator": "http(chat, model=secpe-builtin' "$T/out1/run.json" || fai
 grep -q 'http generate\|http embed' "$T/run1.log" || true
 
 # A rerun pays for nothing twice: with the server gone, everything comes from the private cache.
-kill "${PIDS[0]}"; wait "${PIDS[0]}" 2>/dev/null
+kill "$PID_main"; wait "$PID_main" 2>/dev/null
 "$SECPE" "${RUN[@]}" --gen-url "$URL" --out "$T/again" --state-dir "$T/out1.state" 2>"$T/again.log" || fail "rerun from the cache: $(cat "$T/again.log")"
 cmp "$T/out1/synthetic.csv" "$T/again/synthetic.csv" || fail "the cached rerun differs"
 

@@ -6,11 +6,7 @@
 # Skipped, saying why, without node/npm or when the registry cannot be reached.
 set -uo pipefail
 SECPE=$1
-T=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"; }
-trap cleanup EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/serve.sh"
 skip() { echo "openai_sdk: SKIPPED: $*"; exit 0; }
 SDK_MAJOR=6
 command -v node >/dev/null && command -v npm >/dev/null || skip "node and npm are not installed"
@@ -26,9 +22,6 @@ cp "$(dirname "$0")/lib/openai_sdk.mjs" "$PREFIX/openai_sdk.mjs"
 
 export SECPE_SDK_KEY="sk-sdk-$RANDOM$RANDOM"
 "$SECPE" corpus --records 300 --seed 4 --secret-rate 0 --out "$T/public.csv" 2>/dev/null || fail "corpus"
-"$SECPE" serve --port 0 --port-file "$T/port" --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_SDK_KEY >"$T/serve.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
-[ -s "$T/port" ] || fail "the server did not start: $(cat "$T/serve.log")"
-node "$PREFIX/openai_sdk.mjs" "http://127.0.0.1:$(cat "$T/port")/v1" || fail "the OpenAI Node SDK $VERSION failed against secpe serve"
+serve sdk "$SECPE" serve --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_SDK_KEY
+node "$PREFIX/openai_sdk.mjs" "http://127.0.0.1:$PORT/v1" || fail "the OpenAI Node SDK $VERSION failed against secpe serve"
 echo "openai_sdk: ok (openai $VERSION, node $(node --version))"

@@ -9,30 +9,19 @@
 # once they close.
 set -uo pipefail
 SECPE=$1
-T=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"; }
-trap cleanup EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/serve.sh"
 command -v python3 >/dev/null || { echo "serve_load: skipped (no python3)"; exit 0; }
 export SECPE_LOAD_KEY="sk-load-$RANDOM$RANDOM"
 LIMITS=(--workers 4 --max-connections 256 --request-timeout 2 --idle-timeout 1 --max-body-bytes 262144 --max-inputs 64
         --max-request-tokens 20000 --max-response-bytes 1048576)
 
 "$SECPE" corpus --records 300 --seed 3 --secret-rate 0 --out "$T/public.csv" 2>/dev/null || fail "corpus"
-# start NAME ARGS...: a server on a free port; sets PORT and PID.
+# start NAME LAUNCHER...: a server with the limits above on a free port; sets PORT and PID.
 start() {
   local name=$1; shift
-  "$@" serve --port 0 --port-file "$T/$name.port" --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_LOAD_KEY "${LIMITS[@]}" \
-    >"$T/$name.log" 2>&1 &
-  PID=$!
-  PIDS+=($PID)
-  for _ in $(seq 100); do [ -s "$T/$name.port" ] && break; sleep 0.1; done
-  [ -s "$T/$name.port" ] || fail "server $name did not start: $(cat "$T/$name.log")"
-  PORT=$(cat "$T/$name.port")
+  serve "$name" "$@" serve --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_LOAD_KEY "${LIMITS[@]}"
 }
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 honest_ok() {
   python3 - "$1" <<'PY'
 import http.client, json, os, sys

@@ -74,45 +74,36 @@ class RawClient {
   std::string read_all(double wait_s = 5) {
     std::string out;
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
-    char buf[65536];
-    while (std::chrono::steady_clock::now() < end) {
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) {
-        closed_ = true;
-        break;
-      }
-      out.append(buf, static_cast<std::size_t>(n));
-    }
+    while (std::chrono::steady_clock::now() < end && read_some(out)) {}
     return out;
   }
   // One answer: reads until the head and Content-Length bytes of body have arrived.
   std::string read_response(double wait_s = 5) {
     std::string out;
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
-    char buf[65536];
-    while (std::chrono::steady_clock::now() < end) {
+    while (std::chrono::steady_clock::now() < end && read_some(out)) {
       const std::size_t head = out.find("\r\n\r\n");
-      if (head != std::string::npos) {
-        const std::size_t cl = out.find("Content-Length: ");
-        const std::size_t length = cl == std::string::npos ? 0 : std::stoul(out.substr(cl + 16));
-        if (out.size() >= head + 4 + length) return out;
-      }
-      pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) {
-        closed_ = true;
-        break;
-      }
-      out.append(buf, static_cast<std::size_t>(n));
+      if (head == std::string::npos) continue;
+      const std::size_t cl = out.find("Content-Length: ");
+      const std::size_t length = cl == std::string::npos ? 0 : std::stoul(out.substr(cl + 16));
+      if (out.size() >= head + 4 + length) break;
     }
     return out;
   }
   bool closed() const { return closed_; }
 
  private:
+  // Appends what arrives within 20 ms; false once the server closed the connection.
+  bool read_some(std::string& out) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 20) <= 0) return true;
+    char buf[65536];
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) return !(closed_ = true);
+    out.append(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+
   int fd_;
   bool connected_ = false;
   bool closed_ = false;
