@@ -191,7 +191,11 @@ void Loop::admit(int fd, Clock::time_point now) {
     auto oldest = connections_.end();
     for (auto it = connections_.begin(); it != connections_.end(); ++it) {
       const Connection& c = it->second;
-      if (c.state == Connection::State::kReading && c.reader.idle() && (oldest == connections_.end() || c.since < oldest->second.since)) oldest = it;
+      // Ties go to the connection accepted first (the lower id).
+      if (c.state == Connection::State::kReading && c.reader.idle() &&
+          (oldest == connections_.end() || std::pair(c.since, it->first) < std::pair(oldest->second.since, oldest->first))) {
+        oldest = it;
+      }
     }
     if (oldest == connections_.end()) {
       send_and_forget(fd, render_error(503, "the server is at its connection limit; retry shortly", false));

@@ -88,12 +88,12 @@ TEST(HttpServer, BadLengthsAreAnswered400AndClosed) {
 }
 
 TEST(HttpServer, SlowAndIdleClientsAreDroppedWhileOthersAreServed) {
-  TestServer server(echo, {.request_timeout_s = 0.5, .idle_timeout_s = 0.3});
+  TestServer server(echo, {.request_timeout_s = 1.0, .idle_timeout_s = 0.3});
   RawClient slow(server.port()), idle(server.port());
   ASSERT_TRUE(slow.send("POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\nab"));
   // A byte now and then does not extend the deadline.
   for (int i = 0; i < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     slow.send("c");
     RawClient honest(server.port());
     ASSERT_TRUE(honest.send(post("{\"a\":1}")));
