@@ -127,6 +127,8 @@ RequestReader::Status RequestReader::status() {
     buffer_.erase(0, end + 4);
     head_done_ = true;
     scanned_ = 0;
+    const auto expect = request_.headers.find("expect");
+    continue_pending_ = expect != request_.headers.end() && lower(expect->second) == "100-continue" && buffer_.size() < body_length_;
   }
   return buffer_.size() >= body_length_ ? Status::kReady : Status::kIncomplete;
 }

@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace secpe {
 
@@ -42,6 +43,9 @@ class RequestReader {
   Status status();
 
   bool idle() const { return buffer_.empty() && !head_done_; }  // no byte of a next request yet
+  // True once per request whose head asked "Expect: 100-continue" and was accepted while its body
+  // is still to come: the server should answer "100 Continue" (RFC 9110 10.1.1).
+  bool take_continue() { return std::exchange(continue_pending_, false); }
   int error_status() const { return error_status_; }
   const std::string& error_message() const { return error_message_; }
 
@@ -53,6 +57,7 @@ class RequestReader {
   std::string buffer_;
   std::size_t scanned_ = 0;  // the head's end was searched for up to here
   bool head_done_ = false;
+  bool continue_pending_ = false;
   std::size_t body_length_ = 0;
   HttpRequest request_;
   int error_status_ = 0;

@@ -251,6 +251,7 @@ void Loop::advance(std::uint64_t id, Connection& c, Clock::time_point now) {
       write_to(id, c, now);
       return;
     case RequestReader::Status::kIncomplete:
+      if (c.reader.take_continue()) send_and_forget(c.fd, "HTTP/1.1 100 Continue\r\n\r\n");
       return;
   }
 }

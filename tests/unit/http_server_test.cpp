@@ -144,6 +144,18 @@ TEST(HttpServer, TheConnectionCapEvictsIdleConnectionsElseAnswers503) {
   EXPECT_TRUE(a.read_response().starts_with("HTTP/1.1 200 "));
 }
 
+TEST(HttpServer, ExpectContinueIsAnsweredAndOversizedBodiesRefusedFirst) {
+  TestServer server(echo, {.request = {.max_body_bytes = 100}});
+  RawClient c(server.port());
+  ASSERT_TRUE(c.send("POST /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 7\r\n\r\n"));
+  EXPECT_EQ(c.read_all(0.5), "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(c.send("{\"a\":1}"));
+  EXPECT_NE(c.read_response().find("{\"a\":1}"), std::string::npos);
+  RawClient big(server.port());
+  ASSERT_TRUE(big.send("POST /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n"));
+  EXPECT_TRUE(big.read_all(2).starts_with("HTTP/1.1 413 "));
+}
+
 TEST(HttpServer, AnswersOverTheLimitBecome413) {
   TestServer server([](const HttpRequest&) { return HttpResponse{.body = std::string(5000, 'x')}; }, {.max_response_bytes = 4096});
   RawClient c(server.port());
