@@ -30,7 +30,8 @@ std::vector<float> vector_for(const std::string& text) { return {1.0f + static_c
 
 HttpResponse recorded(const json& refusal) {
   HttpResponse r{.status = refusal["status"].get<int>(), .body = refusal["body"].dump()};
-  for (const auto& [name, value] : refusal.value("headers", json::object()).items()) r.headers.emplace_back(name, value.get<std::string>());
+  const json headers = refusal.value("headers", json::object());
+  for (const auto& [name, value] : headers.items()) r.headers.emplace_back(name, value.get<std::string>());
   return r;
 }
 
