@@ -155,6 +155,10 @@ void embed_all(const Embedder& embedder, const std::vector<std::string>& texts, 
         MatrixF block;
         embedder.embed(std::span<const std::string>(texts).subspan(b, e - b), block);
         contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
+      } catch (const ContextOverflowError& overflow) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::make_exception_ptr(overflow.about("record #" + std::to_string(b + overflow.index()) + " (0-based, in input order)"));
+        return;
       } catch (...) {
         const std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();
@@ -294,7 +298,8 @@ EmbedderChoice embedder_choice_from(const po::variables_map& vm, const std::file
   }
   c.learned = embedder_kind == "tfidf-svd";
   c.http = embedder_kind == "http";
-  if (!c.http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
+  refuse_shared_api_key(vm);
+  if (!c.http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "embed-api-key-env", "state-dir", "concurrency", "http-timeout", "http-retries", "http-backoff", "http-max-response-mb"}, "--embedder http");
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
     if (!c.learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
