@@ -19,6 +19,11 @@ INI=$SECPE_ROOT/jobs/quickstart.ini
 
 "$SECPE" corpus --config "$INI" ${SECPE_RECORDS:+--records "$SECPE_RECORDS"}
 "$SECPE" import --config "$INI"
+# secpe run never overwrites a completed run: the quickstart replaces its own earlier one.
+if [ -e out/quickstart ] || [ -e out/quickstart.state ]; then
+  echo "quickstart: replacing the earlier out/quickstart and out/quickstart.state"
+  rm -rf out/quickstart out/quickstart.state
+fi
 mpirun -n "$RANKS" --oversubscribe "$SECPE" run --config "$INI" "$@"
 "$SECPE" inspect out/quickstart
 echo "quickstart: outputs in $PWD/out/quickstart/ (synthetic.csv, initial.csv, privacy.json, metrics.jsonl, run.json)"
