@@ -2,8 +2,7 @@
 # Runs SecPE end to end on the built-in demo with 2 MPI ranks: demo corpus -> HDF5 dataset ->
 # synthetic text and a privacy report in out/quickstart/. In a source tree it first installs what is
 # missing and builds, and writes into the tree; installed (module load secpe), it runs the installed
-# binary and writes into the current folder. Arguments go to secpe run; SECPE_RANKS (2) and
-# SECPE_RECORDS (the demo corpus's size, 4000) change the size.
+# binary and writes into the current folder. Arguments go to secpe run; SECPE_RANKS: ranks (2).
 set -euo pipefail
 source "$(dirname "$0")/lib/locate.sh"
 cd "$SECPE_WORKDIR"
@@ -17,7 +16,7 @@ source "$SECPE_ROOT/jobs/blas-core.sh"
 RANKS=${SECPE_RANKS:-2}
 INI=$SECPE_ROOT/jobs/quickstart.ini
 
-"$SECPE" corpus --config "$INI" ${SECPE_RECORDS:+--records "$SECPE_RECORDS"}
+"$SECPE" corpus --config "$INI"
 "$SECPE" import --config "$INI"
 # secpe run never overwrites a completed run: the quickstart replaces its own earlier one.
 if [ -e out/quickstart ] || [ -e out/quickstart.state ]; then

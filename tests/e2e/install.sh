@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The install as a site makes it (docs/install.md): `cmake --install` of this build into a scratch
 # prefix, its Lmod modulefile loaded with Debian's lmod, then, from another folder, the installed
-# quickstart at a small size (800 records, 1 iteration, 2 ranks) and the Slurm run script as sbatch
-# runs it (a copy in a spool folder, the submit folder elsewhere). Checks the outputs land in the
-# user's folder and nothing in the install tree, `secpe --version`, the modulefile, that the prefix
-# holds every path docs/install.md names and nothing build-only, and the permissions.
-# Skipped (exit 77) without lmod.
+# quickstart at a small size (the demo corpus, 1 iteration, 60 texts, 2 ranks) and the Slurm run
+# script as sbatch runs it (a copy in a spool folder, the submit folder elsewhere). Checks the
+# outputs land in the user's folder and nothing in the install tree, `secpe --version`, the
+# modulefile, that the prefix holds every path docs/install.md names and nothing build-only, and
+# the permissions. Skipped (exit 77) without lmod.
 set -uo pipefail
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:?}
@@ -58,7 +58,7 @@ done
 
 # The installed quickstart, from the user's own folder.
 mkdir -p "$T/work" && cd "$T/work" || fail "scratch folder"
-SECPE_RECORDS=800 SECPE_RANKS=2 bash "$SECPE_ROOT/jobs/quickstart.sh" --iterations 1 --synthetic 60 --quiet > quickstart.log 2>&1 ||
+SECPE_RANKS=2 bash "$SECPE_ROOT/jobs/quickstart.sh" --iterations 1 --synthetic 60 --quiet > quickstart.log 2>&1 ||
   fail "the installed quickstart exited $?: $(tail -20 quickstart.log)"
 grep -q "outputs in $T/work/out/quickstart/" quickstart.log || fail "the quickstart did not write into the current folder: $(tail -3 quickstart.log)"
 [ -s data/demo/demo.h5 ] || fail "the quickstart's dataset is not in the current folder"
