@@ -194,5 +194,27 @@ TEST(Int8Screen, OutOfRangeSearchesFallBackAndAgree) {
       << report;
 }
 
+// Centres in a narrow cone, closer to each other than int8 (or bf16) can tell apart: most centres
+// stay candidates, so after its first blocks the kernel screens the rest in fp32. Whichever blocks
+// ran on which screen, the answers are the reference's.
+TEST(Int8Screen, TooManyCandidatesFallBackToFp32AndAgree) {
+  const Eigen::Index d = 64;
+  const MatrixF base = random_matrix(1, d, 21), spread = random_matrix(40, d, 22), noise = random_matrix(600, d, 23);
+  MatrixF c(40, d), x(600, d);
+  for (Eigen::Index j = 0; j < c.rows(); ++j) c.row(j) = base.row(0) + 0.01f * spread.row(j);
+  for (Eigen::Index i = 0; i < x.rows(); ++i) x.row(i) = c.row(i % c.rows()) + 0.05f * noise.row(i);
+  for (const BlasScreen screen : {BlasScreen::kInt8, BlasScreen::kBf16}) {
+    for (const int threads : {1, 2}) {
+      const BlasKernel kernel(BlasKernelOptions{.threads = threads, .row_block = 50, .screen = screen});
+      for (const Metric m : test::kMetrics) {
+        std::string report;
+        EXPECT_TRUE(verify_against_reference(kernel, x, c, m, &report)) << report;
+        EXPECT_TRUE(verify_against_reference(kernel, x, c, m, &report, 3)) << report;
+        test::expect_mutual_agrees(kernel, x, c, m);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace secpe

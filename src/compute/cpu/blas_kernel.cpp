@@ -241,10 +241,17 @@ struct Search {
   const screen::ScreenGemm* narrow;  // the narrow screen's centres and engine; null: the fp32 screen
   std::span<std::int32_t> nearest;
   std::span<double> score;
+  // A narrow screen that keeps too many candidates costs more in rescoring than it saves: after a
+  // block whose rows kept more than narrow_limit each on average, the remaining blocks screen in
+  // fp32 (the results are the same either way: only the time differs).
+  double narrow_limit = 0.0;
+  mutable std::atomic<bool> narrow_off{false};
 };
 
 // Thread-local scratch.
 struct Workspace {
+  const screen::ScreenGemm* narrow = nullptr;  // this block's narrow screen (null: fp32)
+  std::size_t candidates = 0;                   // kept by this block's rows before any re-screen
   screen::RoundedRows rounded;  // the row block as a narrow screen multiplies it
   screen::LineVector<float> g;
   std::vector<bound::ScoreBound> bounds;   // each row's bound
@@ -252,7 +259,7 @@ struct Workspace {
   std::vector<double> chunk_min;  // lo's minimum per kChunk centres
   std::vector<RowState> rows;
   std::vector<std::int32_t> ids;
-  std::vector<std::pair<double, std::int32_t>> scored;
+  exact::RescoreBatch batch;  // rows whose candidates await their exact scores
   std::vector<double> lower, upper;  // the float re-screen's bounds (lower: per candidate)
   struct Columns* columns = nullptr;  // search_mutual: this worker's state of every centre
 };
@@ -275,19 +282,29 @@ struct Columns {
   }
 };
 
-// x . c in float, in sixteen lanes (a float dot product summed in any order: the fp32 bound holds).
+// x . c in float, in four chains of sixteen lanes (a float dot product summed in any order: the
+// fp32 bound holds; four chains keep the additions' latency out of the way).
 [[gnu::always_inline]] inline float float_dot(const float* x, const float* c, Eigen::Index d) {
-  using Lanes = float __attribute__((vector_size(64)));
-  Lanes acc = {};
+  using Floats = float __attribute__((vector_size(64)));
+  Floats acc[4] = {};
   Eigen::Index j = 0;
+  for (; j + 64 <= d; j += 64) {
+    for (int t = 0; t < 4; ++t) {
+      Floats a, b;
+      std::memcpy(&a, x + j + 16 * t, sizeof a);
+      std::memcpy(&b, c + j + 16 * t, sizeof b);
+      acc[t] += a * b;
+    }
+  }
   for (; j + 16 <= d; j += 16) {
-    Lanes a, b;
+    Floats a, b;
     std::memcpy(&a, x + j, sizeof a);
     std::memcpy(&b, c + j, sizeof b);
-    acc += a * b;
+    acc[0] += a * b;
   }
+  const Floats all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
   float sum = 0.0f;
-  for (int q = 0; q < 16; ++q) sum += acc[q];
+  for (int q = 0; q < 16; ++q) sum += all[q];
   for (; j < d; ++j) sum += x[j] * c[j];
   return sum;
 }
@@ -330,7 +347,11 @@ void rescreen_in_float(const Search& s, const float* x, double rx, const Side& s
   ws.ids.resize(kept);
 }
 
-// The exact answer for row i from its candidate list (all centres when exact_only).
+// A batch is rescored once it holds this many pairs (or more: a row's candidates stay together).
+constexpr std::size_t kBatchPairs = 4096;
+
+// The exact answer for row i from its candidate list (all centres when exact_only), rescored in
+// ws.batch with the rows before it; process_rows finishes the batch.
 void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
   ws.ids.clear();
   if (s.exact_only) {
@@ -338,15 +359,17 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
   } else {
     st.prune();
     for (const Candidate& c : st.cands) ws.ids.push_back(c.index);
-    if (s.narrow && ws.ids.size() > s.k + 1) {
+    if (ws.narrow) ws.candidates += ws.ids.size();
+    if (ws.narrow && ws.ids.size() > s.k + 1) {
       const Side centres{s.centres, s.p.centre_norms, s.centre_sq, s.centre_inv_norms};
       rescreen_in_float(s, s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], centres, ws);
     }
   }
   // ws.ids.size() >= k: the k bounds of the heap are candidates
   const auto out = static_cast<std::size_t>(i) * s.k;
-  exact::best_k_of(s.metric, s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], s.centres, s.p.centre_norms, ws.ids,
-                   s.k, ws.scored, s.nearest.data() + out, s.score.data() + out);
+  ws.batch.add_row(s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], ws.ids, s.nearest.data() + out,
+                   s.score.data() + out);
+  if (ws.batch.pairs() >= kBatchPairs) ws.batch.finish(s.metric, s.centres, s.p.centre_norms, s.k);
 }
 
 // Chunks of a block's centres with their own minimum lower bound, so that a block with a few
@@ -485,8 +508,8 @@ template <Metric M>
 void block_products(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
                     Workspace& ws) {
   const Eigen::Index d = s.x.cols();
-  if (s.narrow) {
-    s.narrow->gemm(ws.rounded, screen::padded(mb), c0, ld, ws.g.data());
+  if (ws.narrow) {
+    ws.narrow->gemm(ws.rounded, screen::padded(mb), c0, ld, ws.g.data());
   } else if (d == 0) {
     std::fill(ws.g.begin(), ws.g.end(), 0.0f);
   } else {
@@ -523,23 +546,25 @@ void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c
 
 void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
   const Eigen::Index n = s.centres.rows();
+  ws.narrow = s.narrow_off.load(std::memory_order_relaxed) ? nullptr : s.narrow;
+  ws.candidates = 0;
   if (ws.rows.size() < static_cast<std::size_t>(mb)) ws.rows.resize(static_cast<std::size_t>(mb));
   for (Eigen::Index r = 0; r < mb; ++r) ws.rows[r].reset(s.k);
   if (!s.exact_only) {
-    const auto pad = [&](Eigen::Index v) { return s.narrow ? screen::padded(v) : v; };
+    const auto pad = [&](Eigen::Index v) { return ws.narrow ? screen::padded(v) : v; };
     const Eigen::Index nbmax = std::min(centre_block, n);
     ws.g.resize(static_cast<std::size_t>(pad(mb) * pad(nbmax)));
     ws.lo.resize(static_cast<std::size_t>(nbmax));
     ws.hi.resize(static_cast<std::size_t>(nbmax));
     ws.chunk_min.resize(static_cast<std::size_t>(nbmax / kChunk + 1));
     ws.bounds.assign(static_cast<std::size_t>(mb), s.bound);
-    if (s.narrow) {
+    if (ws.narrow) {
       // The bound's input unit for this row: its measured relative rounding error (each centre's
       // is in its CentreTerms: |x'.c' - x.c| <= (u_x + u_c + u_x u_c) |x| |c|).
-      s.narrow->round_rows(s.x, r0, mb, ws.rounded);
+      ws.narrow->round_rows(s.x, r0, mb, ws.rounded);
       const Eigen::Index d = s.x.cols();
       for (std::size_t r = 0; r < ws.bounds.size(); ++r) {
-        ws.bounds[r] = bound::make_score_bound(s.metric, d, ws.rounded.errors[r], s.narrow->roundings(d));
+        ws.bounds[r] = bound::make_score_bound(s.metric, d, ws.rounded.errors[r], ws.narrow->roundings(d));
       }
     }
     for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
@@ -549,6 +574,8 @@ void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Inde
     }
   }
   for (Eigen::Index r = 0; r < mb; ++r) finish_row(s, r0 + r, ws.rows[r], ws);
+  ws.batch.finish(s.metric, s.centres, s.p.centre_norms, s.k);
+  if (ws.narrow && double(ws.candidates) > s.narrow_limit * double(mb)) s.narrow_off.store(true, std::memory_order_relaxed);
 }
 
 // OpenBLAS runs one thread per call while our workers run (each worker calls sgemm itself);
@@ -583,6 +610,24 @@ std::unique_ptr<screen::ScreenGemm> narrow_screen(BlasScreen choice, Eigen::Inde
   }
   if (!screen::fits(*engine, d, min_norm == kInf ? 1.0 : min_norm, max_norm)) return nullptr;
   return screen::make_screen_gemm(*engine, centres, threads);
+}
+
+// Candidates per row above which a narrow screen loses to fp32. Measured on this project's AMD
+// EPYC (Zen 5) at d = 768: rescoring a candidate (a float re-screen or an exact score, its row read
+// from memory) costs about what the fp32 GEMM spends on 32 centres, and an engine k times faster
+// than sgemm saves 1 - 1/k of that GEMM; the limit is set twice that break-even, since a block's
+// average is a rough guide. The emulations never give up (they exist to test the narrow path).
+double narrow_limit(screen::Engine engine, Eigen::Index centres) {
+  double speedup = 0.0;  // over sgemm, roughly
+  switch (engine) {
+    case screen::Engine::kBf16Amx:
+    case screen::Engine::kInt8Avx512: speedup = 4.0; break;
+    case screen::Engine::kBf16Avx512:
+    case screen::Engine::kInt8Avx: speedup = 2.0; break;
+    case screen::Engine::kBf16Emulated:
+    case screen::Engine::kInt8Emulated: return kInf;
+  }
+  return 8.0 + 2.0 * double(centres) * (1.0 - 1.0 / speedup) / 32.0;
 }
 
 std::mutex& openblas_mutex() {  // one BLAS search at a time changes OpenBLAS's thread setting
@@ -632,6 +677,7 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
       narrow ? std::min(screen::padded(centre_block_), screen::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
   Search s{x, centres, metric, kk, p, {}, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()), exact_only, narrow.get(),
            nearest, score};
+  if (narrow) s.narrow_limit = narrow_limit(narrow->engine(), n);
   const auto nc = static_cast<std::size_t>(n);
   norm_terms(metric, p.centre_norms, s.centre_sq, s.centre_inv_norms);
   const std::span<const double> units = narrow ? narrow->centre_errors() : std::span<const double>();
@@ -705,9 +751,10 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
             if (cand.lo <= threshold) ws.ids.push_back(cand.index);
         if (s.narrow && ws.ids.size() > 2) rescreen_in_float(s, centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], row_side, ws);
       }
-      exact::best_k_of(metric, centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], x, p.row_norms, ws.ids, 1,
-                       ws.scored, &centre_nearest[c], &centre_score[c]);
+      ws.batch.add_row(centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], ws.ids, &centre_nearest[c], &centre_score[c]);
+      if (ws.batch.pairs() >= kBatchPairs) ws.batch.finish(metric, x, p.row_norms, 1);
     }
+    ws.batch.finish(metric, x, p.row_norms, 1);
   });
 }
 
