@@ -48,7 +48,7 @@ nlohmann::ordered_json machine_info() {
           {"environment", env},
           {"openblas_core", {{"name", core.name}, {"kernels", tier_name(core.tier)}, {"cpu_supports", tier_name(core.cpu_tier)},
                              {"chosen_by", core.source}, {"faster_core_available", !faster_cores(core.cpu_tier, core.tier).empty()}}},
-          {"blas_screen_auto", {{"choice", auto_screen_text(screen)}, {"screen", screen_label(screen.screen)}, {"chosen_by", screen.source}}}};
+          {"blas_screen_auto", {{"choice", auto_screen_text(screen)}, {"chosen_by", screen.source}}}};
 }
 
 nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition) {

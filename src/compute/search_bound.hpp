@@ -95,7 +95,8 @@ SECPE_HOST_DEVICE inline ScoreBound make_score_bound(Metric metric, long long d,
 // inv_c = 1 / |c| (cosine); the other arguments are unused. approx_score_of computes it for g
 // widened to double already, in doubles or in lanes of them (a GCC vector type: the CPU kernel).
 template <class T>
-SECPE_LANES_INLINE SECPE_HOST_DEVICE inline T approx_score_of(Metric metric, T g, T sq_x, T sq_c, T inv_x, T inv_c) {
+SECPE_LANES_INLINE SECPE_HOST_DEVICE inline T approx_score_of(Metric metric, const T& g, const T& sq_x, const T& sq_c, const T& inv_x,
+                                                              const T& inv_c) {
   switch (metric) {
     case Metric::kL2: return (sq_x + sq_c) - 2.0 * g;
     case Metric::kInnerProduct: return -g;
@@ -135,7 +136,7 @@ struct RowTerms {
 
 // E from the two, in doubles or in lanes of them (r and c are 0 but for L2).
 template <class T>
-SECPE_LANES_INLINE SECPE_HOST_DEVICE inline T terms_error(const RowTerms& t, T p, T q, T r) {
+SECPE_LANES_INLINE SECPE_HOST_DEVICE inline T terms_error(const RowTerms& t, const T& p, const T& q, const T& r) {
   return ((t.a * p + t.b * q) + t.c * r) + t.d;
 }
 

@@ -9,6 +9,7 @@
 #include "cluster/kmeans.hpp"
 #include "compute/cpu/bf16_gemm.hpp"
 #include "compute/cpu/blas_kernel.hpp"
+#include "compute/cpu/screen_choice.hpp"
 #include "core/error.hpp"
 #include "dist/communicator.hpp"
 
@@ -36,26 +37,29 @@ TEST(BlasScreenChoice, NamesAndFallbacks) {
 
 TEST(BlasScreenChoice, AutoFollowsTheMeasuredChoice) {
   EXPECT_EQ(auto_screen_text(parse_auto_screen("int8:64")), "int8:64");
-  EXPECT_EQ(parse_auto_screen("bf16-emulated:0").screen, BlasScreen::kBf16Emulated);
-  for (const char* bad : {"int8", "int8:", "int8:-1", "int8:12x", "auto:5", "fp16:3", ":3"}) {
+  EXPECT_EQ(auto_screen_text(parse_auto_screen("bf16:32,int8:1024")), "bf16:32,int8:1024");
+  EXPECT_EQ(parse_auto_screen("bf16-emulated:0").tiers.front().screen, BlasScreen::kBf16Emulated);
+  for (const char* bad : {"int8", "int8:", "int8:-1", "int8:12x", "auto:5", "fp16:3", ":3", "int8:5,", "int8:5,bf16:5", "int8:9,bf16:5"}) {
     EXPECT_THROW(parse_auto_screen(bad), InputError) << bad;
   }
   const test::ScopedEnv screen_env("SECPE_BLAS_SCREEN"), auto_env("SECPE_BLAS_SCREEN_AUTO");
   screen_env.unset();
-  auto_env.set("int8:100");
-  EXPECT_EQ(auto_screen().min_centres, 100);
+  auto_env.set("bf16:40,int8:100");
+  EXPECT_EQ(auto_screen().tiers.size(), 2u);
   const BlasKernel measured;
-  EXPECT_EQ(measured.screen_for(99), BlasScreen::kFp32);
+  EXPECT_EQ(measured.screen_for(39), BlasScreen::kFp32);
+  EXPECT_EQ(measured.screen_for(40), here(BlasScreen::kBf16));
+  EXPECT_EQ(measured.screen_for(99), here(BlasScreen::kBf16));
   EXPECT_EQ(measured.screen_for(100), here(BlasScreen::kInt8));
-  const BlasKernel given(BlasKernelOptions{.auto_choice = AutoScreen{BlasScreen::kBf16Emulated, 5, "test"}});
+  const BlasKernel given(BlasKernelOptions{.auto_choice = AutoScreen{{{BlasScreen::kBf16Emulated, 5}}, "test"}});
   EXPECT_EQ(given.screen_for(4), BlasScreen::kFp32);
   EXPECT_EQ(given.screen_for(5), BlasScreen::kBf16Emulated);
   auto_env.set("int9:100");
   EXPECT_THROW(BlasKernel(), InputError);
   auto_env.unset();
-  const AutoScreen cpu = auto_screen();  // the CPU's default: a screen that runs here
-  EXPECT_EQ(here(cpu.screen), cpu.screen);
-  if (bf16::amx_available()) EXPECT_EQ(cpu.screen, BlasScreen::kBf16);
+  const AutoScreen cpu = auto_screen();  // the CPU's default: screens that run here
+  for (const AutoScreen::Tier& t : cpu.tiers) EXPECT_EQ(here(t.screen), t.screen);
+  if (bf16::amx_available()) EXPECT_EQ(cpu.tiers.back().screen, BlasScreen::kBf16);
   screen_env.set("fp32");
   EXPECT_EQ(BlasKernel().screen_for(100000), BlasScreen::kFp32);
   EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kInt8Emulated}).screen_for(10), BlasScreen::kInt8Emulated);
@@ -63,6 +67,18 @@ TEST(BlasScreenChoice, AutoFollowsTheMeasuredChoice) {
   EXPECT_EQ(BlasKernel().screen_for(10), here(BlasScreen::kInt8));
   screen_env.set("half");
   EXPECT_THROW(BlasKernel(), InputError);
+}
+
+// blas-check's rule: the fastest screen at each count of centres, a new tier only where another is
+// more than 3% faster than the one chosen below.
+TEST(BlasScreenChoice, ChoiceFromTimings) {
+  const std::vector<int> n{32, 64, 256, 1024};
+  const std::vector<ScreenTimings> t{{BlasScreen::kFp32, "fp32", {1.0, 2.0, 4.0, 16.0}},
+                                     {BlasScreen::kBf16, "bf16", {1.1, 1.45, 2.5, 9.0}},
+                                     {BlasScreen::kInt8, "int8", {1.5, 1.48, 2.0, 6.0}}};
+  EXPECT_EQ(auto_screen_text(choose_from(n, t)), "bf16:64,int8:256");
+  EXPECT_EQ(auto_screen_text(choose_from(n, {t[0]})), "fp32:0");
+  EXPECT_EQ(auto_screen_text(choose_from(n, {t[0], {BlasScreen::kInt8, "int8", {0.5, 1.0, 5.0, 17.0}}})), "int8:32,fp32:256");
 }
 
 // Points around k well-separated centres in d dimensions, with the seed alone deciding them.

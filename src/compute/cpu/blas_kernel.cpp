@@ -12,9 +12,9 @@
 // The bound (approx_score, score_error, exact_only) and the order of results are shared with the
 // GPU kernel: compute/search_bound.hpp, where the bound is derived. A narrow screen (bf16, int8:
 // compute/cpu/screen_gemm.hpp) only changes where G comes from and the bound's input units.
-// The bounds are computed in lanes of eight doubles (a 64-byte GCC vector type), between inline
-// functions of this file only: GCC's note that passing them by value depends on AVX-512 concerns
-// no call that is made.
+// The bounds are computed in lanes of eight doubles (a 64-byte GCC vector type) by inline functions
+// (compute/search_bound.hpp's included): GCC's warning that returning one depends on AVX-512
+// concerns no call that is made.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
@@ -90,29 +90,50 @@ std::string screen_label(BlasScreen screen) {
   return engine ? screen::engine_name(*engine) : "fp32 (sgemm)";
 }
 
+BlasScreen AutoScreen::screen_for(Eigen::Index centres) const {
+  BlasScreen out = BlasScreen::kFp32;
+  for (const Tier& t : tiers)
+    if (centres >= t.min_centres) out = t.screen;
+  return out;
+}
+
 AutoScreen parse_auto_screen(const std::string& text) {
-  const auto colon = text.find(':');
-  const std::string name = text.substr(0, colon), count = colon == std::string::npos ? "" : text.substr(colon + 1);
   AutoScreen choice;
-  try {
-    choice.screen = parse_blas_screen(name);
-  } catch (const InputError& e) {
-    throw InputError("'" + text + "': " + e.what());
-  }
-  std::size_t used = 0;
-  long value = -1;
-  try {
-    value = std::stol(count, &used);
-  } catch (const std::exception&) {
-  }
-  if (choice.screen == BlasScreen::kAuto || used != count.size() || value < 0 || value > std::numeric_limits<int>::max())
-    throw InputError("'" + text + "': expected SCREEN:MIN_CENTRES, e.g. int8:64 (a screen other than auto, and a count >= 0)");
-  choice.min_centres = static_cast<int>(value);
+  const auto fail = [&](const std::string& why) {
+    return InputError("'" + text + "': " + why + " (expected SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...], e.g. bf16:32,int8:1024)");
+  };
+  std::size_t begin = 0;
+  do {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string tier = text.substr(begin, end - begin);
+    const std::size_t colon = tier.find(':');
+    AutoScreen::Tier t{BlasScreen::kFp32, -1};
+    try {
+      t.screen = parse_blas_screen(tier.substr(0, colon));
+    } catch (const InputError& e) {
+      throw fail(e.what());
+    }
+    const std::string count = colon == std::string::npos ? "" : tier.substr(colon + 1);
+    std::size_t used = 0;
+    try {
+      t.min_centres = count.empty() || count[0] == '-' ? -1 : std::stoi(count, &used);
+    } catch (const std::exception&) {
+    }
+    if (t.screen == BlasScreen::kAuto) throw fail("auto is no tier");
+    if (t.min_centres < 0 || used != count.size()) throw fail("'" + count + "' is no count of centres");
+    if (!choice.tiers.empty() && t.min_centres <= choice.tiers.back().min_centres) throw fail("the counts must ascend");
+    choice.tiers.push_back(t);
+    begin = end + 1;
+  } while (begin <= text.size());
   return choice;
 }
 
 std::string auto_screen_text(const AutoScreen& choice) {
-  return blas_screen_name(choice.screen) + ":" + std::to_string(choice.min_centres);
+  if (choice.tiers.empty()) return "fp32:0";
+  std::string out;
+  for (const AutoScreen::Tier& t : choice.tiers)
+    out.append(out.empty() ? "" : ",").append(blas_screen_name(t.screen)).append(":").append(std::to_string(t.min_centres));
+  return out;
 }
 
 AutoScreen auto_screen() {
@@ -126,10 +147,12 @@ AutoScreen auto_screen() {
     }
   }
   const char* source = "this CPU's default";
-  if (bf16::amx_available()) return {BlasScreen::kBf16, 300, source};
-  if (screen_engine(BlasScreen::kInt8)) return {BlasScreen::kInt8, 64, source};
-  if (screen_engine(BlasScreen::kBf16)) return {BlasScreen::kBf16, 300, source};
-  return {BlasScreen::kFp32, 0, source};
+  const bool bf16 = screen_engine(BlasScreen::kBf16).has_value(), int8 = screen_engine(BlasScreen::kInt8).has_value();
+  if (bf16::amx_available()) return {{{BlasScreen::kBf16, 300}}, source};
+  if (int8 && bf16) return {{{BlasScreen::kBf16, 32}, {BlasScreen::kInt8, 1024}}, source};
+  if (int8) return {{{BlasScreen::kInt8, 256}}, source};
+  if (bf16) return {{{BlasScreen::kBf16, 300}}, source};
+  return {{}, source};
 }
 
 namespace {
@@ -158,12 +181,12 @@ BlasKernel::BlasKernel(BlasKernelOptions options)
       centre_block_(std::max(1, options.centre_block)),
       screen_(resolve_screen(options.screen)),
       auto_(screen_ == BlasScreen::kAuto ? options.auto_choice.value_or(auto_screen()) : AutoScreen{}) {
-  if (screen_ == BlasScreen::kAuto) auto_.screen = resolve_screen(auto_.screen);
+  for (AutoScreen::Tier& t : auto_.tiers) t.screen = resolve_screen(t.screen);
 }
 
 BlasScreen BlasKernel::screen_for(Eigen::Index centres) const {
   if (screen_ != BlasScreen::kAuto) return screen_;
-  return centres >= auto_.min_centres ? auto_.screen : BlasScreen::kFp32;
+  return auto_.screen_for(centres);
 }
 
 namespace {
@@ -381,7 +404,8 @@ using FloatLanes = float __attribute__((vector_size(32)));
 
 // The smallest of eight lanes, as a tree (the compiler neither reorders a floating-point reduction
 // itself nor vectorises it otherwise).
-[[gnu::always_inline]] inline double lanes_min(Lanes m) {
+[[gnu::always_inline]] inline double lanes_min(const Lanes& lanes) {
+  Lanes m = lanes;
   Lanes h = __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
   m = h < m ? h : m;
   h = __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5);
@@ -394,7 +418,7 @@ using FloatLanes = float __attribute__((vector_size(32)));
 // lo and hi for centre j: the approximate score from G's g, and its bound E (score_error, as the
 // row's bound::RowTerms and the centre's bound::CentreTerms give it), for one double or eight.
 template <Metric M, class T>
-[[gnu::always_inline]] inline void bounds_of(const Search& s, const bound::RowTerms& t, double sqx, double inv_rx, T g,
+[[gnu::always_inline]] inline void bounds_of(const Search& s, const bound::RowTerms& t, double sqx, double inv_rx, const T& g,
                                              Eigen::Index j, T& lo, T& hi) {
   T sqc, inv_rc, p, q, r = T{};
   std::memcpy(&p, s.err_p.data() + j, sizeof p);

@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compute/cpu/screen_gemm.hpp"
 #include "compute/nearest.hpp"
@@ -21,7 +22,7 @@ namespace secpe {
 // sgemm where the CPU has the instructions; their bound is wider (each vector's measured rounding
 // error: about 2^-9.3 relative in bf16, 2^-7 in int8), so more centres per row are rescored, and the
 // results are the same bit for bit. With few centres that rescoring costs more than the GEMM saves,
-// hence AutoScreen::min_centres. A search a narrow screen cannot take (screen::fits: bf16 norms
+// hence AutoScreen's tiers. A search a narrow screen cannot take (screen::fits: bf16 norms
 // of 1e38, int8 norms outside [2^-40, 2^40] or d > 65536) screens in fp32.
 enum class BlasScreen {
   kAuto,          // SECPE_BLAS_SCREEN if set (any of these names); else the AutoScreen choice
@@ -34,19 +35,25 @@ enum class BlasScreen {
 BlasScreen parse_blas_screen(const std::string& name);  // InputError for an unknown name
 std::string blas_screen_name(BlasScreen screen);
 
-// What auto screens with: `screen` for searches of at least min_centres centres, fp32 below.
+// What auto screens with, by the number of centres of a search: the tier with the largest
+// min_centres not above it, fp32 below the first (e.g. bf16 from 32 centres, int8 from 1024).
 struct AutoScreen {
-  BlasScreen screen = BlasScreen::kFp32;
-  int min_centres = 0;
-  std::string source;  // who chose it (for reports)
+  struct Tier {
+    BlasScreen screen;
+    int min_centres;
+  };
+  std::vector<Tier> tiers;  // ascending min_centres; each screen other than auto
+  std::string source;       // who chose it (for reports)
+  BlasScreen screen_for(Eigen::Index centres) const;
 };
-// "SCREEN:MIN_CENTRES" (e.g. "int8:64"), as SECPE_BLAS_SCREEN_AUTO holds it; InputError otherwise.
+// "SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...]" (e.g. "bf16:32,int8:1024"), as SECPE_BLAS_SCREEN_AUTO
+// holds it; InputError otherwise (auto as a tier, a negative count, counts not ascending).
 AutoScreen parse_auto_screen(const std::string& text);
-std::string auto_screen_text(const AutoScreen& choice);
+std::string auto_screen_text(const AutoScreen& choice);  // that form ("fp32:0" for no tier)
 // SECPE_BLAS_SCREEN_AUTO when set (`secpe blas-check --choose-screen` measures the screens that
 // run here and prints it; jobs/blas-core.sh exports it), else this CPU's default: bf16 from 300
-// centres where AMX runs, else int8 from 64 where VNNI runs (measured on an AMD EPYC, Zen 5),
-// else bf16 from 300 where AVX512-BF16 runs, else fp32.
+// centres where AMX runs; else, where VNNI runs, bf16 from 32 and int8 from 1024 if AVX512-BF16
+// runs too (measured on an AMD EPYC, Zen 5), int8 from 256 if not; else fp32.
 AutoScreen auto_screen();
 // The engine a resolved screen runs on here (kBf16 / kInt8: the fastest available); nullopt for fp32.
 std::optional<screen::Engine> screen_engine(BlasScreen screen);
