@@ -17,7 +17,8 @@
 // CPU's bf16 and int8 screens measure u per vector: compute/cpu/screen_gemm.hpp). The GEMM's own
 // arithmetic adds, for a float dot product of length d summed in any order (with or without FMA),
 // at most gamma_n sum_j |x'_j c'_j| <= gamma_n (1 + u_x)(1 + u_c) |x| |c|, gamma_n = n u / (1 - n u),
-// u = 2^-24 and n = d roundings (an int8 screen sums exactly and rounds 3 times: n = 3), plus what
+// u = 2^-24 (2^-23 for sums that may truncate, as tensor cores' may) and n = d roundings (an int8
+// screen sums exactly and rounds 3 times: n = 3), plus what
 // underflow (or a flush-to-zero mode) loses: at most d 2^-126 (1 + |x|_inf + |c|_inf) per product
 // sum, which we bound by d 2^-120 (1 + |x| + |c|). The norm terms and the reference itself are
 // computed in double, off by at most (gamma_d(2^-53) + 4 2^-53) times their magnitude.
@@ -40,6 +41,10 @@ namespace secpe::bound {
 
 // Input rounding unit of a TF32 GEMM (see above); 0 for a true float GEMM.
 inline constexpr double kTf32InputUnit = 0x1p-10;
+// Rounding unit of the float accumulation: 2^-24 when it rounds to nearest (a float GEMM on CUDA
+// or CPU cores); tensor cores may truncate their float sums instead, whose unit is 2^-23.
+inline constexpr double kFloatUnit = 0x1p-24;
+inline constexpr double kTensorCoreAccumulationUnit = 0x1p-23;
 
 // The constants of the error bound for one row (or one search). The input term is linear in the
 // centre's unit u_c, so that a kernel can give each centre its own: rel + u_c rel_centre.
@@ -50,12 +55,13 @@ struct ScoreBound {
   double abs = 0.0;         // times (1 + |x| + |c|)   (cosine: divided by |x| |c| as well)
 };
 
-// row_unit: u_x above; roundings: n above. Each centre's u_c enters score_error. Expanding the
-// terms, with m = 2^-30 and s the safety factor:
+// row_unit: u_x above; roundings: n above; accumulation_unit: u above. Each centre's u_c enters
+// score_error. Expanding the terms, with m = 2^-30 and s the safety factor:
 //   input = u_x (1 + m) + u_c (1 + u_x)(1 + m),   arith = gamma (1 + u_x) + u_c gamma (1 + u_x).
-SECPE_HOST_DEVICE inline ScoreBound make_score_bound(Metric metric, long long d, double row_unit, long long roundings) {
+SECPE_HOST_DEVICE inline ScoreBound make_row_bound(Metric metric, long long d, double row_unit, long long roundings,
+                                                   double accumulation_unit = kFloatUnit) {
   const double dd = static_cast<double>(d), n = static_cast<double>(roundings);
-  const double u = 0x1p-24, ud = 0x1p-53, margin = 0x1p-30;
+  const double u = accumulation_unit, ud = 0x1p-53, margin = 0x1p-30;
   const double gamma = n * u / (1.0 - n * u);
   const double gd = dd * ud / (1.0 - dd * ud) + 4.0 * ud;
   const double under = dd * 0x1p-120;
@@ -82,10 +88,11 @@ SECPE_HOST_DEVICE inline ScoreBound make_score_bound(Metric metric, long long d,
   return b;
 }
 
-// A GEMM of d float roundings whose inputs, rows and centres alike, are rounded by at most
-// input_unit each (TF32; 0: a float GEMM). The centres' unit is counted in rel here.
-SECPE_HOST_DEVICE inline ScoreBound make_score_bound(Metric metric, long long d, double input_unit = 0.0) {
-  ScoreBound b = make_score_bound(metric, d, input_unit, d);
+// A GEMM of d float roundings of unit accumulation_unit whose inputs, rows and centres alike, are
+// rounded by at most input_unit each (TF32; 0: a float GEMM). The centres' unit is counted in rel.
+SECPE_HOST_DEVICE inline ScoreBound make_score_bound(Metric metric, long long d, double input_unit = 0.0,
+                                                     double accumulation_unit = kFloatUnit) {
+  ScoreBound b = make_row_bound(metric, d, input_unit, d, accumulation_unit);
   b.rel += input_unit * b.rel_centre;
   b.rel_centre = 0.0;
   return b;

@@ -115,7 +115,7 @@ TEST(Int8Screen, BoundIsNearlyTightOnAlignedErrors) {
   const double r = exact::pair_score(Metric::kInnerProduct, x.row(0).data(), c.row(0).data(), d, rx, rc);
   const double a = bound::approx_score(Metric::kInnerProduct, g[0], rx * rx, rc * rc, 1 / rx, 1 / rc);
   const double input_term = (rows.errors[0] + packed.max_relative_error()) * rx * rc;
-  const bound::ScoreBound b = bound::make_score_bound(Metric::kInnerProduct, d, rows.errors[0], 3);
+  const bound::ScoreBound b = bound::make_row_bound(Metric::kInnerProduct, d, rows.errors[0], 3);
   EXPECT_EQ(packed.max_relative_error(), 0.0);  // c is exact in int8
   EXPECT_GT(std::fabs(a - r), 0.95 * input_term);
   EXPECT_LE(std::fabs(a - r), bound::score_error(b, Metric::kInnerProduct, rx, rc, 1 / rc, packed.max_relative_error()));

@@ -588,7 +588,7 @@ void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Inde
       ws.narrow->round_rows(s.x, r0, mb, ws.rounded);
       const Eigen::Index d = s.x.cols();
       for (std::size_t r = 0; r < ws.bounds.size(); ++r) {
-        ws.bounds[r] = bound::make_score_bound(s.metric, d, ws.rounded.errors[r], ws.narrow->roundings(d));
+        ws.bounds[r] = bound::make_row_bound(s.metric, d, ws.rounded.errors[r], ws.narrow->roundings(d));
       }
     }
     for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
