@@ -149,7 +149,7 @@ AutoScreen auto_screen() {
   const char* source = "this CPU's default";
   const bool bf16 = screen_engine(BlasScreen::kBf16).has_value(), int8 = screen_engine(BlasScreen::kInt8).has_value();
   if (bf16::amx_available()) return {{{BlasScreen::kBf16, 300}}, source};
-  if (int8 && bf16) return {{{BlasScreen::kBf16, 32}, {BlasScreen::kInt8, 1024}}, source};
+  if (int8 && bf16) return {{{BlasScreen::kBf16, 32}, {BlasScreen::kInt8, 512}}, source};
   if (int8) return {{{BlasScreen::kInt8, 256}}, source};
   if (bf16) return {{{BlasScreen::kBf16, 300}}, source};
   return {{}, source};

@@ -52,8 +52,9 @@ AutoScreen parse_auto_screen(const std::string& text);
 std::string auto_screen_text(const AutoScreen& choice);  // that form ("fp32:0" for no tier)
 // SECPE_BLAS_SCREEN_AUTO when set (`secpe blas-check --choose-screen` measures the screens that
 // run here and prints it; jobs/blas-core.sh exports it), else this CPU's default: bf16 from 300
-// centres where AMX runs; else, where VNNI runs, bf16 from 32 and int8 from 1024 if AVX512-BF16
-// runs too (measured on an AMD EPYC, Zen 5), int8 from 256 if not; else fp32.
+// centres where AMX runs; else, where VNNI runs, bf16 from 32 and int8 from 512 if AVX512-BF16
+// runs too (measured on an AMD EPYC, Zen 5: searches and k-means with 600 centres), int8 from 256
+// if not; else fp32.
 AutoScreen auto_screen();
 // The engine a resolved screen runs on here (kBf16 / kInt8: the fastest available); nullopt for fp32.
 std::optional<screen::Engine> screen_engine(BlasScreen screen);
