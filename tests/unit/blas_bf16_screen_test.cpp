@@ -135,8 +135,9 @@ TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {
   }
 }
 
-// Centres closer than bf16 can tell (relative differences of 2^-12 to 2^-9, below its 2^-8
-// rounding), exact duplicates, and rows equal to centres: only the exact rescoring separates them.
+// Centres closer than bf16 or int8 can tell (relative differences of 2^-12 to 2^-9, below bf16's
+// 2^-8 rounding and int8's step), exact duplicates, and rows equal to centres: only the exact
+// rescoring separates them (expect_agree runs every screen).
 TEST(Bf16Screen, NearTiesBelowBf16ResolutionAgree) {
   const Eigen::Index d = 96;
   const MatrixF base = random_matrix(3, d, 5);

@@ -144,27 +144,6 @@ TEST(Int8Screen, AlignedRoundingErrorsAgree) {
   EXPECT_EQ(nearest[0], 0);
 }
 
-// Near-ties below int8's resolution (relative differences of 2^-12 to 2^-9), duplicates, rows
-// equal to centres.
-TEST(Int8Screen, NearTiesBelowInt8ResolutionAgree) {
-  const Eigen::Index d = 96;
-  const MatrixF base = random_matrix(3, d, 5);
-  MatrixF c(3 * 16, d);
-  for (Eigen::Index row = 0; row < c.rows(); ++row) {
-    const Eigen::Index v = row % 16;
-    c.row(row) = base.row(row / 16);
-    if (v % 5 == 4) continue;
-    for (Eigen::Index j = v; j < d; j += 7) c(row, j) *= 1.0f + std::ldexp(v % 2 ? 1.0f : -1.0f, -9 - int(v % 4));
-  }
-  MatrixF x(9, d);
-  for (Eigen::Index i = 0; i < 9; ++i) {
-    x.row(i) = base.row(i % 3);
-    if (i >= 3) x.row(i) += 1e-4f * random_matrix(1, d, 60 + i);
-  }
-  expect_agree(x, c);
-  expect_agree(x, c, 4);
-}
-
 // Norms outside [2^-40, 2^40] (where the int8 epilogue could underflow or overflow in float) and
 // a dimension beyond 65536 (where the int32 sums could overflow): the search screens in fp32,
 // still exact; zero rows and centres are no obstacle.
