@@ -15,7 +15,7 @@
 // The bounds are computed in lanes of eight doubles (a 64-byte GCC vector type) by inline functions
 // (compute/search_bound.hpp's included): GCC's warning that returning one depends on AVX-512
 // concerns no call that is made.
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 #include <cblas.h>

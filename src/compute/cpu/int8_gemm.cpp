@@ -11,6 +11,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SECPE_VNNI 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -34,7 +35,12 @@ bool avx512_vnni_available() {
 
 bool avx_vnni_available() {
 #ifdef SECPE_VNNI
-  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avxvnni");
+  // AVX-VNNI is CPUID leaf 7, sub-leaf 1, EAX bit 4 (not every compiler's __builtin_cpu_supports
+  // knows it); it uses the ymm state that the AVX2 check confirms the OS saves.
+  static const bool available = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __builtin_cpu_supports("avx2") && __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 4) & 1u);
+  }();
   return available;
 #else
   return false;
