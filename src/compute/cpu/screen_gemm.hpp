@@ -57,10 +57,11 @@ bool is_int8(Engine engine);
 // [2^-40, 2^40]), and its int32 sums must not overflow (d <= 65536). Others screen in fp32.
 bool fits(Engine engine, Eigen::Index d, double min_norm, double max_norm);
 
-// A rigorous upper bound on sqrt(error / norm) (0 for norm = 0), error and norm being sums of d
-// squares each computed exactly, summed in any order in double: any order of such a sum is within
-// (d + 1) 2^-53 of its value relatively, the division and the root add 2^-53 each, and
-// (d + 4) 2^-51 covers all of it with room to spare.
+// A rigorous upper bound on sqrt(error / norm) (0 for norm = 0), error and norm being sums of the
+// squares of d exact differences (or values), each square rounded once and summed in any order in
+// double: such a sum is within (d + 1) 2^-53 of its value relatively, the quotient of two within
+// 2 (d + 2) 2^-53 + 2^-53, its root within half of that plus 2^-53, and (d + 4) 2^-51 covers all of
+// it with room to spare.
 double relative_error_bound(double error, double norm, Eigen::Index d);
 
 // A block of rows as an engine multiplies them: padded(rows) x padded(d) values, row-major.
