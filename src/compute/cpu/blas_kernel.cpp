@@ -654,6 +654,36 @@ double narrow_limit(screen::Engine engine, Eigen::Index centres) {
   return 8.0 + 2.0 * double(centres) * (1.0 - 1.0 / speedup) / 32.0;
 }
 
+// search_mutual's other direction: each centre's exact answer from the candidate rows of every
+// worker (every row when exact_only), screened again in float as a row's are.
+void finish_centres(const Search& s, const std::vector<Columns>& columns, int threads, std::span<std::int32_t> centre_nearest,
+                    std::span<double> centre_score) {
+  const auto rows = static_cast<std::size_t>(s.x.rows()), nc = static_cast<std::size_t>(s.centres.rows());
+  std::vector<double> row_sq, row_inv_norms;
+  norm_terms(s.metric, s.p.row_norms, row_sq, row_inv_norms);
+  const Side row_side{s.x, s.p.row_norms, row_sq, row_inv_norms};
+  run_chunks(chunk_count(threads, nc, 64.0 * double(s.x.cols())), nc, [&](int, std::size_t b, std::size_t e) {
+    Workspace ws;
+    for (std::size_t c = b; c < e; ++c) {
+      const float* centre = s.centres.row(static_cast<Eigen::Index>(c)).data();
+      ws.ids.clear();
+      if (s.exact_only) {
+        for (std::size_t i = 0; i < rows; ++i) ws.ids.push_back(static_cast<std::int32_t>(i));
+      } else {
+        double threshold = kInf;
+        for (const Columns& cols : columns) threshold = std::min(threshold, cols.threshold[c]);
+        for (const Columns& cols : columns)
+          for (const Candidate& cand : cols.cands[c])
+            if (cand.lo <= threshold) ws.ids.push_back(cand.index);
+        if (s.narrow && ws.ids.size() > 2) rescreen_in_float(s, centre, s.p.centre_norms[c], row_side, ws);
+      }
+      ws.batch.add_row(centre, s.p.centre_norms[c], ws.ids, &centre_nearest[c], &centre_score[c]);
+      if (ws.batch.pairs() >= kBatchPairs) ws.batch.finish(s.metric, s.x, s.p.row_norms, 1);
+    }
+    ws.batch.finish(s.metric, s.x, s.p.row_norms, 1);
+  });
+}
+
 std::mutex& openblas_mutex() {  // one BLAS search at a time changes OpenBLAS's thread setting
   static std::mutex m;
   return m;
@@ -753,33 +783,7 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
     for (auto& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
-  if (!mutual) return;
-
-  // Each centre's exact answer from the candidate rows of every worker (every row when exact_only),
-  // screened again in float as a row's are.
-  const auto rows = static_cast<std::size_t>(m);
-  std::vector<double> row_sq, row_inv_norms;
-  norm_terms(metric, p.row_norms, row_sq, row_inv_norms);
-  const Side row_side{x, p.row_norms, row_sq, row_inv_norms};
-  run_chunks(chunk_count(threads_, nc, 64.0 * double(x.cols())), nc, [&](int, std::size_t b, std::size_t e) {
-    Workspace ws;
-    for (std::size_t c = b; c < e; ++c) {
-      ws.ids.clear();
-      if (exact_only) {
-        for (std::size_t i = 0; i < rows; ++i) ws.ids.push_back(static_cast<std::int32_t>(i));
-      } else {
-        double threshold = kInf;
-        for (const Columns& cols : columns) threshold = std::min(threshold, cols.threshold[c]);
-        for (const Columns& cols : columns)
-          for (const Candidate& cand : cols.cands[c])
-            if (cand.lo <= threshold) ws.ids.push_back(cand.index);
-        if (s.narrow && ws.ids.size() > 2) rescreen_in_float(s, centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], row_side, ws);
-      }
-      ws.batch.add_row(centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], ws.ids, &centre_nearest[c], &centre_score[c]);
-      if (ws.batch.pairs() >= kBatchPairs) ws.batch.finish(metric, x, p.row_norms, 1);
-    }
-    ws.batch.finish(metric, x, p.row_norms, 1);
-  });
+  if (mutual) finish_centres(s, columns, threads_, centre_nearest, centre_score);
 }
 
 }  // namespace secpe
