@@ -39,7 +39,7 @@ struct KernelBenchResult {
   double kernel_cpu_seconds = 0.0;
   double sgemm_cpu_seconds = 0.0;
   bool verified = true;          // verify_rows agree with the reference bit for bit
-  std::string screen;            // the candidate screen that ran (blas: fp32, bf16, bf16-emulated; cuda: fp32, tf32)
+  std::string screen;            // the candidate screen that ran (blas: with its engine, screen_label; cuda: fp32 or tf32)
   std::string openblas_core;     // openblas_get_corename(), e.g. "Haswell"
   std::string openblas_config;   // openblas_get_config()
   std::string baseline = "OpenBLAS cblas_sgemm";
