@@ -141,7 +141,8 @@ TEST(ScreenShift, BoundIsNearlyTightOnAlignedResidualErrors) {
   }
 }
 
-// Narrow-cone data with near ties (centre pairs a few float steps apart): with the shift, int8
+// Narrow-cone data with near ties (centre pairs a float step apart) and a row pointing the other
+// way (rounded unshifted, beside shifted ones in its block): with the shift, int8
 // keeps a handful of candidates per row where without it the screen cannot tell the centres apart;
 // with and without, on every engine, every metric, 1 and 2 threads, k = 1 and 3 and search_mutual,
 // the answers are the reference's.
@@ -152,6 +153,7 @@ TEST(ScreenShift, NarrowConeSearchesKeepFewCandidatesAndAgree) {
   MatrixF x = cone(300, d, 0.15f, 5);
   const MatrixF noise = random_matrix(x.rows(), d, 6);
   for (Eigen::Index i = 0; i < x.rows(); i += 3) x.row(i) = c.row(i % n) + 0.001f * noise.row(i);
+  x.row(4) = -x.row(4);  // a row the shift would lengthen: rounded as itself
   for (const BlasScreen screen : {BlasScreen::kInt8Emulated, BlasScreen::kInt8, BlasScreen::kBf16Emulated, BlasScreen::kBf16}) {
     for (const bool shift : {true, false}) {
       for (const int threads : {1, 2}) {
