@@ -11,7 +11,7 @@ cd "$T"
 INI=$SRC/jobs/quickstart.ini
 
 "$SECPE" corpus --config "$INI" --records 1200 --out "$T/corpus.csv"
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --allow-private-labels --out "$T/demo.h5"
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5"
 "$SECPE" keygen --out "$T/noise.key"
 for np in 1 2 4; do
   mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/out$np" --noise-key-file "$T/noise.key" \
@@ -82,7 +82,7 @@ for f in synthetic.csv privacy.json; do cmp "$T/aug1/$f" "$T/augl2/$f" || fail "
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 # The learned embedder (fitted on the public records at import, stored in the dataset): runs are
 # rank-count independent with it too, and record its identity.
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --allow-private-labels --out "$T/svd.h5" \
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/svd.h5" \
   --embedder tfidf-svd --embedding-dim 64
 for np in 1 2; do
   mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/svd.h5" --out "$T/svd$np" --noise-key-file "$T/noise.key" \
