@@ -80,6 +80,29 @@ void describe_run_options(po::options_description& desc) {
     ("quiet", po::bool_switch(), "no progress output");
 }
 
+// --calibration and the public profile's caps (method already set).
+void calibration_config(const po::variables_map& vm, RunConfig& c) {
+  const std::string calibration = vm.count("calibration") ? vm["calibration"].as<std::string>() : (c.method == Method::kAugPE ? "gdp" : "exact");
+  if (c.method == Method::kAugPE && calibration != "gdp") throw InputError("--method augpe uses --calibration gdp (Aug-PE's record-level accounting)");
+  if (c.method == Method::kSecPE) {
+    try {
+      c.calibration = parse_calibration(calibration);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--calibration: ") + e.what());
+    }
+  }
+  if (c.calibration == CalibrationMode::kPublicProfile && c.method == Method::kSecPE) {
+    if (!vm.count("max-holders-per-secret")) throw InputError("--calibration public-profile needs --max-holders-per-secret (a public cap on any secret's holders)");
+    c.max_holders_per_secret = option_in(vm, "max-holders-per-secret", 1, 1000000000);
+    c.sampling_rate = vm.count("sampling-rate") ? option_in(vm, "sampling-rate", 0.0, 1.0) : 1.0;
+    if (!(c.sampling_rate > 0)) throw InputError("--sampling-rate must be in (0, 1]");
+    return;
+  }
+  for (const char* name : {"max-holders-per-secret", "sampling-rate"}) {
+    if (vm.count(name)) throw InputError(std::string("--") + name + " is a setting of secpe's --calibration public-profile only");
+  }
+}
+
 RunConfig run_config_from(const po::variables_map& vm) {
   RunConfig c;
   c.data = vm["data"].as<std::string>();
@@ -104,25 +127,7 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (!(c.p > 0 && c.p < 1)) throw InputError("--p must be in (0, 1)");
   if (!(c.r > c.p && c.r < 1)) throw InputError("--r (or p * --r-over-p) must be in (p, 1)");
   if (vm.count("budgets")) c.budgets_file = vm["budgets"].as<std::string>();
-  const std::string calibration = vm.count("calibration") ? vm["calibration"].as<std::string>() : (method == "augpe" ? "gdp" : "exact");
-  if (c.method == Method::kAugPE && calibration != "gdp") throw InputError("--method augpe uses --calibration gdp (Aug-PE's record-level accounting)");
-  if (c.method == Method::kSecPE) {
-    try {
-      c.calibration = parse_calibration(calibration);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--calibration: ") + e.what());
-    }
-  }
-  if (c.calibration == CalibrationMode::kPublicProfile && c.method == Method::kSecPE) {
-    if (!vm.count("max-holders-per-secret")) throw InputError("--calibration public-profile needs --max-holders-per-secret (a public cap on any secret's holders)");
-    c.max_holders_per_secret = option_in(vm, "max-holders-per-secret", 1, 1000000000);
-    c.sampling_rate = vm.count("sampling-rate") ? option_in(vm, "sampling-rate", 0.0, 1.0) : 1.0;
-    if (!(c.sampling_rate > 0)) throw InputError("--sampling-rate must be in (0, 1]");
-  } else {
-    for (const char* name : {"max-holders-per-secret", "sampling-rate"}) {
-      if (vm.count(name)) throw InputError(std::string("--") + name + " is a setting of secpe's --calibration public-profile only");
-    }
-  }
+  calibration_config(vm, c);
   if (vm.count("noise-nonce")) {
     const auto nonce = parse_noise_nonce(vm["noise-nonce"].as<std::string>());
     if (!nonce) throw InputError("--noise-nonce must be 32 hexadecimal digits (a run's noise_nonce in run.json)");
@@ -249,7 +254,9 @@ RunInputs settle_run_inputs(const Communicator& comm, const po::variables_map& v
   inputs.seed_source = settled[1] == kGiven ? "--seed" : names[settled[1]];
   inputs.nonce_source = settled[2] == kGiven ? "--noise-nonce" : names[settled[2]];
 
+  const Timer digest_timer;
   config.release_digest = release_digest(comm, config, config.noise_nonce);
+  log_info("release keys: the run's inputs digested in " + std::to_string(digest_timer.seconds()) + " s (the dataset's bytes included)");
   // A key file may serve many runs; its nonce record tells when one key and nonce are asked to
   // make a second, different run (an OS key is new for every run and leaves with it). Resuming, the
   // checkpoint's fingerprint compares everything the digest covers, with clearer messages.

@@ -49,7 +49,7 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
     std::filesystem::remove(kept);  // an earlier OS-keyed run's key is of no further use
   } else if (resume && std::filesystem::exists(kept)) {
     state.key = read_noise_key_file(kept);
-  } else if (resume && std::filesystem::exists(checkpoint_path(dir))) {
+  } else if (resume && (std::filesystem::exists(checkpoint_path(dir)) || std::filesystem::exists(progress_path(dir)))) {
     throw InputError("resume: " + dir.string() + " holds a checkpoint but no noise key: either the run completed (its key was deleted) "
                      "or it used a noise key file, which must be given again");
   } else {
