@@ -110,5 +110,6 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 assert c['note'].startswith('PRIVATE') and sum(l['private_records'] for l in c['labels']) > 0 and all('private_batch_used' in l for l in c['labels'])
 " a/secpe.state/calibration.json || fail "calibration.json lacks the per-label inputs"
-"$SECPE" inspect a/secpe.state | grep -q "private  batch used" || fail "secpe inspect of the state folder"
+"$SECPE" inspect a/secpe.state > inspect.txt || fail "secpe inspect of the state folder"
+grep -q "private  batch used" inspect.txt || fail "secpe inspect of the state folder shows no calibration inputs"
 echo "published_counts: ok"
