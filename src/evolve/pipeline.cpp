@@ -41,54 +41,27 @@ namespace secpe {
 namespace {
 
 
-// Everything that determines a label's outcome, for checking a checkpoint before resuming.
+// Everything that determines a label's outcome, for checking a checkpoint before resuming: where
+// the inputs are, the keyed checks, and every setting the release keys cover (release_settings),
+// one field each, so that a refusal names the setting that differs.
 nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) {
   const auto created = info.provenance.find("created_utc");
   // The dataset as a resolved path, so that ../big.h5 and /abs/big.h5 are the same file.
-  return {{"data", std::filesystem::weakly_canonical(std::filesystem::absolute(c.data)).string()},
-          {"data_created_utc", created == info.provenance.end() ? "" : created->second},
-          {"records", info.num_records},
-          {"seed", c.seed},
-          {"noise_key_check", noise_key_check(c.noise_key)},
-          {"noise_nonce", c.noise_nonce.hex()},
-          {"method", method_name(c.method)},
-          {"iterations", c.iterations},
-          {"synthetic", c.synthetic},
-          {"variations", c.variations},
-          {"clusters", c.clusters},
-          {"votes_per_centre", c.votes_per_centre},
-          {"eval_real", c.eval_real.string()},
-          {"near_duplicate_share", c.near_duplicate_share},
-          {"private_batch", c.private_batch},
-          {"p", c.p},
-          {"r", c.r},
-          {"budgets_file", c.budgets_file.string()},
-          {"calibration", calibration_name(c.calibration)},
-          {"max_holders_per_secret", c.max_holders_per_secret},
-          {"sampling_rate", c.sampling_rate},
-          {"epsilon", c.epsilon},
-          {"delta", c.delta},
-          {"metric", metric_name(c.metric)},
-          {"clip_radius", c.clip_radius},
-          {"kmeans_iterations", c.kmeans_iterations},
-          {"kmeans_tolerance", c.kmeans_tolerance},
-          {"kmeans_init", kmeans_init_name(c.kmeans_init)},
-          {"threshold", c.augpe_threshold},
-          {"augpe_voters", augpe_voters_name(c.augpe_voters)},
-          {"max_words", c.generator.max_words},
-          {"blank_fraction", c.generator.blank_fraction},
-          {"variation", variation_mode_name(c.generator.variation)},
-          {"generator_corpus", c.generator_corpus.string()},
-          {"generator_texts", c.generator_texts},
-          {"http_generator", c.http_generator ? nlohmann::ordered_json{{"model", c.http_generation.model},
-                                                                     {"api", c.http_generation.api == GenerationApi::kChat ? "chat" : "completions"},
-                                                                     {"temperature", c.http_generation.temperature},
-                                                                     {"max_tokens", c.http_generation.max_tokens},
-                                                                     {"prompts", c.prompts.string()}}
-                                              : nlohmann::ordered_json()},
-          // Last, so that a setting that differs is named first: everything that determines the
-          // releases (the dataset's content included), checked with a keyed hash, never in clear.
-          {"release_check", keyed_digest_hex(c.noise_key, "secpe release check", c.release_digest)}};
+  nlohmann::ordered_json f = {{"data", std::filesystem::weakly_canonical(std::filesystem::absolute(c.data)).string()},
+                              {"data_created_utc", created == info.provenance.end() ? "" : created->second},
+                              {"records", info.num_records},
+                              {"noise_key_check", noise_key_check(c.noise_key)},
+                              {"noise_nonce", c.noise_nonce.hex()},
+                              {"eval_real", c.eval_real.string()},
+                              {"budgets_file", c.budgets_file.string()},
+                              {"generator_corpus", c.generator_corpus.string()},
+                              {"prompts", c.prompts.string()}};
+  const nlohmann::ordered_json settings = release_settings(c);
+  for (const auto& [key, value] : settings.items()) f[key] = value;
+  // Last, so that a setting that differs is named first: everything that determines the releases
+  // (the dataset's content included), checked with a keyed hash, never in clear.
+  f["release_check"] = keyed_digest_hex(c.noise_key, "secpe release check", c.release_digest);
+  return f;
 }
 
 // ---- the stages of a run, in order ----

@@ -93,13 +93,12 @@ nlohmann::ordered_json release_settings(const RunConfig& c) {
           {"kmeans_init", kmeans_init_name(c.kmeans_init)},
           {"threshold", c.augpe_threshold},
           {"augpe_voters", augpe_voters_name(c.augpe_voters)},
-          {"generator",
-           {{"max_words", c.generator.max_words},
-            {"blank_fraction", c.generator.blank_fraction},
-            {"label_weight", c.generator.label_weight},
-            {"variation", variation_mode_name(c.generator.variation)},
-            {"generator_texts", c.generator_texts},
-            {"http", http_generator}}}};
+          {"max_words", c.generator.max_words},
+          {"blank_fraction", c.generator.blank_fraction},
+          {"label_weight", c.generator.label_weight},
+          {"variation", variation_mode_name(c.generator.variation)},
+          {"generator_texts", c.generator_texts},
+          {"http_generator", http_generator}};
 }
 
 std::string file_digest(const Communicator& comm, const std::filesystem::path& path, int threads) {

@@ -48,7 +48,9 @@ namespace secpe {
 
 struct RunConfig;
 
-// The options that determine a run's releases (see the header), as JSON: hashed, never published.
+// The options that determine a run's releases (see the header), one field each: hashed into D, and
+// fields of the checkpoint's fingerprint (evolve/checkpoint.hpp), so that --resume names a setting
+// that differs. Never published as such.
 nlohmann::ordered_json release_settings(const RunConfig& config);
 
 // BLAKE2b-256 (hex) of a file's bytes, hashed in 8 MiB blocks shared out over the ranks and

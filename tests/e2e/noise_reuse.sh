@@ -16,20 +16,14 @@
 set -euo pipefail
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+LIB=$(cd "$(dirname "$0")" && pwd)/lib
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null 2>&1
 # The neighbouring dataset: the corpus without its last record that holds a planted secret.
-python3 - corpus.csv corpus.secrets.txt corpus2.csv <<'PY'
-import csv, re, sys
-rows = list(csv.reader(open(sys.argv[1], newline='')))
-secrets = [s.strip() for s in open(sys.argv[2]) if s.strip() and not s.startswith('#')]
-pattern = re.compile(r'\b(' + '|'.join(re.escape(s) for s in secrets) + r')\b', re.I)
-last = max(i for i, r in enumerate(rows) if i > 0 and pattern.search(r[0]))
-csv.writer(open(sys.argv[3], 'w', newline='')).writerows(rows[:last] + rows[last + 1:])
-PY
+python3 "$LIB/without_private.py" corpus.csv corpus.secrets.txt corpus2.csv --last
 for c in corpus corpus2; do
   "$SECPE" import --config "$INI" --input $c.csv --secrets-file corpus.secrets.txt --out $c.h5 >/dev/null 2>&1
 done

@@ -12,6 +12,7 @@
 set -euo pipefail
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+LIB=$(cd "$(dirname "$0")" && pwd)/lib
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
@@ -21,16 +22,7 @@ INI=$SRC/jobs/quickstart.ini
 # hence the labels and their public counts, stay.
 mkdir a b
 cp corpus.csv a/corpus.csv
-python3 - corpus.csv corpus.secrets.txt b/corpus.csv <<'PY'
-import csv, re, sys
-rows = list(csv.reader(open(sys.argv[1], newline='')))
-secrets = [s.strip() for s in open(sys.argv[2]) if s.strip() and not s.startswith('#')]
-pattern = re.compile(r'\b(' + '|'.join(re.escape(s) for s in secrets) + r')\b', re.I)
-private = [i for i, r in enumerate(rows) if i > 0 and pattern.search(r[0])]
-drop = set(private[::3])
-assert len(drop) >= 10, len(drop)
-csv.writer(open(sys.argv[3], 'w', newline='')).writerows(r for i, r in enumerate(rows) if i not in drop)
-PY
+python3 "$LIB/without_private.py" corpus.csv corpus.secrets.txt b/corpus.csv --every 3
 for d in a b; do "$SECPE" import --config "$INI" --input $d/corpus.csv --secrets-file corpus.secrets.txt --out $d/data.h5 >/dev/null 2>&1; done
 [ "$(stat -c %a a/data.h5)" = 600 ] || fail "secpe import wrote the dataset (private texts) with mode $(stat -c %a a/data.h5), not 0600"
 [ "$(stat -c %a corpus.csv)" = 600 ] || fail "secpe corpus wrote the stand-in private corpus with mode $(stat -c %a corpus.csv)"
