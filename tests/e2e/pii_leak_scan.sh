@@ -39,7 +39,7 @@ expect 2 "--secrets list and --secrets-file FILE come together" -- "$SECPE" impo
 expect 2 "no PII of the chosen categories" -- "$SECPE" import --input "$T/c.csv" --out "$T/x.h5" --secrets pii --pii-categories IBAN
 [ -e "$T/x.h5" ] && fail "a refused import left a dataset behind"
 
-# The Yelp dev set (the README's per-category figures): names, times and dates, few else.
+# The Yelp dev set (the per-category figures in docs/corpora.md): names, times and dates, few else.
 DEV=${2:-}/data/yelp/dev.csv
 if [ -f "$DEV" ]; then
   "$SECPE" import --input "$DEV" --out "$T/dev.h5" --secrets pii 2>/dev/null || fail "import dev --secrets pii"
