@@ -29,7 +29,8 @@ for c in corpus corpus2; do
 done
 "$SECPE" keygen --out noise.key >/dev/null 2>&1
 NONCE=()
-if "$SECPE" run --help 2>&1 | grep -q -- --noise-nonce; then NONCE=(--noise-nonce 00112233445566778899aabbccddeeff); fi
+help=$("$SECPE" run --help 2>&1)  # whole, then searched: grep -q on a pipe would cut it short (SIGPIPE)
+if grep -q -- --noise-nonce <<<"$help"; then NONCE=(--noise-nonce 00112233445566778899aabbccddeeff); fi
 BASE=(run --config "$INI" --noise-key-file "$T/noise.key" --quiet "${NONCE[@]}")
 SECPE_RUN=("${BASE[@]}" --data corpus.h5 --seed 7 --iterations 3 --synthetic 120)
 # Aug-PE with few candidates per label: almost every bin holds many votes, so clipping at 0 rarely
