@@ -14,6 +14,7 @@ PACKAGES=(
   nlohmann-json3-dev python3
   libfaiss-dev             # secpe bench faiss
   slurm-wlm munge          # the Slurm end-to-end test
+  openssh-server           # tests/e2e/two_hosts.sh: mpirun --host between two hosts made on this machine
   clang-14 libclang-rt-14-dev llvm-14   # tests/sanitize.sh: ASan/UBSan, libFuzzer, llvm-symbolizer
 )
 

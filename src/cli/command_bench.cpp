@@ -235,6 +235,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
                                          {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}};
     }
     auto report = bench_frame("privacy", args, static_cast<int>(synth.threads), comm.size());
+    report["nodes"] = comm.hosts();
     report["figures"] = figures;
     report["metrics"] = {metric_definition("seconds", "s", "wall time of calibrate_secret_noise, slowest rank, once per --repeats: gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret"),
                          metric_definition("worst_r_achieved_over_p", "ratio", "the largest r_j / p_j the calibrated sigma gives any secret")};
@@ -286,6 +287,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     const auto nccl = device_communicator(world, o.device);
     const Communicator& comm = nccl ? *nccl : world;
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
+    report["nodes"] = world.hosts();
     report["kernel"] = o.device == Device::kCuda ? "cuda" : o.kernel;
     report["device"] = device_name(o.device);
     report["figures"] = bench_histogram(comm, o);

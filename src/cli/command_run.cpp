@@ -1,5 +1,4 @@
 // secpe run: the pipeline under MPI (one process per rank; rank 0 writes the outputs).
-#include <algorithm>
 #include <array>
 #include <H5public.h>
 #include <cstdlib>
@@ -7,8 +6,6 @@
 #include <iostream>
 #include <mpi.h>
 #include <optional>
-
-#include <unistd.h>
 
 #include "bench/bench_report.hpp"
 #include "cli/commands.hpp"
@@ -340,12 +337,7 @@ int command_run(const std::vector<std::string>& args) {
     const RunInputs inputs = settle_run_inputs(comm, vm, config, key_file);
 
     install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
-    // Where it ran: the distinct hosts of the ranks, in rank order of first appearance.
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    std::vector<std::string> nodes;
-    for (const auto& h : comm.allgather_strings({host}))
-      if (std::find(nodes.begin(), nodes.end(), h) == nodes.end()) nodes.push_back(h);
+    const std::vector<std::string> nodes = comm.hosts();  // where it ran
     const auto nccl = device_communicator(comm, config.device);
     const Timer start;
     const RunResult result = run_pipeline(nccl ? *nccl : comm, config);
