@@ -10,6 +10,7 @@ PACKAGES=(
   libhdf5-dev libeigen3-dev libboost-program-options-dev
   libgtest-dev googletest
   libopenblas-dev coinor-libclp-dev libcurl4-openssl-dev
+  zlib1g-dev               # the HTTP client test's gzip bomb
   libsodium-dev            # ChaCha20 keystream for the secret noise key
   nlohmann-json3-dev python3
   libfaiss-dev             # secpe bench faiss

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "compute/cpu/blas_core.hpp"
+#include "compute/cpu/blas_kernel.hpp"
 #include "core/atomic_file.hpp"
 
 namespace secpe {
@@ -34,17 +35,20 @@ nlohmann::ordered_json machine_info() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   nlohmann::ordered_json env = nlohmann::ordered_json::object();
-  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SECPE_THREADS"}) {
+  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SECPE_THREADS",
+                           "SECPE_BLAS_SCREEN", "SECPE_BLAS_SCREEN_AUTO"}) {
     if (const char* v = std::getenv(name)) env[name] = v;
   }
   const BlasCore core = blas_core();
+  const AutoScreen screen = auto_screen();
   return {{"host", host},
           {"cpu", first_line_with("/proc/cpuinfo", "model name")},
           {"hardware_threads", std::thread::hardware_concurrency()},
           {"memory", first_line_with("/proc/meminfo", "MemTotal")},
           {"environment", env},
           {"openblas_core", {{"name", core.name}, {"kernels", tier_name(core.tier)}, {"cpu_supports", tier_name(core.cpu_tier)},
-                             {"chosen_by", core.source}, {"faster_core_available", !faster_cores(core.cpu_tier, core.tier).empty()}}}};
+                             {"chosen_by", core.source}, {"faster_core_available", !faster_cores(core.cpu_tier, core.tier).empty()}}},
+          {"blas_screen_auto", {{"choice", auto_screen_text(screen)}, {"chosen_by", screen.source}}}};
 }
 
 nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition) {

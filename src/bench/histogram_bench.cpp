@@ -117,7 +117,8 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
     progress.step(l + 1);
   }
   progress.finish();
-  nlohmann::ordered_json setup = {{"clusters_total", b.over_ranks(centres)},
+  nlohmann::ordered_json setup = {{"clusters_per_label_requested", o.clusters},
+                                  {"clusters_total", b.over_ranks(centres)},
                                   {"kmeans_seconds", b.comm.allreduce_max(kmeans_seconds)},
                                   {"kmeans_init", o.kmeans_init},
                                   {"kmeans_seed_seconds", b.comm.allreduce_max(kmeans_seed_seconds)},

@@ -74,6 +74,7 @@ void describe_run_options(po::options_description& desc) {
     ("resume", po::bool_switch(), "skip the labels finished in the state folder's checkpoint by an interrupted run with the same options")
     ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
     ("drop-leaking", po::bool_switch(), "leave the texts in which the leak scan finds a PII pattern out of synthetic.csv and initial.csv (counts in privacy.json)")
+    ("allow-over-budget", po::bool_switch(), "exit 0 even when privacy.json says some secret gets more than its budget (Aug-PE's record-level accounting, --calibration paper); without it such a run writes its outputs, says so on stderr and exits with code 4")
     ("quiet", po::bool_switch(), "no progress output");
 }
 
@@ -159,7 +160,10 @@ RunConfig run_config_from(const po::variables_map& vm) {
     if (!std::filesystem::is_regular_file(c.prompts)) throw InputError("--prompts: cannot read '" + c.prompts.string() + "'");
   }
   c.http_embedding = http_embedder_options(vm, false);
-  if (vm.count("generator-corpus")) c.generator_corpus = vm["generator-corpus"].as<std::string>();
+  if (vm.count("generator-corpus")) {
+    c.generator_corpus = vm["generator-corpus"].as<std::string>();
+    if (!std::filesystem::is_regular_file(c.generator_corpus)) throw InputError("--generator-corpus: cannot read '" + c.generator_corpus.string() + "'");
+  }
   c.generator_texts = option_in<std::size_t>(vm, "generator-texts", 1, 1000000000);
   c.kernel = vm["kernel"].as<std::string>();
   try {
@@ -172,6 +176,10 @@ RunConfig run_config_from(const po::variables_map& vm) {
   c.shard_by = parse_shard_by(vm["shard-by"].as<std::string>());
   c.out = vm["out"].as<std::string>();
   check_output_folder("out", c.out, {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"});
+  if (!vm["resume"].as<bool>() && std::filesystem::exists(c.out / "run.json")) {
+    throw InputError("--out: '" + c.out.string() + "' holds a completed run (its run.json): give a new --out, or remove that "
+                     "folder (and its private state folder) to run again there");
+  }
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(c.out);
   check_state_dir(c.state_dir, c.out);
   c.resume = vm["resume"].as<bool>();
@@ -217,27 +225,22 @@ void write_outputs(const std::filesystem::path& out, const RunResult& result, co
                        {"run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; }}});
 }
 
-// The run's secret key and public inputs (seed, nonce), settled on rank 0 and sent to every rank:
-// the key from --noise-key-file, the interrupted run's state (--resume) or the OS; the seed from
-// --seed, the interrupted run's or the OS; the nonce from --noise-nonce, the interrupted run's or
-// the OS. Then D (evolve/release_keys.hpp), and the key file's nonce record in the state folder.
-struct RunInputs {
-  PrivateState state;       // rank 0's
-  std::string seed_source;  // for run.json
-  std::string nonce_source;
+// The run's public inputs, settled on rank 0 and sent to every rank: the seed from --seed, the
+// interrupted run's (--resume) or the OS; the nonce from --noise-nonce, the interrupted run's or the
+// OS. The interrupted run's are read from its checked files before the key is known; the MAC that
+// binds them is checked when the run loads those files, before anything is released.
+struct PublicInputs {
+  std::string seed_source, nonce_source;  // for run.json
+  bool resuming = false;                  // rank 0: an interrupted run's checkpoint or progress is there
 };
 
-RunInputs settle_run_inputs(const Communicator& comm, const po::variables_map& vm, RunConfig& config,
-                            const std::optional<std::filesystem::path>& key_file) {
+PublicInputs settle_public_inputs(const Communicator& comm, const po::variables_map& vm, RunConfig& config) {
   enum Source : std::int64_t { kGiven, kCheckpoint, kOs };
   std::array<std::int64_t, 3> settled{0, kGiven, kGiven};  // seed, its source, the nonce's source
-  RunInputs inputs;
-  bool resuming = false;  // rank 0: an interrupted run's checkpoint or progress is there
+  PublicInputs inputs;
   if (comm.is_root()) {
-    inputs.state = open_private_state(config.state_dir, config.resume, key_file);
-    config.noise_key = inputs.state.key;
-    const auto saved = config.resume ? saved_run_inputs(config.state_dir, config.noise_key) : std::nullopt;
-    resuming = saved.has_value();
+    const auto saved = config.resume ? saved_run_inputs(config.state_dir) : std::nullopt;
+    inputs.resuming = saved.has_value();
     settled[0] = static_cast<std::int64_t>(vm.count("seed") ? vm["seed"].as<std::uint64_t>() : saved ? saved->seed : os_seed());
     settled[1] = vm.count("seed") ? kGiven : saved ? kCheckpoint : kOs;
     settled[2] = vm.count("noise-nonce") ? kGiven : saved ? kCheckpoint : kOs;
@@ -245,34 +248,113 @@ RunInputs settle_run_inputs(const Communicator& comm, const po::variables_map& v
   }
   comm.broadcast(std::span<std::int64_t>(settled));
   comm.broadcast(std::span<unsigned char>(config.noise_nonce.bytes));
-  comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));  // in memory only: the others sample too
   config.seed = static_cast<std::uint64_t>(settled[0]);
   const char* const names[] = {"given", "the interrupted run's (--resume)", "operating system"};
   inputs.seed_source = settled[1] == kGiven ? "--seed" : names[settled[1]];
   inputs.nonce_source = settled[2] == kGiven ? "--noise-nonce" : names[settled[2]];
+  return inputs;
+}
 
-  const Timer digest_timer;
+// D (evolve/release_keys.hpp): a digest of everything that determines the run's releases. Collective.
+void digest_release_inputs(const Communicator& comm, RunConfig& config) {
+  const Timer timer;
   config.release_digest = release_digest(comm, config, config.noise_nonce);
-  log_info("release keys: the run's inputs digested in " + std::to_string(digest_timer.seconds()) + " s (the dataset's bytes included)");
-  // A key file may serve many runs; its nonce record tells when one key and nonce are asked to
-  // make a second, different run (an OS key is new for every run and leaves with it). Resuming, the
-  // checkpoint's fingerprint compares everything the digest covers, with clearer messages.
-  if (comm.is_root() && inputs.state.key_from_file && !resuming &&
+  log_info("release keys: the run's inputs digested in " + std::to_string(timer.seconds()) + " s (the dataset's bytes included)");
+}
+
+// The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in memory
+// only (they need it for the private sampling). A key file may serve many runs; its nonce record
+// refuses a second, different run with the same key and nonce (an OS key is new for every run and
+// leaves with it). Resuming, the checkpoint's fingerprint compares everything D covers, with
+// clearer messages.
+PrivateState settle_noise_key(const Communicator& comm, RunConfig& config, const std::optional<std::filesystem::path>& key_file,
+                              const PublicInputs& inputs) {
+  PrivateState state;
+  if (comm.is_root()) {
+    state = open_private_state(config.state_dir, config.resume, key_file);
+    config.noise_key = state.key;
+  }
+  comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
+  if (comm.is_root() && state.key_from_file && !inputs.resuming &&
       !record_noise_nonce(config.state_dir, config.noise_key, config.noise_nonce, config.release_digest)) {
     throw InputError("--noise-nonce: the state folder '" + config.state_dir.string() + "' shows that this noise key and nonce already "
                      "made a run with other data or options; two different runs must never share a nonce under one key. Leave "
                      "--noise-nonce out (a fresh nonce), or give the nonce of the run you mean to repeat with its exact inputs");
   }
-  return inputs;
+  return state;
+}
+
+// --resume into an --out that holds a completed run (a requeued job that had finished, say): true
+// when its settings match (nothing to do, nothing redone); InputError naming the first that differs.
+bool already_complete(const Communicator& comm, const RunConfig& config, const RunInputs& inputs,
+                      const std::optional<std::filesystem::path>& key_file) {
+  if (!config.resume || !std::filesystem::exists(config.out / "run.json")) return false;
+  std::string differs;
+  if (comm.is_root()) {
+    try {
+      RunConfig given = config;
+      if (key_file) given.noise_key = read_noise_key_file(*key_file);
+      check_completed_run(given, inputs.shard->info(), key_file.has_value());
+    } catch (const InputError& e) {
+      differs = e.what();
+    }
+  }
+  comm.broadcast(differs);
+  if (!differs.empty()) throw InputError(differs);
+  log_info(config.out.string() + " already holds the completed run (its run.json): nothing to resume, nothing redone. "
+           "For another run, give a new --out");
+  return true;
+}
+
+// The run; when it fails (not stopped), rank 0 deletes a noise key that protects no progress.
+RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator& run_comm, const RunConfig& config,
+                                    const RunInputs& inputs, const PrivateState& state) {
+  try {
+    return run_pipeline(run_comm, config, inputs);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
+    if (comm.is_root()) discard_unused_private_state(state);
+    throw;
+  }
+}
+
+// What privacy.json says about secrets over their budget: how many, and the one furthest over
+// (its r_achieved / p against its r / p); empty when every secret is within its budget.
+std::string over_budget_message(const nlohmann::ordered_json& privacy) {
+  const std::size_t over = privacy.value("secrets_over_budget", std::size_t{0});
+  if (over == 0) return "";
+  const nlohmann::ordered_json* worst = nullptr;
+  for (const auto& s : privacy["secrets"]) {
+    if (!worst || s["r_achieved"].get<double>() / s["r"].get<double>() > (*worst)["r_achieved"].get<double>() / (*worst)["r"].get<double>()) worst = &s;
+  }
+  char text[160];
+  std::snprintf(text, sizeof text, "worst: secret #%zu gets r/p = %.4g where r/p = %.4g was asked",
+                (*worst)["secret"].get<std::size_t>(), (*worst)["r_achieved_over_p"].get<double>(),
+                (*worst)["r"].get<double>() / (*worst)["p"].get<double>());
+  return std::to_string(over) + " secret(s) get more than their budget (" + text + "; privacy.json lists each secret's r_achieved)";
+}
+
+// After the outputs are written: a run over its budget ends with exit code 4 unless the user
+// accepted it. Every rank holds the same report, so every rank decides alike (no abort needed).
+void end_if_over_budget(const nlohmann::ordered_json& privacy, const std::filesystem::path& out, bool allowed) {
+  const std::string over = over_budget_message(privacy);
+  if (over.empty()) return;
+  if (!allowed) {
+    throw AgreedExit(kOverBudgetExitCode, over + "; outputs written to " + out.string() +
+                                              ". Exit code 4; --allow-over-budget accepts such a run (exit 0)");
+  }
+  log_warn(over + " (accepted: --allow-over-budget)");
 }
 
 nlohmann::ordered_json run_json_of(const Communicator& comm, const po::variables_map& vm, const RunConfig& config,
-                                   const RunInputs& inputs, const RunResult& result, const std::vector<std::string>& nodes) {
+                                   const PublicInputs& inputs, const PrivateState& state, const RunResult& result,
+                                   const std::vector<std::string>& nodes) {
   nlohmann::ordered_json run_json;
   run_json["command"] = "secpe run";
   run_json["seed"] = config.seed;
   run_json["seed_source"] = inputs.seed_source;
-  run_json["noise_key"] = noise_key_source(inputs.state);
+  run_json["noise_key"] = noise_key_source(state);
   run_json["noise_nonce"] = config.noise_nonce.hex();
   run_json["noise_nonce_source"] = inputs.nonce_source;
   run_json["method"] = method_name(config.method);
@@ -331,25 +413,31 @@ int command_run(const std::vector<std::string>& args) {
 
   const std::optional<std::filesystem::path> key_file =
       vm.count("noise-key-file") ? std::optional<std::filesystem::path>(vm["noise-key-file"].as<std::string>()) : std::nullopt;
-
+  const bool allow_over_budget = vm["allow-over-budget"].as<bool>();
   return run_under_mpi([&](const Communicator& comm) {
     config.device = rank_device(config.device);  // first: --device cuda without a GPU fails before any state is made
-    const RunInputs inputs = settle_run_inputs(comm, vm, config, key_file);
+    const PublicInputs public_inputs = settle_public_inputs(comm, vm, config);
+    const auto nccl = device_communicator(comm, config.device);
+    // Every check that can fail the run, before any secret is made or any costly work done.
+    const RunInputs inputs = prepare_run(nccl ? *nccl : comm, config);
+    digest_release_inputs(comm, config);
+    if (already_complete(comm, config, inputs, key_file)) return;
+    const PrivateState state = settle_noise_key(comm, config, key_file, public_inputs);
 
     install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
     const std::vector<std::string> nodes = comm.hosts();  // where it ran
-    const auto nccl = device_communicator(comm, config.device);
     const Timer start;
-    const RunResult result = run_pipeline(nccl ? *nccl : comm, config);
+    const RunResult result = run_leaving_no_unused_key(comm, nccl ? *nccl : comm, config, inputs, state);
     if (comm.is_root()) {
-      nlohmann::ordered_json run_json = run_json_of(comm, vm, config, inputs, result, nodes);
+      nlohmann::ordered_json run_json = run_json_of(comm, vm, config, public_inputs, state, result, nodes);
       run_json["wall_seconds"] = start.seconds();
       run_json["outputs"] = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
       write_outputs(out, result, run_json);
-      close_private_state(inputs.state);
+      close_private_state(state);
       log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string() +
                " (publishable); private state, never to be published: " + config.state_dir.string());
     }
+    end_if_over_budget(result.privacy, out, allow_over_budget);
   });
 }
 

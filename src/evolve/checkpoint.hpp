@@ -67,13 +67,15 @@ std::map<std::size_t, LabelProgress> load_progress(const std::filesystem::path& 
 // iterations_done in [1, iterations].
 nlohmann::ordered_json progress_json(const LabelProgress& progress);
 LabelProgress progress_from_json(const nlohmann::ordered_json& json, const std::string& source, std::size_t num_labels, int iterations);
-// The public seed and nonce of the run whose checkpoint or progress is in `state_dir` (checked
-// files, MAC included), so that --resume continues with them; nullopt when there is neither.
+// The public seed and nonce of the run whose checkpoint or progress is in `state_dir`, so that
+// --resume continues with them; nullopt when there is neither. Read before the key is settled, so
+// the checksum and the fields are checked here and the MAC when the run loads the files (with the
+// fingerprint, which holds both): an edited seed or nonce is refused before anything is released.
 struct SavedRunInputs {
   std::uint64_t seed = 0;
   NoiseNonce nonce;
 };
-std::optional<SavedRunInputs> saved_run_inputs(const std::filesystem::path& state_dir, const NoiseKey& key);
+std::optional<SavedRunInputs> saved_run_inputs(const std::filesystem::path& state_dir);
 // InputError naming the first setting that differs, with a note when more iterations are
 // requested (the finished labels' budget was spent for the old T).
 void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::ordered_json& current,

@@ -12,7 +12,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 cd "$T"
 INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 600 --out corpus.csv >/dev/null 2>&1 || fail "corpus"
-"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null 2>&1 || fail "import"
+"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --allow-private-labels --out demo.h5 >/dev/null 2>&1 || fail "import"
 "$SECPE" keygen --out noise.key >/dev/null 2>&1 || fail "keygen"
 NONCE=0123456789abcdef0123456789abcdef  # one run, on several devices
 run() {  # run DEVICE OUT [more options]
@@ -43,8 +43,8 @@ else
     --synthetic 60 --device auto --out out_auto2 --quiet >/dev/null 2>&1 || fail "run --device auto at 2 ranks"
   same out_cpu out_auto2
   # Aug-PE: its voters kept on the GPU for every iteration.
-  run cpu out_cpu_augpe --method augpe --quiet >/dev/null 2>&1 || fail "run --method augpe --device cpu"
-  run cuda out_cuda_augpe --method augpe --quiet >/dev/null 2>&1 || fail "run --method augpe --device cuda"
+  run cpu out_cpu_augpe --method augpe --quiet --allow-over-budget >/dev/null 2>&1 || fail "run --method augpe --device cpu"
+  run cuda out_cuda_augpe --method augpe --quiet --allow-over-budget >/dev/null 2>&1 || fail "run --method augpe --device cuda"
   same out_cpu_augpe out_cuda_augpe
   "$SECPE" bench kernel --device cuda --rows 3000 --centres 2000 --dim 64 --k 3 --verify-rows 3000 --repeats 1 --out kernel.json \
     >/dev/null 2>&1 || fail "bench kernel --device cuda did not verify"

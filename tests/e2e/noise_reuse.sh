@@ -24,18 +24,22 @@ INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null 2>&1
 # The neighbouring dataset: the corpus without its last record that holds a planted secret.
 python3 "$LIB/without_private.py" corpus.csv corpus.secrets.txt corpus2.csv --last
+ALLOW=()  # the demo's small labels may hold no public record: imported all the same
+if grep -q -- --allow-private-labels <<<"$("$SECPE" import --help 2>&1)"; then ALLOW=(--allow-private-labels); fi
 for c in corpus corpus2; do
-  "$SECPE" import --config "$INI" --input $c.csv --secrets-file corpus.secrets.txt --out $c.h5 >/dev/null 2>&1
+  "$SECPE" import --config "$INI" --input $c.csv --secrets-file corpus.secrets.txt "${ALLOW[@]}" --out $c.h5 >/dev/null 2>&1
 done
 "$SECPE" keygen --out noise.key >/dev/null 2>&1
 NONCE=()
 help=$("$SECPE" run --help 2>&1)  # whole, then searched: grep -q on a pipe would cut it short (SIGPIPE)
 if grep -q -- --noise-nonce <<<"$help"; then NONCE=(--noise-nonce 00112233445566778899aabbccddeeff); fi
+OVER=()  # Aug-PE's secrets exceed their budget by design (record-level GDP): such a run ends with exit 4 unless accepted
+if grep -q -- --allow-over-budget <<<"$help"; then OVER=(--allow-over-budget); fi
 BASE=(run --config "$INI" --noise-key-file "$T/noise.key" --quiet "${NONCE[@]}")
 SECPE_RUN=("${BASE[@]}" --data corpus.h5 --seed 7 --iterations 3 --synthetic 120)
 # Aug-PE with few candidates per label: almost every bin holds many votes, so clipping at 0 rarely
 # hides a difference and equal totals cancel exactly.
-AUGPE_RUN=("${BASE[@]}" --method augpe --iterations 3 --synthetic 20 --variations 1 --r-over-p 50)
+AUGPE_RUN=("${BASE[@]}" "${OVER[@]}" --method augpe --iterations 3 --synthetic 20 --variations 1 --r-over-p 50)
 "$SECPE" "${SECPE_RUN[@]}" --r-over-p 10 --out a1
 "$SECPE" "${SECPE_RUN[@]}" --r-over-p 50 --out a2
 "$SECPE" "${AUGPE_RUN[@]}" --data corpus.h5 --seed 1 --out b1
