@@ -11,6 +11,7 @@
 #include "compute/cpu/blas_core.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "core/atomic_file.hpp"
+#include "core/build_info.hpp"
 
 namespace secpe {
 namespace {
@@ -51,6 +52,12 @@ nlohmann::ordered_json machine_info() {
           {"blas_screen_auto", {{"choice", auto_screen_text(screen)}, {"chosen_by", screen.source}}}};
 }
 
+nlohmann::ordered_json build_options_json() {
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  for (const BuildOption& o : build_info().options) options[o.name] = o.value;
+  return options;
+}
+
 nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition) {
   return {{"name", name}, {"unit", unit}, {"definition", definition}};
 }
@@ -64,8 +71,8 @@ double peak_rss_mib() {
 nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vector<std::string>& command, int threads, int ranks) {
   std::string joined = "secpe bench " + benchmark;
   for (const auto& a : command) joined += " " + a;
-  return {{"benchmark", benchmark}, {"command", joined}, {"secpe_version", SECPE_VERSION}, {"commit", SECPE_GIT_COMMIT},
-          {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
+  return {{"benchmark", benchmark}, {"command", joined}, {"secpe_version", build_info().version}, {"commit", build_info().commit},
+          {"build", build_options_json()}, {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
 }
 
 void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out) {

@@ -14,6 +14,7 @@
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/stop_signal.hpp"
 #include "core/log.hpp"
@@ -364,7 +365,7 @@ nlohmann::ordered_json run_json_of(const Communicator& comm, const po::variables
                             {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
                             {"device", device_name(config.device)},
                             {"slurm_job_id", slurm_job ? slurm_job : ""},
-                            {"git_commit_at_configure", SECPE_GIT_COMMIT},
+                            {"git_commit", build_info().commit},
                             {"machine", machine_info()}};
   nlohmann::ordered_json options;
   // Input and output paths by file name only: a path may say more about the data than the run
@@ -378,17 +379,13 @@ nlohmann::ordered_json run_json_of(const Communicator& comm, const po::variables
   options["noise-nonce"] = config.noise_nonce.hex();
   if (vm.count("noise-key-file")) options["noise-key-file"] = "(given; not recorded)";
   run_json["options"] = options;
-  run_json["versions"] = {{"secpe", SECPE_VERSION},
+  run_json["versions"] = {{"secpe", build_info().version},
                           {"noise_keying", "release keys v1 (evolve/release_keys.hpp): another key derivation than earlier versions, so their runs are not repeated bit for bit"},
                           {"checkpoint_format", 4},
                           {"mpi", mpi_library_version()},
                           {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
                           {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
-#ifdef SECPE_HAVE_CUDA
-                          {"cuda_backend", "compiled"}};
-#else
-                          {"cuda_backend", "not compiled"}};
-#endif
+                          {"build", build_options_json()}};
   run_json["summary"] = result.summary;
   return run_json;
 }

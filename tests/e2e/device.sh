@@ -12,7 +12,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 cd "$T"
 INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 600 --out corpus.csv >/dev/null 2>&1 || fail "corpus"
-"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --allow-private-labels --out demo.h5 >/dev/null 2>&1 || fail "import"
+"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null 2>&1 || fail "import"
 "$SECPE" keygen --out noise.key >/dev/null 2>&1 || fail "keygen"
 NONCE=0123456789abcdef0123456789abcdef  # one run, on several devices
 run() {  # run DEVICE OUT [more options]

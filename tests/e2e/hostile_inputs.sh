@@ -7,7 +7,7 @@ SECPE=$1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 source "$(dirname "$0")/lib/expect.sh"
 "$SECPE" corpus --records 300 --out "$T/c.csv" 2>/dev/null || fail "corpus"
-"$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --secrets list --secrets-file "$T/c.secrets.txt" --allow-private-labels 2>/dev/null || fail "import"
+"$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --secrets list --secrets-file "$T/c.secrets.txt" 2>/dev/null || fail "import"
 RUN=(run --data "$T/c.h5" --quiet)
 
 # ---- numeric options: finite, in range, no wrap-around ----

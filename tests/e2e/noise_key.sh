@@ -10,7 +10,7 @@ SECPE=$1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SECPE" corpus --records 400 --out "$T/c.csv" 2>/dev/null
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --allow-private-labels --out "$T/c.h5" 2>/dev/null
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null
 "$SECPE" keygen --out "$T/a.key" 2>/dev/null
 "$SECPE" keygen --out "$T/b.key" 2>/dev/null
 [ "$(stat -c %a "$T/a.key")" = 600 ] || fail "keygen: the key file is not mode 0600"

@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null
-"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --allow-private-labels --out demo.h5 >/dev/null
+"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null
 "$SECPE" keygen --out noise.key >/dev/null
 # One nonce for every run: they are all the same run (run.json's noise_nonce; --resume takes the
 # interrupted run's).

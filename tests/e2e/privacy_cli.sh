@@ -22,7 +22,7 @@ grep -q "worst achieved r/p at that sigma" "$T/sim.txt" || fail "privacy summary
 
 # From a dataset, with a per-secret budget file; then runs with both calibrations.
 "$SECPE" corpus --records 600 --out "$T/c.csv" 2>/dev/null || fail corpus
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --allow-private-labels --out "$T/c.h5" 2>/dev/null || fail import
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null || fail import
 first=$(grep -v '^#' "$T/c.secrets.txt" | head -1)
 printf 'secret,p,r\n%s,1e-3,2e-2\n#1,1e-4,5e-3\n' "$first" > "$T/budgets.csv"
 "$SECPE" privacy --data "$T/c.h5" --budgets "$T/budgets.csv" --iterations 3 --out "$T/data.json" >/dev/null || fail "privacy --data"

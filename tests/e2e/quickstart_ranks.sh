@@ -12,7 +12,7 @@ cd "$T"
 INI=$SRC/jobs/quickstart.ini
 
 "$SECPE" corpus --config "$INI" --records 1200 --out "$T/corpus.csv"
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --allow-private-labels --out "$T/demo.h5"
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5"
 "$SECPE" keygen --out "$T/noise.key"
 NONCE=(--noise-nonce 0123456789abcdef0123456789abcdef)
 for np in 1 2 4; do
@@ -84,7 +84,7 @@ for f in synthetic.csv privacy.json; do cmp "$T/aug1/$f" "$T/augl2/$f" || fail "
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 # The learned embedder (fitted on the public records at import, stored in the dataset): runs are
 # rank-count independent with it too, and record its identity.
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --allow-private-labels --out "$T/svd.h5" \
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/svd.h5" \
   --embedder tfidf-svd --embedding-dim 64
 for np in 1 2; do
   mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/svd.h5" --out "$T/svd$np" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
