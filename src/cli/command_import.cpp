@@ -17,6 +17,7 @@
 #include "io/imported_embeddings.hpp"
 #include "evolve/dataset_embedder.hpp"
 #include "text/embedder.hpp"
+#include "text/ppmi_sif_embedder.hpp"
 #include "text/tfidf_svd_embedder.hpp"
 #include "text/secrets.hpp"
 
@@ -70,26 +71,27 @@ std::vector<std::string> label_texts(const LabelSet& labels) {
   return out;
 }
 
-// Embeds `texts` with the built-in embedder (hashing, or tfidf-svd fitted here) into
-// contents.embeddings; returns the embedder's name.
-// The built-in embedder: hashing, or tfidf-svd fitted here (its model goes into `contents`).
-std::unique_ptr<Embedder> builtin_embedder(bool learned, const TfidfSvdOptions& svd_options, const std::vector<std::string>& texts,
+// The built-in embedder `kind`: hashing, or a learned one (tfidf-svd, ppmi-sif) fitted here, its
+// model going into `contents`.
+std::unique_ptr<Embedder> builtin_embedder(const std::string& kind, const TfidfSvdOptions& options, const std::vector<std::string>& texts,
                                            DatasetContents& contents) {
-  if (!learned) return std::make_unique<HashingEmbedder>(svd_options.dim);
+  if (kind == "hashing") return std::make_unique<HashingEmbedder>(options.dim);
   // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
   // projection) depends on a record that holds a secret.
   std::vector<std::string_view> public_texts;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (!contents.secrets.is_private(i)) public_texts.push_back(texts[i]);
   }
-  log_info("fitting the tfidf-svd embedder on " + std::to_string(public_texts.size()) + " public records");
+  log_info("fitting the " + kind + " embedder on " + std::to_string(public_texts.size()) + " public records");
   const Timer timer;
-  auto fitted = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(public_texts, svd_options));
+  auto fitted = std::make_unique<LearnedEmbedder>(
+      kind == "ppmi-sif" ? fit_ppmi_sif(public_texts, {.dim = options.dim, .min_df = options.min_df, .vocabulary = options.vocabulary})
+                         : fit_tfidf_svd(public_texts, options));
   log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
   contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
   contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
-  contents.provenance["embedder_min_df"] = std::to_string(svd_options.min_df);
-  contents.provenance["embedder_max_vocabulary"] = std::to_string(svd_options.vocabulary);
+  contents.provenance["embedder_min_df"] = std::to_string(options.min_df);
+  contents.provenance["embedder_max_vocabulary"] = std::to_string(options.vocabulary);
   return fitted;
 }
 
@@ -179,14 +181,15 @@ int command_import(const std::vector<std::string>& args) {
     ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
     ("secret-quantile", po::value<double>()->default_value(0.2, "0.2"), "random-word mode: frequency quantile the words are taken around")
     ("embedder", po::value<std::string>()->default_value("hashing"),
-     "hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only) or "
+     "hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only), "
+     "ppmi-sif (word vectors of the factorised PPMI matrix of the public records' word co-occurrences, SIF-weighted) or "
      "http (a model behind an OpenAI-compatible /embeddings API, e.g. Text Embeddings Inference: EVERY text, private ones included, is sent there)")
-    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing: 1 to 65536; tfidf-svd: 64 to 1024; http: the model's, checked when given)")
+    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing: 1 to 65536; tfidf-svd, ppmi-sif: 64 to 1024; http: the model's, checked when given)")
     ("state-dir", po::value<std::string>(), "--embedder http: private folder of the response cache (embeddings of private texts; default OUT.state). Never publish it")
     ("embedder-vocabulary", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.vocabulary),
-     "tfidf-svd: the most frequent word unigrams and bigrams of the public records kept")
+     "tfidf-svd, ppmi-sif: the terms (tfidf-svd: word unigrams and bigrams; ppmi-sif: words) of the public records kept, the most frequent first")
     ("embedder-min-df", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.min_df),
-     "tfidf-svd: a kept term occurs in at least this many public records");
+     "tfidf-svd, ppmi-sif: a kept term occurs in at least this many public records");
   po::positional_options_description positional;
   positional.add("input", 1);
   po::variables_map vm;
@@ -203,17 +206,17 @@ int command_import(const std::vector<std::string>& args) {
   prefixes.resize(columns.size());
   const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
   const std::string embedder_kind = vm["embedder"].as<std::string>();
-  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "http") {
-    throw InputError("--embedder must be hashing, tfidf-svd or http, not '" + embedder_kind + "'");
+  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "ppmi-sif" && embedder_kind != "http") {
+    throw InputError("--embedder must be hashing, tfidf-svd, ppmi-sif or http, not '" + embedder_kind + "'");
   }
-  const bool learned = embedder_kind == "tfidf-svd";
+  const bool learned = embedder_kind == "tfidf-svd" || embedder_kind == "ppmi-sif";
   const bool http = embedder_kind == "http";
   if (!http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
   const std::filesystem::path state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
-    if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
+    if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd or ppmi-sif only");
   }
-  int dim = learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  int dim = learned ? option_in(vm, "embedding-dim", kLearnedEmbedderMinDim, kLearnedEmbedderMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
   HttpEmbedderOptions http_options;
   if (http) {
     http_options = http_embedder_options(vm, true);
@@ -303,7 +306,7 @@ int command_import(const std::vector<std::string>& args) {
       contents.provenance["embedder_model"] = http_options.model;
       log_info("embedding with " + embedder->name() + " at " + http_options.client.base_url + "; response cache (private) in " + state_dir.string());
     } else {
-      embedder = builtin_embedder(learned, svd_options, corpus.texts, contents);
+      embedder = builtin_embedder(embedder_kind, svd_options, corpus.texts, contents);
     }
     embed_all(*embedder, corpus.texts, contents);
     embedder_name = embedder->name();

@@ -72,6 +72,8 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"max_words", c.generator.max_words},
           {"blank_fraction", c.generator.blank_fraction},
           {"variation", variation_mode_name(c.generator.variation)},
+          {"generator_labels", generator_labels_name(c.generator_labels)},
+          {"generator_prompts", c.generator_labels == GeneratorLabels::kPrompt ? c.prompts.string() : ""},
           {"generator_corpus", c.generator_corpus.string()},
           {"generator_texts", c.generator_texts},
           {"http_generator", c.http_generator ? nlohmann::ordered_json{{"model", c.http_generation.model},
@@ -95,19 +97,19 @@ struct Models {
 // The built-in generator learns from public texts; the HTTP one needs only the labels and prompts.
 std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunConfig& config, const Shard& shard) {
   const DatasetInfo& info = shard.info();
+  PromptTemplates prompts = config.prompts.empty() ? PromptTemplates::builtin(info.labels) : PromptTemplates::load(config.prompts, info.labels);
   if (config.http_generator) {
     HttpGeneratorOptions options = config.http_generation;
     options.cache_dir = config.state_dir;
     options.cache_writer = "r" + std::to_string(comm.rank());
-    return std::make_unique<HttpGenerator>(options, config.prompts.empty() ? PromptTemplates::builtin(info.labels)
-                                                                           : PromptTemplates::load(config.prompts, info.labels));
+    return std::make_unique<HttpGenerator>(options, std::move(prompts));
   }
-  const auto training = config.generator_corpus.empty() ? public_training_texts(shard.reader, config.generator_texts)
-                                                        : corpus_training_texts(config.generator_corpus, info.labels);
+  const auto texts = config.generator_corpus.empty() ? public_training_texts(shard.reader, config.generator_texts)
+                                                     : corpus_training_texts(config.generator_corpus, info.labels);
   const std::string source = config.generator_corpus.empty()
                                  ? "the public records (no secret) of " + config.data.filename().string()
                                  : config.generator_corpus.string();
-  return std::make_unique<NgramGenerator>(training, source, config.generator);
+  return std::make_unique<NgramGenerator>(generator_training(config.generator_labels, texts, source, prompts), config.generator);
 }
 
 Models build_models(const Communicator& comm, const RunConfig& config, const Shard& shard) {

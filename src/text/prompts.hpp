@@ -35,6 +35,9 @@ class PromptTemplates {
   std::string variation_prompt(std::size_t label, const std::string& parent, CounterRng& rng) const;
   const std::string& system() const { return system_; }
   std::string describe() const;
+  const std::string& source() const { return source_; }
+  // What the prompts of `label` tell a model about it: its label values, then its keywords.
+  std::vector<std::string> phrases(std::size_t label) const;
 
  private:
   std::string source_;
