@@ -72,21 +72,35 @@ std::vector<std::string> label_texts(const LabelSet& labels) {
 }
 
 // The built-in embedder `kind`: hashing, or a learned one (tfidf-svd, ppmi-sif) fitted here, its
-// model going into `contents`.
+// model going into `contents`; auto is ppmi-sif, or hashing where ppmi-sif cannot be fitted (a
+// dimension outside its range, or public records holding fewer words than the dimension).
 std::unique_ptr<Embedder> builtin_embedder(const std::string& kind, const TfidfSvdOptions& options, const std::vector<std::string>& texts,
                                            DatasetContents& contents) {
-  if (kind == "hashing") return std::make_unique<HashingEmbedder>(options.dim);
+  const auto hashing = [&] { return std::make_unique<HashingEmbedder>(options.dim); };
+  if (kind == "hashing") return hashing();
+  if (kind == "auto" && (options.dim < kLearnedEmbedderMinDim || options.dim > kLearnedEmbedderMaxDim)) {
+    log_info("--embedder auto: the hashing embedder (ppmi-sif takes dimensions " + std::to_string(kLearnedEmbedderMinDim) + " to " +
+             std::to_string(kLearnedEmbedderMaxDim) + ")");
+    return hashing();
+  }
   // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
   // projection) depends on a record that holds a secret.
   std::vector<std::string_view> public_texts;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (!contents.secrets.is_private(i)) public_texts.push_back(texts[i]);
   }
-  log_info("fitting the " + kind + " embedder on " + std::to_string(public_texts.size()) + " public records");
+  const bool words = kind != "tfidf-svd";
+  log_info("fitting the " + std::string(words ? "ppmi-sif" : "tfidf-svd") + " embedder on " + std::to_string(public_texts.size()) + " public records");
   const Timer timer;
-  auto fitted = std::make_unique<LearnedEmbedder>(
-      kind == "ppmi-sif" ? fit_ppmi_sif(public_texts, {.dim = options.dim, .min_df = options.min_df, .vocabulary = options.vocabulary})
-                         : fit_tfidf_svd(public_texts, options));
+  std::unique_ptr<LearnedEmbedder> fitted;
+  try {
+    fitted = std::make_unique<LearnedEmbedder>(words ? fit_ppmi_sif(public_texts, {.dim = options.dim, .min_df = options.min_df, .vocabulary = options.vocabulary})
+                                                     : fit_tfidf_svd(public_texts, options));
+  } catch (const InputError& e) {
+    if (kind != "auto") throw;
+    log_warn(std::string(e.what()) + "; --embedder auto uses the hashing embedder instead");
+    return hashing();
+  }
   log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
   contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
   contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
@@ -180,11 +194,11 @@ int command_import(const std::vector<std::string>& args) {
     ("embeddings-model", po::value<std::string>(), "--embeddings: the name of the model that made them (required)")
     ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
     ("secret-quantile", po::value<double>()->default_value(0.2, "0.2"), "random-word mode: frequency quantile the words are taken around")
-    ("embedder", po::value<std::string>()->default_value("hashing"),
-     "hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only), "
+    ("embedder", po::value<std::string>()->default_value("auto"),
+     "auto (ppmi-sif where the public records hold enough words for it, else hashing), hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only), "
      "ppmi-sif (word vectors of the factorised PPMI matrix of the public records' word co-occurrences, SIF-weighted) or "
      "http (a model behind an OpenAI-compatible /embeddings API, e.g. Text Embeddings Inference: EVERY text, private ones included, is sent there)")
-    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing: 1 to 65536; tfidf-svd, ppmi-sif: 64 to 1024; http: the model's, checked when given)")
+    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing, auto: 1 to 65536; tfidf-svd, ppmi-sif: 64 to 1024; http: the model's, checked when given)")
     ("state-dir", po::value<std::string>(), "--embedder http: private folder of the response cache (embeddings of private texts; default OUT.state). Never publish it")
     ("embedder-vocabulary", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.vocabulary),
      "tfidf-svd, ppmi-sif: the terms (tfidf-svd: word unigrams and bigrams; ppmi-sif: words) of the public records kept, the most frequent first")
@@ -206,15 +220,17 @@ int command_import(const std::vector<std::string>& args) {
   prefixes.resize(columns.size());
   const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
   const std::string embedder_kind = vm["embedder"].as<std::string>();
-  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "ppmi-sif" && embedder_kind != "http") {
-    throw InputError("--embedder must be hashing, tfidf-svd, ppmi-sif or http, not '" + embedder_kind + "'");
+  if (embedder_kind != "auto" && embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "ppmi-sif" && embedder_kind != "http") {
+    throw InputError("--embedder must be auto, hashing, tfidf-svd, ppmi-sif or http, not '" + embedder_kind + "'");
   }
   const bool learned = embedder_kind == "tfidf-svd" || embedder_kind == "ppmi-sif";
   const bool http = embedder_kind == "http";
   if (!http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
   const std::filesystem::path state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
-    if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd or ppmi-sif only");
+    if (!learned && embedder_kind != "auto" && !vm[name].defaulted()) {
+      throw InputError(std::string("--") + name + " applies to --embedder auto, tfidf-svd or ppmi-sif only");
+    }
   }
   int dim = learned ? option_in(vm, "embedding-dim", kLearnedEmbedderMinDim, kLearnedEmbedderMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
   HttpEmbedderOptions http_options;
@@ -226,7 +242,7 @@ int command_import(const std::vector<std::string>& args) {
   }
   const TfidfSvdOptions svd_options{.dim = dim,
                                     .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
-                                    .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24)};
+                                    .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", learned ? static_cast<std::size_t>(dim) : 1, 1u << 24)};
   SecretChoice secret_choice{.modes = parse_secret_modes(vm["secrets"].as<std::string>()),
                              .secrets_file = {},
                              .count = option_in(vm, "secret-count", 1, 10000000),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string_view>
@@ -24,6 +25,7 @@ constexpr std::int32_t kFirstWord = 3;
 constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr double kTrigramWeight = 0.97;  // P = 0.97 P3 + 0.03 P2 where the trigram context was seen
 constexpr double kBigramWeight = 0.97;   // P = 0.97 P2 + 0.03 P1 where only the bigram context was seen
+constexpr int kRephraseTries = 4;        // sentences drawn per parent sentence by rephrase, the closest in length kept
 
 bool is_sentence_end(std::string_view t) { return t == "." || t == "!" || t == "?"; }
 
@@ -438,20 +440,43 @@ std::vector<std::int32_t> NgramGenerator::sentence_through(std::size_t label, st
 }
 
 // Each sentence of the parent becomes a new sentence through one of its content words (drawn
-// uniformly among them); a sentence without one is re-sampled.
+// uniformly among them), or a fresh one where it has none. Of up to kRephraseTries draws, the one
+// closest to the parent sentence's length that fits in the words left is kept (the first within 2
+// words ends the search), so that a population neither drifts towards short texts over the
+// iterations nor loses its last sentences to the length cap.
 std::string NgramGenerator::vary_rephrase(std::size_t label, const std::vector<std::string>& toks, CounterRng& rng) const {
   std::vector<std::string> out;
   std::vector<std::int32_t> anchors;
+  int used = 0;  // words so far
   for_each_sentence(toks, [&](std::size_t b, std::size_t e) {
+    const int left = options_.max_words - used;
+    if (left <= 0) return;
     anchors.clear();
+    int want = 0;
     for (std::size_t i = b; i < e; ++i) {
+      want += is_word_token(toks[i]) ? 1 : 0;
       const auto it = vocab_->ids.find(toks[i]);
       if (it != vocab_->ids.end() && content_token_[static_cast<std::size_t>(it->second)]) anchors.push_back(it->second);
     }
-    int words = 0;
-    const std::vector<std::int32_t> s = anchors.empty() ? sample_sentence(label_model(label), rng, words)
-                                                        : sentence_through(label, anchors[rng.below(anchors.size())], rng);
-    for (const std::int32_t t : s) out.push_back(t == kUnk ? std::string(".") : vocab_->words[static_cast<std::size_t>(t)]);
+    want = std::min(want, left);
+    std::vector<std::int32_t> best;
+    int best_gap = std::numeric_limits<int>::max(), best_words = 0;
+    for (int attempt = 0; attempt < kRephraseTries && best_gap > 2; ++attempt) {
+      int words = 0;
+      std::vector<std::int32_t> s = anchors.empty() ? sample_sentence(label_model(label), rng, words)
+                                                    : sentence_through(label, anchors[rng.below(anchors.size())], rng);
+      if (!anchors.empty()) {
+        for (const std::int32_t t : s) words += word_token_[static_cast<std::size_t>(t)] ? 1 : 0;
+      }
+      const int gap = std::abs(words - want) + (words > left ? options_.max_words : 0);
+      if (gap < best_gap) {
+        best_gap = gap;
+        best_words = words;
+        best = std::move(s);
+      }
+    }
+    used += best_words;
+    for (const std::int32_t t : best) out.push_back(t == kUnk ? std::string(".") : vocab_->words[static_cast<std::size_t>(t)]);
   });
   cap_words(out);
   bool has_word = false;

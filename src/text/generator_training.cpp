@@ -12,6 +12,8 @@
 namespace secpe {
 namespace {
 
+constexpr double kPromptMargin = 1.5;  // a text goes to a prompt that scores at least this times any other
+
 bool ends_with(const std::string& s, const char* tail) {
   const std::string t(tail);
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
@@ -84,44 +86,69 @@ GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& t
           .labels = "pooled (one model, no labels)"};
 }
 
-std::vector<int> prompt_matches(const std::vector<std::string>& texts, const std::vector<std::vector<std::string>>& prompts,
+std::vector<int> prompt_matches(const std::vector<std::string>& texts, const std::vector<PromptWords>& prompts,
                                 std::vector<std::size_t>& distinct) {
-  std::map<std::vector<std::string>, std::size_t> index;
-  std::vector<const std::vector<std::string>*> phrases;  // per distinct prompt
+  // Each label's stems with their share of its prompt's weight; labels whose prompts give the same
+  // stems (values without a letter, such as "5.0", give none) share one distinct prompt.
+  std::map<std::map<std::string, double>, std::size_t> index;
+  std::vector<std::map<std::string, double>> share;  // per distinct prompt
   distinct.clear();
-  for (const auto& p : prompts) {
-    const auto [it, inserted] = index.emplace(p, phrases.size());
-    if (inserted) phrases.push_back(&p);
+  for (const auto& prompt : prompts) {
+    std::map<std::string, double> stems;
+    const double keyword_weight = prompt.keywords.empty() ? 0.0 : 0.5;
+    for (const auto* list : {&prompt.values, &prompt.keywords}) {
+      const double weight = list == &prompt.values ? 1.0 - keyword_weight : keyword_weight;
+      for (const auto& phrase : *list)
+        for (const auto& s : content_stems(phrase)) stems[s] += weight / double(list->size());
+    }
+    const auto [it, inserted] = index.emplace(stems, share.size());
+    if (inserted) share.push_back(std::move(stems));
     distinct.push_back(it->second);
   }
-  // Per distinct prompt, the share of its phrases holding each stem; then the weights.
-  std::vector<std::map<std::string, double>> share(phrases.size());
   std::map<std::string, std::size_t> prompts_holding;
-  for (std::size_t p = 0; p < phrases.size(); ++p) {
-    for (const auto& phrase : *phrases[p])
-      for (const auto& s : content_stems(phrase)) share[p][s] += 1.0 / double(phrases[p]->size());
-    for (const auto& [s, v] : share[p]) ++prompts_holding[s];
+  for (const auto& stems : share)
+    for (const auto& [s, v] : stems) ++prompts_holding[s];
+  // The prompt stems each text holds (one pass), and how many texts hold each.
+  std::unordered_map<std::string, std::size_t> stem_index;
+  for (const auto& [stem, count] : prompts_holding) stem_index.emplace(stem, stem_index.size());
+  std::vector<std::vector<std::size_t>> held(texts.size());
+  std::vector<double> texts_holding(stem_index.size(), 0.0);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    for (const auto& stem : content_stems(texts[i])) {
+      const auto it = stem_index.find(stem);
+      if (it == stem_index.end()) continue;
+      held[i].push_back(it->second);
+      ++texts_holding[it->second];
+    }
   }
-  std::unordered_map<std::string, std::vector<std::pair<std::size_t, double>>> weights;  // stem -> (prompt, weight)
-  for (std::size_t p = 0; p < phrases.size(); ++p)
-    for (const auto& [s, v] : share[p]) weights[s].emplace_back(p, v * std::log(1.0 + double(phrases.size()) / double(prompts_holding[s])));
+  // weight[stem] = (prompt, share x ln(1 + prompts / prompts holding it) x ln(texts / texts holding it)).
+  std::vector<std::vector<std::pair<std::size_t, double>>> weights(stem_index.size());
+  const double n = double(texts.size());
+  for (std::size_t p = 0; p < share.size(); ++p) {
+    for (const auto& [stem, v] : share[p]) {
+      const std::size_t k = stem_index.at(stem);
+      const double idf = std::max(0.0, std::log(n / std::max(1.0, texts_holding[k])));
+      const double rarity = idf * idf;
+      weights[k].emplace_back(p, v * std::log(1.0 + double(share.size()) / double(prompts_holding[stem])) * rarity);
+    }
+  }
   std::vector<int> match(texts.size(), -1);
-  std::vector<double> score(phrases.size());
+  std::vector<double> score(share.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     std::fill(score.begin(), score.end(), 0.0);
-    for (const auto& s : content_stems(texts[i])) {
-      const auto it = weights.find(s);
-      if (it == weights.end()) continue;
-      for (const auto& [p, w] : it->second) score[p] += w;
-    }
+    for (const std::size_t k : held[i])
+      for (const auto& [p, w] : weights[k]) score[p] += w;
     const auto best = std::max_element(score.begin(), score.end());  // the first of equal maxima
-    if (best != score.end() && *best > 0) match[i] = static_cast<int>(best - score.begin());
+    double runner_up = 0;
+    for (auto it = score.begin(); it != score.end(); ++it)
+      if (it != best) runner_up = std::max(runner_up, *it);
+    if (best != score.end() && *best > 0 && *best >= kPromptMargin * runner_up) match[i] = static_cast<int>(best - score.begin());
   }
   return match;
 }
 
 GeneratorTraining prompt_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source,
-                                  const std::vector<std::vector<std::string>>& prompts, const std::string& prompt_source) {
+                                  const std::vector<PromptWords>& prompts, const std::string& prompt_source) {
   if (prompts.size() != texts_per_label.size()) throw std::invalid_argument("prompt_training: one prompt per label");
   GeneratorTraining t = pooled_training(texts_per_label, std::move(source));
   std::vector<std::size_t> distinct;
@@ -141,9 +168,9 @@ GeneratorTraining generator_training(GeneratorLabels labels, const std::vector<s
                                      std::string source, const PromptTemplates& prompts) {
   if (labels == GeneratorLabels::kPerLabel) return per_label_training(texts_per_label, std::move(source));
   if (labels == GeneratorLabels::kPooled) return pooled_training(texts_per_label, std::move(source));
-  std::vector<std::vector<std::string>> phrases;
-  for (std::size_t l = 0; l < texts_per_label.size(); ++l) phrases.push_back(prompts.phrases(l));
-  return prompt_training(texts_per_label, std::move(source), phrases, prompts.source());
+  std::vector<PromptWords> words;
+  for (std::size_t l = 0; l < texts_per_label.size(); ++l) words.push_back(prompts.words(l));
+  return prompt_training(texts_per_label, std::move(source), words, prompts.source());
 }
 
 }  // namespace secpe

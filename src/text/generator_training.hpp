@@ -27,10 +27,10 @@ GeneratorLabels parse_generator_labels(const std::string& name);  // InputError 
 // texts_per_label[l]: label l's public training texts.
 GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source);
 GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source);
-// prompts[l]: label l's prompt phrases (its values, then its keywords); `prompt_source` names
-// where they came from, for the report.
+// prompts[l]: what label l's prompt says (its values and keywords); `prompt_source` names where
+// they came from, for the report.
 GeneratorTraining prompt_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source,
-                                  const std::vector<std::vector<std::string>>& prompts, const std::string& prompt_source);
+                                  const std::vector<PromptWords>& prompts, const std::string& prompt_source);
 
 // The training of mode `labels` from each label's public texts; `prompts` (the label values and
 // keyword lists of a prompt file) is read in prompt mode only.
@@ -39,12 +39,16 @@ GeneratorTraining generator_training(GeneratorLabels labels, const std::vector<s
 
 // For each text, the index of the distinct prompt it matches best, or -1 when it matches none.
 // A prompt's words are the stems (lower case, plural and possessive endings removed) of its
-// phrases' words that are no function words and hold a letter; stem s weighs
-// (share of the prompt's phrases holding s) x ln(1 + prompts / prompts holding s), so words that
-// tell prompts apart count most. A text scores the sum of the weights of its distinct stems;
-// ties go to the lower prompt index. `distinct[l]` is label l's prompt index (labels with the
-// same phrases share one).
-std::vector<int> prompt_matches(const std::vector<std::string>& texts, const std::vector<std::vector<std::string>>& prompts,
+// phrases' words that are no function words and hold a letter. Its label values carry half of its
+// weight and its keywords the other half (all of it without keywords, as an LLM reads the label
+// first and the keyword as a detail): stem s gets (its share of the values or keywords holding it)
+// x ln(1 + prompts / prompts holding s) x ln(texts / texts holding s)^2, so words that tell
+// prompts apart, and that few texts use ("nail" rather than "service"), count most. A text scores
+// the sum of the weights of its distinct stems, and goes to the best prompt when that scores at
+// least 1.5 times any other (a text about two things alike steers neither). `distinct[l]` is label
+// l's prompt index: labels whose prompts give the same stems share one (Yelp's five star labels
+// of a category, whose values differ only by a number).
+std::vector<int> prompt_matches(const std::vector<std::string>& texts, const std::vector<PromptWords>& prompts,
                                 std::vector<std::size_t>& distinct);
 
 // `word` lower-cased, with a possessive "'s" and a plural ending ("ies" -> "y", "es" after s, x,

@@ -29,7 +29,7 @@ namespace secpe {
 struct PpmiSifOptions {
   int dim = 256;                                  // d, in [kLearnedEmbedderMinDim, kLearnedEmbedderMaxDim]
   std::size_t min_df = 2;                         // vocabulary: words of at least this many public texts,
-  std::size_t vocabulary = std::size_t{1} << 15;  // the V of them with the highest document frequency
+  std::size_t vocabulary = std::size_t{1} << 16;  // the V of them with the highest document frequency
   int window = 5;
   double context_smoothing = 0.75;
   double sif_a = 1e-3;

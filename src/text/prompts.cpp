@@ -186,11 +186,7 @@ std::string PromptTemplates::variation_prompt(std::size_t label, const std::stri
   return render(rephrase_, label, {{"text", parent}, {"tone", tone}, {"length", length}, {"keyword", ""}});
 }
 
-std::vector<std::string> PromptTemplates::phrases(std::size_t label) const {
-  std::vector<std::string> out = values_.at(label);
-  out.insert(out.end(), keywords_[label].begin(), keywords_[label].end());
-  return out;
-}
+PromptWords PromptTemplates::words(std::size_t label) const { return {.values = values_.at(label), .keywords = keywords_.at(label)}; }
 
 std::string PromptTemplates::describe() const {
   return source_ + " (variation: " + (mode_ == VariationPrompt::kFill ? "fill in blanks" : "rephrase in a tone") + ")";

@@ -219,13 +219,30 @@ TEST(EmbedderDataset, ImportOptionErrorsNameTheOption) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message({"--embedder", "bert"}).find("--embedder must be hashing, tfidf-svd, ppmi-sif or http, not 'bert'"), std::string::npos);
+  EXPECT_NE(message({"--embedder", "bert"}).find("--embedder must be auto, hashing, tfidf-svd, ppmi-sif or http, not 'bert'"), std::string::npos);
   EXPECT_NE(message({"--embedder", "tfidf-svd", "--embedding-dim", "32"}).find("--embedding-dim"), std::string::npos);
   EXPECT_NE(message({"--embedder", "tfidf-svd", "--embedding-dim", "64", "--embedder-vocabulary", "10"}).find("--embedder-vocabulary"),
             std::string::npos);
-  EXPECT_NE(message({"--embedder-min-df", "3"}).find("--embedder-min-df applies to --embedder tfidf-svd or ppmi-sif only"), std::string::npos);
+  EXPECT_NE(message({"--embedder", "hashing", "--embedder-min-df", "3"}).find("--embedder-min-df applies to --embedder auto, tfidf-svd or ppmi-sif only"),
+            std::string::npos);
   EXPECT_NE(message({"--embed-url", "http://h/v1"}).find("--embed-url applies to --embedder http only"), std::string::npos);
   EXPECT_NE(message({"--embedder", "http", "--embed-url", "http://h/v1"}).find("--embedder http needs --embed-model"), std::string::npos);
+}
+
+// The default, auto: ppmi-sif where the public records hold enough words, else hashing (a small
+// corpus, or a dimension outside ppmi-sif's range), named in the provenance either way.
+TEST(EmbedderDataset, AutoIsPpmiSifWhereThePublicRecordsAllowIt) {
+  const TempFile corpus("c.csv"), tiny("t.csv", "text,label1,label2\nGood tacos.,A,1\nBad coffee.,B,2\n"), out("o.h5"),
+      secrets("s.txt", "zorblax\n");
+  write_corpus(corpus.path(), {}, 1);
+  const auto embedder_of = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"--out", out.str(), "--secrets", "list", "--secrets-file", secrets.str()});
+    EXPECT_EQ(cli::command_import(args), 0);
+    return DatasetReader(out.path()).info().provenance.at("embedder");
+  };
+  EXPECT_TRUE(embedder_of({"--input", corpus.str(), "--embedding-dim", "64"}).starts_with("ppmi-sif(d=64"));
+  EXPECT_EQ(embedder_of({"--input", tiny.str()}), "hashing-uni+bigram-d256");
+  EXPECT_EQ(embedder_of({"--input", corpus.str(), "--embedding-dim", "16"}), "hashing-uni+bigram-d16");
 }
 
 }  // namespace

@@ -196,17 +196,21 @@ TEST(TextGenerator, PooledTrainingIgnoresLabels) {
 
 // Prompt: texts go to the prompt whose words they match best, label values and keywords alike.
 TEST(TextGenerator, PromptTrainingSteersByThePromptsWordsOnly) {
-  const std::vector<std::vector<std::string>> prompts = {
-      {"Restaurants", "5.0", "Pizzerias", "Fine Dining"}, {"Health & Medical", "1.0", "Dentist Offices", "Medical Clinics"},
-      {"Health & Medical", "1.0", "Dentist Offices", "Medical Clinics"}};
+  const std::vector<PromptWords> prompts = {{.values = {"Restaurants", "5.0"}, .keywords = {"Pizzerias", "Fine Dining"}},
+                                            {.values = {"Health & Medical", "1.0"}, .keywords = {"Dentist Offices", "Medical Clinics"}},
+                                            {.values = {"Health & Medical", "2.0"}, .keywords = {"Dentist Offices", "Medical Clinics"}}};
   std::vector<std::size_t> distinct;
   const auto match = prompt_matches({"The dentists were kind.", "Best pizzeria in town, fine wine.", "We sat down.", "medical clinic, fine dining",
                                      "health and dining"},
                                     prompts, distinct);
-  EXPECT_EQ(distinct, (std::vector<std::size_t>{0, 1, 1}));
-  // "medical" is in two of the health prompt's four phrases, "fine" and "dining" in one of the
-  // restaurant prompt's each; a tie goes to the lower prompt.
-  EXPECT_EQ(match, (std::vector<int>{1, 0, -1, 1, 0}));
+  EXPECT_EQ(distinct, (std::vector<std::size_t>{0, 1, 1}));  // the star values hold no word: one prompt
+  // Values and keywords carry half of a prompt each: "medical" weighs 1/4 (a value word) + 1/4
+  // (one keyword of two) against 1/4 each for "fine" and "dining"; "health" is in one text,
+  // "dining" in two, and rarer words count more.
+  EXPECT_EQ(match, (std::vector<int>{1, 0, -1, 1, 1}));
+  // A text matching two prompts alike goes to neither; a word in every text tells nothing.
+  EXPECT_EQ(prompt_matches({"health and dining", "dining and health", "we sat"}, prompts, distinct), (std::vector<int>{-1, -1, -1}));
+  EXPECT_EQ(prompt_matches({"dentist", "dentists"}, prompts, distinct), (std::vector<int>{-1, -1}));
   EXPECT_EQ(stem_word("Bakeries"), "bakery");
   EXPECT_EQ(stem_word("Salons"), "salon");
   EXPECT_EQ(stem_word("glasses"), "glass");
@@ -259,6 +263,21 @@ TEST(TextGenerator, RephraseKeepsContentWordsAndChangesTheWording) {
   // A parent whose words the model never saw is re-sampled.
   CounterRng r(2, Stream::kGeneration);
   EXPECT_FALSE(words_lower(g.vary(1, "Qwxz plorf zzyzx.", r)).empty());
+  // Rephrasing a text ten times over keeps its length (mean over 60 lineages within 15%).
+  opt.max_words = 64;
+  const NgramGenerator capped(pooled_training(trained().per_label, "demo"), opt);
+  double first = 0, last = 0;
+  for (std::uint64_t k = 0; k < 60; ++k) {
+    CounterRng r(8, Stream::kGeneration, k);
+    std::string text = capped.random_text(0, r);
+    first += double(words_lower(text).size());
+    for (std::uint64_t generation = 0; generation < 10; ++generation) {
+      CounterRng v(9, Stream::kGeneration, k, generation);
+      text = capped.vary(0, text, v);
+    }
+    last += double(words_lower(text).size());
+  }
+  EXPECT_NEAR(last / first, 1.0, 0.15) << first / 60 << " words, then " << last / 60;
   EXPECT_TRUE(is_function_word("The"));
   EXPECT_TRUE(is_function_word("didn\u2019t"));
   EXPECT_FALSE(is_function_word("dentist"));
