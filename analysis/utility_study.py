@@ -135,16 +135,18 @@ def table_rows(out, runs):
 
 
 def write_table(out, rows, runs):
-    md = ["| setting (generator labels, embedder) | training set | category accuracy (%) | stars accuracy (%) | "
+    md = ["| setting (generator labels, embedder) | training set | seeds | category accuracy (%) | stars accuracy (%) | "
           "category gain over control (points) | stars gain over control (points) | FID | near-duplicates (%) | distinct-2 | mean words |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         gains = [cell(r[f + "_gain"], sign=True) if r.get(f + "_gain") else "" for f in ("category", "stars")]
-        md.append(f"| {r['setting']} | {r['training set']} | {cell(r['category'])} | {cell(r['stars'])} | {gains[0]} | {gains[1]} | "
+        md.append(f"| {r['setting']} | {r['training set']} | {r['category']['n'] if r['setting'] else ''} | {cell(r['category'])} | "
+                  f"{cell(r['stars'])} | {gains[0]} | {gains[1]} | "
                   f"{cell(r['fid'], 3)} | {cell(r['near_duplicates'])} | {cell(r['distinct_2'], 3)} | {cell(r['words'], 0)} |")
     if runs:
         any_run = next(iter(next(iter(runs.values())).values()))[-1]
-        md.append(f"| | majority class | {any_run['majority_category']:.1f} | {any_run['majority_stars']:.1f} | | | | | | |")
+        md.append(f"| | majority class (always the most frequent value) | | {any_run['majority_category']:.1f} | {any_run['majority_stars']:.1f} "
+                  "| | | | | | |")
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     with open(os.path.join(out, "table.json"), "w") as f:
@@ -239,7 +241,7 @@ def plot_iterations(out, runs, embedder):
                     steps = min(len(p) for p in per_seed)
                     ax.plot(range(steps), [statistics.mean(p[t][figure] for p in per_seed) for t in range(steps)], linestyle="--",
                             color="grey", label="control (random selection)")
-                ax.set_xlabel("population (0: initial; t: after iteration t)")
+                ax.set_xlabel("population (0: initial; t: after t iterations)")
                 ax.set_title(f"{method_name(method, 'x').split(',')[0]}, {mode} generator, {embedder}: {figure} accuracy (%)",
                              fontsize=10)
                 ax.legend(fontsize=7)
