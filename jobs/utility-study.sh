@@ -31,12 +31,12 @@
 # COMPARE_EMBEDDERS_IN, "pooled"), ABLATIONS ("no-private half-private"),
 # SYNTHETIC (1000), ITERATIONS (10), VARIATIONS (3), CLUSTERS (20), RANKS (1), THREADS (2),
 # LAUNCH ("mpirun"; "srun" in Slurm), PROMPTS (jobs/prompts/yelp.json: the keyword lists of the
-# prompt mode), IMPORT_ARGS ("--secrets random-word --secret-count 100 --secret-quantile 0.2"),
-# HALF_PRIVATE_ARGS ("--secrets random-word --secret-count 1600 --secret-quantile 0.4": on the dev
-# set 45% of the training records private and every label keeps public ones, against 13% with
-# IMPORT_ARGS),
+# prompt mode), IMPORT_ARGS ("--secrets random-word --secret-count 100 --secret-quantile 0.2
+# --secret-max-private-share 0.3": secpe import's defaults, spelled out; 13% of the dev set's
+# training records private), HALF_PRIVATE_ARGS ("--secrets random-word --secret-count 1600
+# --secret-quantile 0.4 --secret-max-private-share 1": 45% private, every label keeping public ones),
 # MIN_PUBLIC_SHARE (0.2: prepare warns about a label below it; a label without public record
-# stops it), RUN_ARGS (extra secpe run options for every run).
+# stops it), RUN_ARGS (extra secpe run options for every run), SECPE (the binary, build/secpe).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 STEP=all
@@ -51,10 +51,10 @@ COMPARE_EMBEDDERS_IN=${COMPARE_EMBEDDERS_IN:-pooled}
 ABLATIONS=${ABLATIONS-"no-private half-private"}
 SYNTHETIC=${SYNTHETIC:-1000}; ITERATIONS=${ITERATIONS:-10}; VARIATIONS=${VARIATIONS:-3}; CLUSTERS=${CLUSTERS:-20}
 RANKS=${RANKS:-1}; THREADS=${THREADS:-2}; LAUNCH=${LAUNCH:-mpirun}; PROMPTS=${PROMPTS:-jobs/prompts/yelp.json}
-IMPORT_ARGS=${IMPORT_ARGS:-"--secrets random-word --secret-count 100 --secret-quantile 0.2"}
-HALF_PRIVATE_ARGS=${HALF_PRIVATE_ARGS:-"--secrets random-word --secret-count 1600 --secret-quantile 0.4"}
+IMPORT_ARGS=${IMPORT_ARGS:-"--secrets random-word --secret-count 100 --secret-quantile 0.2 --secret-max-private-share 0.3"}
+HALF_PRIVATE_ARGS=${HALF_PRIVATE_ARGS:-"--secrets random-word --secret-count 1600 --secret-quantile 0.4 --secret-max-private-share 1"}
 MIN_PUBLIC_SHARE=${MIN_PUBLIC_SHARE:-0.2}
-SECPE=$PWD/build/secpe
+SECPE=${SECPE:-$PWD/build/secpe}
 PRIVATE=$OUT/private
 read -r -a LABEL_MODES <<<"$GENERATOR_LABELS"
 read -r -a EMBEDDER_LIST <<<"$EMBEDDERS"

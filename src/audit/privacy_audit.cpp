@@ -9,6 +9,7 @@
 #include "cluster/secret_clustering.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
 #include "privacy/blow_up.hpp"
@@ -157,6 +158,7 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   const Timer trial_start;
   std::vector<std::int64_t> hits(2 * m, 0);
   const auto [begin, end] = world.shard(static_cast<std::uint64_t>(o.trials));
+  Progress progress("audit: trials (rank 0's share, on D and D')", 2 * (end - begin));
   for (const Source dataset : {Source::kWithSecret, Source::kWithoutSecret}) {
     const SecretClustering& mechanism = dataset == Source::kWithSecret ? with_secret : without_secret;
     std::int64_t* counts = hits.data() + (dataset == Source::kWithSecret ? 0 : m);
@@ -165,8 +167,10 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
       for (int t = 0; t < o.iterations; ++t)
         s += attack.log_ratio(release_trial(mechanism, o.seed, dataset, trial, t, res.sigma_released));
       for (std::size_t k = 0; k < m; ++k) counts[k] += s >= threshold[k] ? 1 : 0;
+      if (trial % 4096 == 0) progress.step((dataset == Source::kWithSecret ? 0 : end - begin) + (trial - begin));
     }
   }
+  progress.finish();
   world.allreduce_sum(hits);
   res.trial_seconds = world.allreduce_max(trial_start.seconds());
 

@@ -60,7 +60,8 @@ double peak_rss_mib() {
 nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vector<std::string>& command, int threads, int ranks) {
   std::string joined = "secpe bench " + benchmark;
   for (const auto& a : command) joined += " " + a;
-  return {{"benchmark", benchmark}, {"command", joined}, {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
+  return {{"benchmark", benchmark}, {"command", joined}, {"secpe_version", SECPE_VERSION}, {"commit", SECPE_GIT_COMMIT},
+          {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
 }
 
 void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out) {

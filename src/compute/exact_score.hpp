@@ -111,5 +111,10 @@ void best_k_of(Metric metric, const float* x, double row_norm, const MatrixF& ce
 // up to `threads` threads (each the same way, so the result does not depend on it).
 Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
                  std::size_t score_size, int threads = 1);
+// prepare() in two steps, for a kernel that keeps its rows' norms: the shapes (no centres,
+// dimension mismatch, k, the spans), then, with the norms computed by norms(), each centre and
+// each row. The same errors in the same order.
+void check_shapes(const MatrixF& x, const MatrixF& centres, std::size_t k, std::size_t nearest_size, std::size_t score_size);
+void check_norms(std::span<const double> row_norms, std::span<const double> centre_norms, Metric metric);
 
 }  // namespace secpe::exact

@@ -10,7 +10,8 @@
 // exactly.
 //
 // The bound. A float dot product of length d, summed in any order (with or without FMA), is off
-// by at most gamma_d * sum_j |x_j c_j| <= gamma_d |x| |c|, gamma_d = d u / (1 - d u), u = 2^-24,
+// by at most gamma_d * sum_j |x_j c_j| <= gamma_d |x| |c|, gamma_d = d u / (1 - d u), u = 2^-24
+// (2^-23 for sums that may truncate, as tensor cores' may),
 // plus what underflow (or a flush-to-zero mode) loses: at most d 2^-126 (1 + |x|_inf + |c|_inf)
 // per product sum, which we bound by d 2^-120 (1 + |x| + |c|). When the GEMM rounds its inputs
 // first (TF32 tensor cores: 10 mantissa bits, rounded or truncated, so relative error up to
@@ -33,6 +34,10 @@ namespace secpe::bound {
 
 // Input rounding unit of a TF32 GEMM (see above); 0 for a true float GEMM.
 inline constexpr double kTf32InputUnit = 0x1p-10;
+// Rounding unit of the float accumulation: 2^-24 when it rounds to nearest (a float GEMM on CUDA
+// or CPU cores); tensor cores may truncate their float sums instead, whose unit is 2^-23.
+inline constexpr double kFloatUnit = 0x1p-24;
+inline constexpr double kTensorCoreAccumulationUnit = 0x1p-23;
 
 // The constants of the error bound for one search.
 struct ScoreBound {
@@ -41,9 +46,10 @@ struct ScoreBound {
   double abs = 0.0;  // times (1 + |x| + |c|)   (cosine: divided by |x| |c| as well)
 };
 
-SECPE_HOST_DEVICE inline ScoreBound make_score_bound(Metric metric, long long d, double input_unit = 0.0) {
+SECPE_HOST_DEVICE inline ScoreBound make_score_bound(Metric metric, long long d, double input_unit = 0.0,
+                                                     double accumulation_unit = kFloatUnit) {
   const double dd = static_cast<double>(d);
-  const double u = 0x1p-24, ud = 0x1p-53;
+  const double u = accumulation_unit, ud = 0x1p-53;
   const double gf = dd * u / (1.0 - dd * u) + (2.0 * input_unit + input_unit * input_unit) * (1.0 + dd * u / (1.0 - dd * u));
   const double gd = dd * ud / (1.0 - dd * ud) + 4.0 * ud;
   const double under = dd * 0x1p-120;

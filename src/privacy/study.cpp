@@ -1,10 +1,12 @@
 #include "privacy/study.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "privacy/blow_up.hpp"
 #include "privacy/calibration.hpp"
@@ -45,29 +47,42 @@ Sampling sample(const SecretMatrix& rows, const std::vector<double>& weights, do
   return out;
 }
 
-// The exact sigma_j of the secrets (into `per_secret` when given, else only what the maximum
-// needs), most exposed first (`order`); returns max_j sigma_j. Without per-secret output, a secret
-// that the cheap screen certifies at the running maximum cannot raise it and is skipped.
-double exact_sigmas(const Sampling& s, const SecretBudgets& budgets, int iterations, const std::vector<std::size_t>& order,
-                    std::vector<SecretStudy>* per_secret) {
-  const std::size_t m = s.pmf.size();
-  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 8));
-  std::vector<double> best(threads, 0.0);
-  auto work = [&](unsigned t) {
+// f(j) for every secret j in `order`, on `threads` threads (secret k of the order on thread
+// k % threads), reporting `stage` through the options' progress callback from thread 0.
+template <class F>
+void for_each_secret(const std::vector<std::size_t>& order, const PrivacyStudyOptions& o, const std::string& stage, F&& f) {
+  const std::size_t m = order.size();
+  const auto threads = static_cast<std::size_t>(std::max(1, std::min<int>(o.threads > 0 ? o.threads : default_threads(), static_cast<int>(std::max<std::size_t>(m, 1)))));
+  std::atomic<std::size_t> done{0};
+  auto work = [&](std::size_t t) {
     for (std::size_t k = t; k < m; k += threads) {
-      const std::size_t j = order[k];
-      if (!per_secret && best[t] > 0) {
-        const MixtureRelease release{s.pmf[j], kCountsAndCentresScale / best[t], iterations};
-        if (blow_up_screen(std::span<const MixtureRelease>(&release, 1), budgets.p[j]) <= budgets.r[j]) continue;
-      }
-      const double sigma = calibrate_sigma_exact(s.pmf[j], kCountsAndCentresScale, iterations, budgets.p[j], budgets.r[j]);
-      if (per_secret) (*per_secret)[j].sigma_exact = sigma;
-      best[t] = std::max(best[t], sigma);
+      f(t, order[k]);
+      const std::size_t now = ++done;
+      if (t == 0 && o.progress && now < m) o.progress(stage, now, m);
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t);
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
   for (auto& t : pool) t.join();
+  if (o.progress) o.progress(stage, m, m);
+}
+
+// The exact sigma_j of the secrets (into `per_secret` when given, else only what the maximum
+// needs), most exposed first (`order`); returns max_j sigma_j. Without per-secret output, a secret
+// that the cheap screen certifies at the running maximum cannot raise it and is skipped.
+double exact_sigmas(const Sampling& s, const SecretBudgets& budgets, const PrivacyStudyOptions& o, const std::vector<std::size_t>& order,
+                    std::vector<SecretStudy>* per_secret, const std::string& stage) {
+  std::vector<double> best(static_cast<std::size_t>(std::max(1, o.threads > 0 ? o.threads : default_threads())), 0.0);
+  for_each_secret(order, o, stage, [&](std::size_t t, std::size_t j) {
+    if (!per_secret && best[t] > 0) {
+      const MixtureRelease release{s.pmf[j], kCountsAndCentresScale / best[t], o.iterations};
+      if (blow_up_screen(std::span<const MixtureRelease>(&release, 1), budgets.p[j]) <= budgets.r[j]) return;
+    }
+    const double sigma = calibrate_sigma_exact(s.pmf[j], kCountsAndCentresScale, o.iterations, budgets.p[j], budgets.r[j]);
+    if (per_secret) (*per_secret)[j].sigma_exact = sigma;
+    best[t] = std::max(best[t], sigma);
+  });
   return *std::max_element(best.begin(), best.end());
 }
 
@@ -109,13 +124,13 @@ PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budget
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return study.secrets[a].sigma_paper / eta[a] > study.secrets[b].sigma_paper / eta[b]; });
-  study.sigma_exact = exact_sigmas(used, budgets, o.iterations, order, o.per_secret_exact ? &study.secrets : nullptr);
-  study.sigma_exact_spread = exact_sigmas(spread, budgets, o.iterations, order, nullptr);
+  study.sigma_exact = exact_sigmas(used, budgets, o, order, o.per_secret_exact ? &study.secrets : nullptr, "privacy: exact sigma per secret");
+  study.sigma_exact_spread = exact_sigmas(spread, budgets, o, order, nullptr, "privacy: exact sigma, spread LP solution");
 
   study.sigma_evaluated = o.sigma > 0 ? o.sigma : study.sigma_paper;
-  for (std::size_t j = 0; j < m; ++j) {
+  for_each_secret(order, o, "privacy: achieved r at the evaluated sigma", [&](std::size_t, std::size_t j) {
     study.secrets[j].r_at_sigma = achieved_r_exact(used.pmf[j], kCountsAndCentresScale, study.sigma_evaluated, o.iterations, budgets.p[j]);
-  }
+  });
   const double records = double(std::max<std::uint64_t>(o.records, rows.rows()));
   auto ratio = [&](double sigma) { return sigma > 0 ? (study.sigma_gdp / records) / (sigma / study.batch_used) : 0.0; };
   study.sigma_ratio_exact = study.sigma_exact > 0 ? study.sigma_gdp / study.sigma_exact : 0.0;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/rng.hpp"
 #include "text/demo_banks.hpp"
 
@@ -255,7 +256,9 @@ DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
   std::size_t pool_block = static_cast<std::size_t>(-1);
   std::vector<std::string> sentences;
 
+  Progress progress("corpus", options.records);
   for (std::size_t i = 0; i < options.records; ++i) {
+    if (i % 8192 == 0) progress.step(i);
     CounterRng rng(options.seed, Stream::kCorpus, i, 0);
     const bool has_secret = rng.uniform() < options.secret_rate;
     const Category& cat = b.categories[pick_weighted(cat_weights.data(), cat_weights.size(), rng)];
@@ -340,6 +343,7 @@ DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
     out.corpus.labels.push_back({std::string(cat.label), kStars[stars - 1]});
     out.secrets_of.push_back(std::move(ids));
   }
+  progress.finish();
   return out;
 }
 

@@ -8,11 +8,11 @@ SECPE=$1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SECPE" corpus --records 400 --out "$T/c.csv" 2>/dev/null
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --allow-private-labels --out "$T/c.h5" 2>/dev/null
 "$SECPE" keygen --out "$T/a.key" 2>/dev/null
 "$SECPE" keygen --out "$T/b.key" 2>/dev/null
 [ "$(stat -c %a "$T/a.key")" = 600 ] || fail "keygen: the key file is not mode 0600"
-RUN=(run --data "$T/c.h5" --seed 3 --iterations 2 --synthetic 60 --quiet)
+RUN=(run --data "$T/c.h5" --seed 3 --iterations 2 --synthetic 60 --quiet --allow-over-budget)  # Aug-PE: record-level only
 for m in secpe augpe; do
   "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a1" --noise-key-file "$T/a.key"
   "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a2" --noise-key-file "$T/a.key"

@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null
-"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null
+"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --allow-private-labels --out demo.h5 >/dev/null
 "$SECPE" keygen --out noise.key >/dev/null
 SETTINGS=(--config "$INI" --iterations 30 --synthetic 600 --quiet)
 RUN2=(mpirun -n 2 --oversubscribe "$SECPE" run "${SETTINGS[@]}" --data "$T/demo.h5" --noise-key-file "$T/noise.key")

@@ -9,7 +9,7 @@ set -uo pipefail
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:?}
 skip() { echo "slurm_job: SKIPPED: $*"; exit 0; }
-fail() { echo "FAIL: $*" >&2; [ -n "${jid:-}" ] && scontrol show job "$jid" >&2; tail -20 /var/log/slurm/slurmctld.log >&2 2>/dev/null; exit 1; }
+fail() { echo "FAIL: $*" >&2; [ -n "${jid:-}" ] && scontrol show job "$jid" >&2; tail -20 /var/log/slurm/secpe-slurmctld.log >&2 2>/dev/null; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root to start slurmctld"
 command -v slurmctld >/dev/null && command -v sbatch >/dev/null || skip "slurm-wlm is not installed (bash jobs/install-deps.sh installs it)"
 pgrep -x slurmctld >/dev/null && skip "a Slurm is already running here"
@@ -18,7 +18,7 @@ trap 'bash "$SRC/tests/slurm/stop-slurm.sh"; rm -rf "$T"' EXIT
 timeout 60 bash "$SRC/tests/slurm/start-slurm.sh" > "$T/start.log" 2>&1 || { cat "$T/start.log"; fail "could not start Slurm"; }
 
 "$SECPE" corpus --records 400 --out "$T/c.csv" 2>/dev/null || fail corpus
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null || fail import
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --allow-private-labels --out "$T/c.h5" 2>/dev/null || fail import
 printf '[run]\ndata = %s\nout = %s\nseed = 4\niterations = 2\nsynthetic = 40\nquiet = true\n' "$T/c.h5" "$T/out" > "$T/job.ini"
 
 cd "$SRC"

@@ -16,7 +16,7 @@ TEST(RunEstimate, YelpScaleRunsFitAndAbsurdPoolsDoNot) {
   shares[0] = 1000;  // the largest label's share sets the pool
   const RunEstimate yelp = estimate_run(c, shares, 768, 1939290);
   EXPECT_EQ(yelp.candidates, 7000u);
-  EXPECT_LT(yelp.total(), 8.3e9);  // README: peak RSS 8.3 GB at 1 rank
+  EXPECT_LT(yelp.total(), 8.3e9);  // docs/performance.md: peak RSS 8.3 GB at 1 rank
   EXPECT_NO_THROW(check_run_fits(yelp, 24e9));
 
   c.variations = 100000;

@@ -1,6 +1,7 @@
 // The shared candidate bound (compute/search_bound.hpp), checked against what it bounds: the
 // approximate score from a float dot product (any summation order) and from TF32-rounded inputs
-// (as tensor cores round them) never differs from the exact score by more than score_error.
+// (as tensor cores round them, their sums possibly truncated) never differs from the exact score
+// by more than score_error.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -47,6 +48,42 @@ TEST(SearchBound, ApproximateScoresStayWithinTheBound) {
       }
     }
   }
+}
+
+// g = x . c as tensor cores may compute it: TF32 inputs (truncated), products exact in float,
+// each partial sum truncated toward zero instead of rounded to nearest.
+float truncating_dot(const float* x, const float* c, int d) {
+  float g = 0.0f;
+  for (int j = 0; j < d; ++j) {
+    const double sum = double(g) + double(tf32(x[j]) * tf32(c[j]));  // exact: two floats' sum fits a double here
+    float f = static_cast<float>(sum);
+    if (std::fabs(double(f)) > std::fabs(sum)) f = std::nextafter(f, 0.0f);
+    g = f;
+  }
+  return g;
+}
+
+TEST(SearchBound, Tf32BoundCoversTruncatingAccumulation) {
+  std::mt19937_64 gen(6);
+  for (const int d : {64, 768, 4096}) {
+    for (const Metric metric : {Metric::kL2, Metric::kInnerProduct, Metric::kCosine}) {
+      const bound::ScoreBound b = bound::make_score_bound(metric, d, bound::kTf32InputUnit, bound::kTensorCoreAccumulationUnit);
+      // Positive values: every truncation errs the same way, the worst case for a long sum.
+      std::uniform_real_distribution<float> value(0.5f, 1.0f);
+      MatrixF x(20, d), c(20, d);
+      for (Eigen::Index i = 0; i < x.size(); ++i) x.data()[i] = value(gen), c.data()[i] = value(gen);
+      for (Eigen::Index i = 0; i < 20; ++i) {
+        const double rx = exact::norm(x.row(i).data(), d), rc = exact::norm(c.row(i).data(), d);
+        const float g = truncating_dot(x.row(i).data(), c.row(i).data(), d);
+        const double a = bound::approx_score(metric, g, rx * rx, rc * rc, 1.0 / rx, 1.0 / rc);
+        const double r = exact::pair_score(metric, x.row(i).data(), c.row(i).data(), d, rx, rc);
+        EXPECT_LE(std::fabs(a - r), bound::score_error(b, metric, rx, rc, 1.0 / rc)) << "d " << d << ", metric " << metric_name(metric);
+      }
+    }
+  }
+  const bound::ScoreBound rounded = bound::make_score_bound(Metric::kL2, 768, bound::kTf32InputUnit);
+  const bound::ScoreBound truncated = bound::make_score_bound(Metric::kL2, 768, bound::kTf32InputUnit, bound::kTensorCoreAccumulationUnit);
+  EXPECT_GT(truncated.rel, rounded.rel);
 }
 
 TEST(SearchBound, WiderForTf32AndGrowingWithTheNorms) {

@@ -120,8 +120,7 @@ std::vector<double> norms(const MatrixF& m, int threads, NormsPath path) {
   return out;
 }
 
-Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
-                 std::size_t score_size, int threads) {
+void check_shapes(const MatrixF& x, const MatrixF& centres, std::size_t k, std::size_t nearest_size, std::size_t score_size) {
   const Eigen::Index d = x.cols();
   if (centres.rows() == 0) throw InputError("nearest-centre search: no centres");
   if (centres.cols() != d) {
@@ -136,9 +135,11 @@ Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::s
   if (nearest_size < need || score_size < need) {
     throw std::invalid_argument("nearest-centre search: output spans hold fewer than rows * k entries");
   }
-  Prepared p{norms(x, threads), norms(centres, threads)};
+}
+
+void check_norms(std::span<const double> row_norms, std::span<const double> centre_norms, Metric metric) {
   // Centres first, then rows, each in index order: the error a single pass would throw.
-  const auto check = [&](const std::vector<double>& norm_of, const char* what) {
+  const auto check = [&](std::span<const double> norm_of, const char* what) {
     const auto bad = std::find_if(norm_of.begin(), norm_of.end(),
                                   [&](double n) { return !std::isfinite(n) || (metric == Metric::kCosine && n == 0.0); });
     if (bad == norm_of.end()) return;
@@ -146,8 +147,15 @@ Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::s
     if (!std::isfinite(*bad)) throw InputError(which + " has a NaN or infinite value");
     throw InputError("cosine metric: " + which + " is a zero vector");
   };
-  check(p.centre_norms, "centre");
-  check(p.row_norms, "row");
+  check(centre_norms, "centre");
+  check(row_norms, "row");
+}
+
+Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
+                 std::size_t score_size, int threads) {
+  check_shapes(x, centres, k, nearest_size, score_size);
+  Prepared p{norms(x, threads), norms(centres, threads)};
+  check_norms(p.row_norms, p.centre_norms, metric);
   return p;
 }
 
@@ -210,6 +218,28 @@ void NearestCentreKernel::search_mutual(const MatrixF& x, const MatrixF& centres
   if (x.rows() == 0) return;
   search(x, centres, metric, nearest, score);
   search(centres, x, metric, centre_nearest, centre_score);
+}
+
+std::unique_ptr<KeptRows> NearestCentreKernel::keep(const MatrixF& rows) const { return std::make_unique<KeptRows>(rows); }
+
+void NearestCentreKernel::search_batch(std::span<const SearchTask> tasks, Metric metric) const {
+  for (const SearchTask& t : tasks) {
+    const MatrixF& x = t.x->rows();
+    if (!t.centre_nearest.empty()) {
+      if (t.k != 1) throw std::logic_error("search_batch: a mutual search returns one nearest centre per row");
+      search_mutual(x, *t.centres, metric, t.nearest, t.score, t.centre_nearest, t.centre_score);
+    } else if (t.k == 1) {
+      search(x, *t.centres, metric, t.nearest, t.score);
+    } else {
+      search_k(x, *t.centres, metric, t.k, t.nearest, t.score);
+    }
+  }
+}
+
+void NearestCentreKernel::search_kept(const KeptRows& x, const MatrixF& centres, Metric metric, int k,
+                                      std::span<std::int32_t> nearest, std::span<double> score) const {
+  const SearchTask task{.x = &x, .centres = &centres, .k = k, .nearest = nearest, .score = score};
+  search_batch(std::span<const SearchTask>(&task, 1), metric);
 }
 
 Metric parse_metric(const std::string& name) {
