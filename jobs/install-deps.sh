@@ -16,6 +16,7 @@ PACKAGES=(
   libfaiss-dev             # secpe bench faiss
   slurm-wlm munge          # the Slurm end-to-end test
   openssh-server           # tests/e2e/two_hosts.sh: mpirun --host between two hosts made on this machine
+  lmod                     # tests/e2e/install.sh: the installed modulefile, loaded as a site would
   clang-14 libclang-rt-14-dev llvm-14   # tests/sanitize.sh: ASan/UBSan, libFuzzer, llvm-symbolizer
 )
 

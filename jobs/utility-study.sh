@@ -36,9 +36,10 @@
 # training records private), HALF_PRIVATE_ARGS ("--secrets random-word --secret-count 1600
 # --secret-quantile 0.4 --secret-max-private-share 1": 45% private, every label keeping public ones),
 # MIN_PUBLIC_SHARE (0.2: prepare warns about a label below it; a label without public record
-# stops it), RUN_ARGS (extra secpe run options for every run), SECPE (the binary, build/secpe).
+# stops it), RUN_ARGS (extra secpe run options for every run), SECPE (the binary: jobs/lib/locate.sh).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib/locate.sh"
+cd "$SECPE_WORKDIR"
 STEP=all
 case ${1:-} in all|prepare|points|grid|point|analyse) STEP=$1; shift ;; esac
 INDEX=""
@@ -50,11 +51,10 @@ GENERATOR_LABELS=${GENERATOR_LABELS:-"pooled per-label prompt"}; EMBEDDERS=${EMB
 COMPARE_EMBEDDERS_IN=${COMPARE_EMBEDDERS_IN:-pooled}
 ABLATIONS=${ABLATIONS-"no-private half-private"}
 SYNTHETIC=${SYNTHETIC:-1000}; ITERATIONS=${ITERATIONS:-10}; VARIATIONS=${VARIATIONS:-3}; CLUSTERS=${CLUSTERS:-20}
-RANKS=${RANKS:-1}; THREADS=${THREADS:-2}; LAUNCH=${LAUNCH:-mpirun}; PROMPTS=${PROMPTS:-jobs/prompts/yelp.json}
+RANKS=${RANKS:-1}; THREADS=${THREADS:-2}; LAUNCH=${LAUNCH:-mpirun}; PROMPTS=${PROMPTS:-$SECPE_ROOT/jobs/prompts/yelp.json}
 IMPORT_ARGS=${IMPORT_ARGS:-"--secrets random-word --secret-count 100 --secret-quantile 0.2 --secret-max-private-share 0.3"}
 HALF_PRIVATE_ARGS=${HALF_PRIVATE_ARGS:-"--secrets random-word --secret-count 1600 --secret-quantile 0.4 --secret-max-private-share 1"}
 MIN_PUBLIC_SHARE=${MIN_PUBLIC_SHARE:-0.2}
-SECPE=${SECPE:-$PWD/build/secpe}
 PRIVATE=$OUT/private
 read -r -a LABEL_MODES <<<"$GENERATOR_LABELS"
 read -r -a EMBEDDER_LIST <<<"$EMBEDDERS"
@@ -112,15 +112,15 @@ check_public_share() {
 
 prepare() {
   [ -f "$CORPUS" ] || { echo "utility-study: $CORPUS not found" >&2; exit 2; }
-  bash jobs/install-deps.sh
+  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/install-deps.sh
   if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then  # the plots (Debian's package)
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-matplotlib >/dev/null
   fi
-  bash jobs/build.sh >/dev/null
+  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/build.sh >/dev/null
   mkdir -p "$OUT/references" "$PRIVATE/data"
   chmod 700 "$PRIVATE"
-  python3 analysis/heldout_split.py "$CORPUS" "$PRIVATE/train.csv" "$PRIVATE/heldout.csv" --reference "$PRIVATE/reference.csv" \
+  python3 "$SECPE_ROOT/analysis/heldout_split.py" "$CORPUS" "$PRIVATE/train.csv" "$PRIVATE/heldout.csv" --reference "$PRIVATE/reference.csv" \
     --size "$SYNTHETIC" --reference-cut "$PRIVATE/reference_cut.csv" --cut-words 64
   local emb
   for emb in "${EMBEDDER_LIST[@]}"; do
@@ -151,23 +151,23 @@ point() {  # point I: run line I of the grid, skipped when already complete (run
   [[ "$rest" == *"--generator-labels prompt"* ]] && extra+=(--prompts "$PROMPTS")
   # Aug-PE's record-level noise leaves secrets held by several records over their budget: the
   # baseline runs anyway, and its privacy.json says by how much.
-  [[ "$rest" == *"--method augpe"* && "$("$SECPE" run --help)" == *--allow-over-budget* ]] && extra+=(--allow-over-budget)
+  [[ "$rest" == *"--method augpe"* ]] && extra+=(--allow-over-budget)
   # shellcheck disable=SC2086  # the grid's options are words
   $LAUNCH -n "$RANKS" "$SECPE" run --data "$PRIVATE/data/$data.h5" --out "$OUT/runs/$name" --state-dir "$PRIVATE/state/$name" \
     --noise-key-file "$PRIVATE/noise.key" --synthetic "$SYNTHETIC" --iterations "$ITERATIONS" --variations "$VARIATIONS" \
     --clusters "$CLUSTERS" --threads "$THREADS" --eval-real "$PRIVATE/heldout.csv" --quiet --resume "${extra[@]}" ${RUN_ARGS:-} ${rest#* }
 }
 
-source jobs/mpi-env.sh
-source jobs/blas-core.sh
+source "$SECPE_ROOT/jobs/mpi-env.sh"
+source "$SECPE_ROOT/jobs/blas-core.sh"
 case $STEP in
   prepare) prepare ;;
   points) grid | wc -l ;;
   grid) grid | awk '{print NR - 1, $1}' ;;
   point) point "$INDEX" ;;
-  analyse) /usr/bin/python3 analysis/utility_study.py "$OUT" ;;
+  analyse) /usr/bin/python3 "$SECPE_ROOT/analysis/utility_study.py" "$OUT" ;;
   all)
     prepare
     for i in $(seq 0 $(($(grid | wc -l) - 1))); do point "$i"; done
-    /usr/bin/python3 analysis/utility_study.py "$OUT" ;;
+    /usr/bin/python3 "$SECPE_ROOT/analysis/utility_study.py" "$OUT" ;;
 esac

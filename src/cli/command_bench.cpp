@@ -80,7 +80,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     ("dim", po::value<Eigen::Index>(&c.dim)->default_value(c.dim), "d")
     ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
     ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
-    ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX) or bf16-emulated (slow)")
+    ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX or AVX512-BF16), int8 (AVX512-VNNI or AVX-VNNI), bf16-emulated or int8-emulated (slow)")
     ("row-block", po::value<int>(&c.blocking.row_block)->default_value(c.blocking.row_block), "blas: rows of X per block")
     ("centre-block", po::value<int>(&c.blocking.centre_block)->default_value(c.blocking.centre_block), "blas: centres per GEMM call")
     ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel")
@@ -152,11 +152,13 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("clusters", po::value<int>(&o.kmeans_clusters)->default_value(o.kmeans_clusters), "K of the k-means benchmark (as --clusters everywhere)")
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations")
     ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "our seeding: random, parallel (k-means||) or plusplus")
-    ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds");
+    ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds")
+    ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "blas: candidate screen auto, fp32, bf16, int8, bf16-emulated or int8-emulated");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
   o.threads = vm["threads"].as<int>();
+  o.repeats = repeats_of(vm);
   o.kernel = vm["kernel"].as<std::string>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (o.threads < 1) throw InputError("--threads must be at least 1");

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/http_options.hpp"
 #include "cli/options.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
@@ -464,7 +465,7 @@ int command_import(const std::vector<std::string>& args) {
   contents.provenance.insert({{"source", std::filesystem::absolute(input).string()},
                               {"source_format", format == CorpusFormat::kJsonl ? "jsonl" : "augpe-csv"},
                               {"created_utc", utc_now()},
-                              {"secpe_version", SECPE_VERSION},
+                              {"secpe_version", build_info().version},
                               {"embedder", embedder_name},
                               {"embedding_dim", std::to_string(contents.embeddings.cols())},
                               {"secret_mode", secrets.mode},

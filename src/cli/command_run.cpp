@@ -14,6 +14,7 @@
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/stop_signal.hpp"
 #include "core/log.hpp"
@@ -340,22 +341,18 @@ int command_run(const std::vector<std::string>& args) {
                                 {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
                                 {"device", device_name(config.device)},
                                 {"slurm_job_id", slurm_job ? slurm_job : ""},
-                                {"git_commit_at_configure", SECPE_GIT_COMMIT},
+                                {"git_commit", build_info().commit},
                                 {"machine", machine_info()}};
       nlohmann::ordered_json options;
       for (const auto& [name, value] : option_values(vm)) options[name] = value;
       options["seed"] = std::to_string(config.seed);
       if (key_file) options["noise-key-file"] = "(given; not recorded)";
       run_json["options"] = options;
-      run_json["versions"] = {{"secpe", SECPE_VERSION},
+      run_json["versions"] = {{"secpe", build_info().version},
                               {"mpi", mpi_library_version()},
                               {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
                               {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
-#ifdef SECPE_HAVE_CUDA
-                              {"cuda_backend", "compiled"}};
-#else
-                              {"cuda_backend", "not compiled"}};
-#endif
+                              {"build", build_options_json()}};
       run_json["summary"] = result.summary;
       run_json["wall_seconds"] = start.seconds();
       run_json["outputs"] = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};

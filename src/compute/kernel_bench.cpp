@@ -108,7 +108,7 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   } else {
     owned = config.kernel == "blas" ? std::make_unique<BlasKernel>(options) : make_kernel(config.kernel, options.threads);
   }
-  if (const auto* blas = dynamic_cast<const BlasKernel*>(owned.get())) r.screen = blas_screen_name(blas->screen_for(n));
+  if (const auto* blas = dynamic_cast<const BlasKernel*>(owned.get())) r.screen = screen_label(blas->screen_for(n));
   const NearestCentreKernel& kernel = *owned;
   std::vector<std::int32_t> idx(static_cast<std::size_t>(m * k));
   std::vector<double> score(idx.size());

@@ -39,7 +39,7 @@ struct KernelBenchResult {
   double kernel_cpu_seconds = 0.0;
   double sgemm_cpu_seconds = 0.0;
   bool verified = true;          // verify_rows agree with the reference bit for bit
-  std::string screen;            // blas: the candidate screen that ran (fp32, bf16, bf16-emulated)
+  std::string screen;            // blas: the candidate screen that ran, with its engine (screen_label)
   std::string openblas_core;     // openblas_get_corename(), e.g. "Haswell"
   std::string openblas_config;   // openblas_get_config()
   std::string baseline = "OpenBLAS cblas_sgemm";
