@@ -134,6 +134,10 @@ prepare() {
     [ -f "$PRIVATE/data/half-$emb.h5" ] || "$SECPE" import --input "$PRIVATE/train.csv" --out "$PRIVATE/data/half-$emb.h5" --embedder "$emb" $HALF_PRIVATE_ARGS >/dev/null
     check_public_share "$PRIVATE/data/half-$emb.h5"
   fi
+  # One key for the whole grid is safe: every run's noise is keyed by everything that determines its
+  # releases (here dataset, generator labels, method, r/p and seed, which differ between grid
+  # points) and by a nonce each run draws afresh (run.json; a requeued task's --resume takes its
+  # interrupted run's), so no two runs share noise (src/evolve/release_keys.hpp; tests/e2e/noise_reuse.sh).
   [ -f "$PRIVATE/noise.key" ] || "$SECPE" keygen --out "$PRIVATE/noise.key" >/dev/null
   for name in reference reference_cut train; do
     "$SECPE" eval --synthetic "$PRIVATE/$name.csv" --real "$PRIVATE/heldout.csv" --out "$OUT/references/$name.eval.json" --quiet >/dev/null

@@ -16,10 +16,18 @@ namespace secpe {
 CalibrationMode parse_calibration(const std::string& name) {
   if (name == "exact") return CalibrationMode::kExact;
   if (name == "paper") return CalibrationMode::kPaper;
-  throw InputError("SecPE's calibration must be exact or paper (gdp is Aug-PE's), not '" + name + "'");
+  if (name == "public-profile") return CalibrationMode::kPublicProfile;
+  throw InputError("SecPE's calibration must be exact, paper or public-profile (gdp is Aug-PE's), not '" + name + "'");
 }
 
-std::string calibration_name(CalibrationMode mode) { return mode == CalibrationMode::kExact ? "exact" : "paper"; }
+std::string calibration_name(CalibrationMode mode) {
+  switch (mode) {
+    case CalibrationMode::kExact: return "exact";
+    case CalibrationMode::kPaper: return "paper";
+    case CalibrationMode::kPublicProfile: return "public-profile";
+  }
+  return "?";
+}
 
 SecretNoiseModel::SecretNoiseModel(std::vector<SecretMatrix> label_rows, const SecretBudgets& budgets, int iterations,
                                    double batch, CalibrationMode mode)
@@ -50,6 +58,7 @@ SecretNoiseModel::SecretNoiseModel(std::vector<SecretMatrix> label_rows, const S
     const SecretMatrix& s = label_rows[l];
     if (s.rows() == 0) continue;
     noise.has_private = true;
+    noise.private_records = static_cast<std::int64_t>(s.rows());
     std::vector<double> eta_label(m);
     for (std::size_t j = 0; j < m; ++j) eta_label[j] = eta_[j] / std::sqrt(std::max(1.0, labels_holding[j]));
     const SamplingLpResult lp = solve_sampling_lp(s, eta_label);
@@ -117,10 +126,26 @@ SecretNoisePlan SecretNoiseModel::plan(double lambda, std::vector<double> achiev
   plan.mode = mode_;
   plan.lambda = lambda;
   plan.labels = labels_;
-  for (auto& noise : plan.labels) noise.sigma = lambda * noise.sigma_paper;
+  double largest = 0.0;
+  for (auto& noise : plan.labels) {
+    noise.sigma = lambda * noise.sigma_paper;
+    largest = std::max(largest, noise.sigma);
+  }
+  if (!(largest > 0)) largest = no_private_sigma();
+  for (auto& noise : plan.labels)
+    if (!noise.has_private) noise.sigma = largest;
   plan.eta = eta_;
   plan.achieved_r = std::move(achieved_r);
   return plan;
+}
+
+double SecretNoiseModel::no_private_sigma() const {
+  double eta_min = 0.0;
+  for (const double e : eta_)
+    if (e > 0 && std::isfinite(e) && (eta_min == 0.0 || e < eta_min)) eta_min = e;
+  if (!(eta_min > 0)) eta_min = 1.0;  // no finite budget: any positive noise will do
+  const double scale = mode_ == CalibrationMode::kExact ? kCountsAndCentresScale : 1.0;
+  return std::sqrt(double(iterations_)) * scale / eta_min;
 }
 
 }  // namespace secpe

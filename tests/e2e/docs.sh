@@ -28,9 +28,6 @@ cd "$T/root" || fail "scratch folder"
 shrink() {  # shrink LINE: the same command at a test's size
   local line
   line=$(sed -E 's/--records [0-9]+/--records 800/' <<<"$1")
-  # At 800 records the demo's smallest labels (a few reviews each) may hold no public record,
-  # which import refuses by default; at the README's 4,000 they all have some.
-  if grep -q 'secpe import ' <<<"$line"; then line="$line --allow-private-labels"; fi
   if grep -q 'secpe run ' <<<"$line"; then
     for option in "--iterations 2" "--synthetic 100" "--threads 1"; do
       grep -q -- "${option% *} " <<<"$line" || line="$line $option"

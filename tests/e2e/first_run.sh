@@ -41,6 +41,14 @@ expect 2 "label(s) have no public record.*'A | 1.0'.*--secret-count, --secret-qu
 [ -e "$T/all.h5" ] && fail "a refused import wrote its dataset"
 expect 0 "less than 90% public records (--min-public-share)" -- "$SECPE" import --input "$T/demo.csv" --out "$T/x.h5" --min-public-share 0.9
 "$SECPE" import --input "$T/small.csv" --out "$T/all.h5" --secret-max-private-share 1 --allow-private-labels 2>/dev/null || fail "--allow-private-labels"
+# The demo corpus keeps public reviews in every label at any size: a small one imports with its
+# planted secrets, and with PII detection too, as it is.
+"$SECPE" corpus --records 150 --out "$T/tiny.csv" 2>/dev/null || fail "tiny corpus"
+for secrets in list pii,list; do
+  out=$("$SECPE" import --input "$T/tiny.csv" --out "$T/tiny.h5" --secrets "$secrets" --secrets-file "$T/tiny.secrets.txt" 2>&1) ||
+    fail "a 150-record demo corpus does not import with --secrets $secrets: $out"
+  rm -f "$T/tiny.h5"
+done
 
 # ---- a run that cannot succeed fails before any work and leaves no secret behind ----
 expect 2 "every record holds a secret.*secpe import --secret-count" -- "$SECPE" run --data "$T/all.h5" --out "$T/allrun" --quiet

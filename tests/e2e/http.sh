@@ -29,7 +29,7 @@ start main
 URL=http://127.0.0.1:$PORT_main/v1
 
 # Import with the HTTP embedder: the dataset records the model, its dimension and the URL.
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --allow-private-labels --out "$T/demo.h5" \
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5" \
   --embedder http --embedding-dim 64 --embed-url "$URL" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY --concurrency 4 --embed-batch 16 \
   2>"$T/import.log" || fail "import with the HTTP embedder: $(cat "$T/import.log")"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'http(model=secpe-builtin, d=64)' || fail "the dataset does not record the HTTP embedder"
@@ -38,7 +38,7 @@ for f in "$T"/demo.h5.state/http-cache.*; do [ "$(stat -c %a "$f")" = 600 ] || f
 
 # Run with the HTTP generator at 1 and 2 ranks: byte-identical outputs.
 sed "s#\"dir\": \"../../../shared/data/yelp\"#\"dir\": \"$SHARED/data/yelp\"#" "$SRC/jobs/prompts/yelp.json" > "$T/yelp.json"
-RUN=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --seed 5 --iterations 2 --synthetic 60
+RUN=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --noise-nonce 0123456789abcdef0123456789abcdef --seed 5 --iterations 2 --synthetic 60
      --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --gen-api-key-env SECPE_E2E_KEY --embed-api-key-env SECPE_E2E_KEY
      --concurrency 8 --http-backoff 0.02)
 for np in 1 2; do
@@ -75,7 +75,7 @@ grep -q "HTTP 429" "$T/flaky.run.log" || fail "the 429 is not named"
 # imported under their model's name: the run embeds its candidates at an endpoint serving that
 # model (the rows are re-normalised at import, so the outputs need not equal the HTTP import's
 # to the bit); without an endpoint it refuses, and another model is refused.
-"$SECPE" import --input "$T/corpus.csv" --secrets list --secrets-file "$T/corpus.secrets.txt" --allow-private-labels --out "$T/imported.h5" \
+"$SECPE" import --input "$T/corpus.csv" --secrets list --secrets-file "$T/corpus.secrets.txt" --out "$T/imported.h5" \
   --embeddings "$T/demo.h5" --embeddings-model secpe-builtin 2>"$T/imported.log" \
   || fail "import of precomputed embeddings: $(cat "$T/imported.log")"
 IMPORTED_RUN=("${RUN[@]/#$T\/demo.h5/$T/imported.h5}")
@@ -97,7 +97,7 @@ F=(--out "$T/failed" --http-retries 1)
 expect 2 "127.0.0.1:$PORT_failing/v1/chat/completions: HTTP 500 after 2 attempt(s)" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_failing/v1" "${F[@]}"
 expect 2 "127.0.0.1:$PORT_slow/v1/chat/completions: .*[Tt]imeout.* after 2 attempt(s)" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_slow/v1" --http-timeout 0.5 "${F[@]}"
 expect 2 "127.0.0.1:$PORT_truncating/v1/chat/completions: malformed completion response: not JSON" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_truncating/v1" "${F[@]}"
-expect 2 "malformed embeddings response: not JSON" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --allow-private-labels \
+expect 2 "malformed embeddings response: not JSON" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" \
   --out "$T/trunc.h5" --embedder http --embedding-dim 64 --embed-url "http://127.0.0.1:$PORT_truncating/v1" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY
 [ -e "$T/trunc.h5" ] && fail "a failed import left its dataset"
 SECPE_E2E_KEY=wrong-key expect 2 "HTTP 401 after 1 attempt" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
@@ -130,7 +130,7 @@ grep -q "$SECPE_E2E_KEY" <<<"$out" && fail "the API key appears in an error mess
 if grep -r -l -F "$SECPE_E2E_KEY" "$T" --exclude='*.port'; then fail "the API key appears in a file"; fi
 
 # Default job: no server needed (the built-in generator and a hashing dataset).
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --allow-private-labels --out "$T/plain.h5" 2>/dev/null
+"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/plain.h5" 2>/dev/null
 "$SECPE" run --config "$INI" --data "$T/plain.h5" --noise-key-file "$T/noise.key" --iterations 1 --synthetic 20 --out "$T/plain" --quiet \
   || fail "the default job failed"
 echo "http: ok"

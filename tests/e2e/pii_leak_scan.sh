@@ -15,7 +15,7 @@ grep -oE '[0-9]{3}-555-[0-9]{4}|[A-Za-z0-9._]+@[A-Za-z0-9.]+\.[a-z]+' "$T/c.csv"
 [ -s "$T/values" ] || fail "the demo corpus plants no PII any more"
 
 # ---- import --secrets pii, inspect ----
-"$SECPE" import --input "$T/c.csv" --out "$T/pii.h5" --secrets pii --allow-private-labels 2>/dev/null || fail "import --secrets pii"
+"$SECPE" import --input "$T/c.csv" --out "$T/pii.h5" --secrets pii 2>/dev/null || fail "import --secrets pii"
 "$SECPE" inspect "$T/pii.h5" >"$T/inspect.txt" 2>&1 || fail "inspect"
 for category in PHONENUMBER EMAIL PERSON; do
   grep -qE "^ +[0-9]+ +[0-9]+  $category\$" "$T/inspect.txt" || fail "inspect shows no $category count: $(cat "$T/inspect.txt")"
@@ -25,9 +25,9 @@ grep -qE "public +private +label" "$T/inspect.txt" || fail "inspect has no priva
 grep -qiFf "$T/values" "$T/inspect.txt" && fail "inspect printed a secret value"
 
 printf 'zorbalicious\n' >"$T/list.txt"
-"$SECPE" import --input "$T/c.csv" --out "$T/combo.h5" --secrets pii,random-word --allow-private-labels --secret-count 5 2>/dev/null || fail "pii,random-word"
+"$SECPE" import --input "$T/c.csv" --out "$T/combo.h5" --secrets pii,random-word --secret-count 5 2>/dev/null || fail "pii,random-word"
 "$SECPE" inspect "$T/combo.h5" | grep -qE "  RANDOM_WORD$" || fail "pii,random-word: no RANDOM_WORD category"
-"$SECPE" import --input "$T/c.csv" --out "$T/list.h5" --secrets list,pii --secrets-file "$T/list.txt" --pii-categories EMAIL --allow-private-labels 2>/dev/null || fail "list,pii"
+"$SECPE" import --input "$T/c.csv" --out "$T/list.h5" --secrets list,pii --secrets-file "$T/list.txt" --pii-categories EMAIL 2>/dev/null || fail "list,pii"
 "$SECPE" inspect "$T/list.h5" >"$T/list.txt.out"
 grep -qE "  LIST$" "$T/list.txt.out" && grep -qE "  EMAIL$" "$T/list.txt.out" || fail "list,pii categories: $(cat "$T/list.txt.out")"
 grep -qE "  PERSON$" "$T/list.txt.out" && fail "--pii-categories EMAIL still detected names"

@@ -22,7 +22,7 @@ grep -q "worst achieved r/p at that sigma" "$T/sim.txt" || fail "privacy summary
 
 # From a dataset, with a per-secret budget file; then runs with both calibrations.
 "$SECPE" corpus --records 600 --out "$T/c.csv" 2>/dev/null || fail corpus
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --allow-private-labels --out "$T/c.h5" 2>/dev/null || fail import
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null || fail import
 first=$(grep -v '^#' "$T/c.secrets.txt" | head -1)
 printf 'secret,p,r\n%s,1e-3,2e-2\n#1,1e-4,5e-3\n' "$first" > "$T/budgets.csv"
 "$SECPE" privacy --data "$T/c.h5" --budgets "$T/budgets.csv" --iterations 3 --out "$T/data.json" >/dev/null || fail "privacy --data"
@@ -91,7 +91,7 @@ expect2 "r must be in (p, 1)" "$SECPE" privacy --simulate --records 100 --r-over
 expect2 "--iterations must be in .1, 100000., not 0" "$SECPE" privacy --simulate --records 100 --iterations 0
 printf 'secret,p,r\nnobody at all,1e-4,1e-3\n' > "$T/bad.csv"
 expect2 "bad.csv:2: the secret is not in" "$SECPE" run --data "$T/c.h5" --out "$T/x" --budgets "$T/bad.csv" --quiet
-expect2 "--calibration: SecPE.s calibration must be exact or paper" "$SECPE" run --data "$T/c.h5" --out "$T/x" --calibration fancy --quiet
+expect2 "--calibration: SecPE.s calibration must be exact, paper or public-profile" "$SECPE" run --data "$T/c.h5" --out "$T/x" --calibration fancy --quiet
 expect2 "--method augpe uses --calibration gdp" "$SECPE" run --data "$T/c.h5" --out "$T/x" --method augpe --calibration exact --quiet
 expect2 "--votes-per-center must be in \[1, 1000000\], not 0" "$SECPE" run --data "$T/c.h5" --out "$T/x" --votes-per-center 0 --quiet
 echo "privacy_cli: ok"

@@ -18,7 +18,7 @@ trap 'bash "$SRC/tests/slurm/stop-slurm.sh"; rm -rf "$T"' EXIT
 timeout 60 bash "$SRC/tests/slurm/start-slurm.sh" > "$T/start.log" 2>&1 || { cat "$T/start.log"; fail "could not start Slurm"; }
 
 "$SECPE" corpus --records 400 --out "$T/c.csv" 2>/dev/null || fail corpus
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --allow-private-labels --out "$T/c.h5" 2>/dev/null || fail import
+"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null || fail import
 printf '[run]\ndata = %s\nout = %s\nseed = 4\niterations = 2\nsynthetic = 40\nquiet = true\n' "$T/c.h5" "$T/out" > "$T/job.ini"
 
 cd "$SRC"

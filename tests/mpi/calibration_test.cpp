@@ -23,7 +23,7 @@ SecretMatrix rows_of(const SecretMatrix& all, std::uint64_t begin, std::uint64_t
 }
 
 SecretNoisePlan calibrate(const Communicator& comm, const DatasetContents& data, const SecretBudgets& budgets,
-                          CalibrationMode mode, int threads) {
+                          CalibrationMode mode, int threads, PublicProfile profile = {}) {
   const auto [b, e] = comm.shard(data.label_ids.size());
   const SecretMatrix secrets = rows_of(data.secrets, b, e);
   const std::vector<std::int32_t> labels(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b),
@@ -35,6 +35,7 @@ SecretNoisePlan calibrate(const Communicator& comm, const DatasetContents& data,
                                        .iterations = 5,
                                        .batch = 200.0,
                                        .mode = mode,
+                                       .profile = profile,
                                        .threads = threads});
 }
 
@@ -67,6 +68,28 @@ TEST(Calibration, SamePlanForAnyRanksAndThreads) {
       for (std::size_t l = 0; l < plan.labels.size(); ++l) EXPECT_EQ(plan.labels[l].sigma, single.labels[l].sigma);
     }
   }
+}
+
+// The public profile: one sigma for every label from the caps alone, the same at any rank count;
+// every private record sampled with min(q, B / its label's private records), and no more than q.
+TEST(Calibration, PublicProfileGivesEveryLabelOneSigmaFromTheCaps) {
+  const MpiCommunicator world;
+  const LocalCommunicator self;
+  const DatasetContents data = synth_embeddings({.records = 20000, .dim = 1, .labels = "4", .secrets = 24, .seed = 3, .threads = 1});
+  const SecretBudgets budgets = misleading_budgets(24);
+  const PublicProfile profile{.max_holders = 400, .sampling_rate = 0.02};
+  const SecretNoisePlan single = calibrate(self, data, budgets, CalibrationMode::kPublicProfile, 1, profile);
+  const SecretNoisePlan plan = calibrate(world, data, budgets, CalibrationMode::kPublicProfile, 2, profile);
+  const PublicProfileNoise expected = calibrate_public_profile(budgets, 5, profile);
+  EXPECT_EQ(plan.achieved_r, expected.achieved_r);
+  ASSERT_EQ(plan.labels.size(), single.labels.size());
+  for (std::size_t l = 0; l < plan.labels.size(); ++l) {
+    EXPECT_EQ(plan.labels[l].sigma, expected.sigma);
+    EXPECT_EQ(plan.labels[l].batch_used, single.labels[l].batch_used);
+    EXPECT_LE(plan.labels[l].batch_used, 200.0 * (1 + 1e-12));
+  }
+  for (const double rho : plan.rho) EXPECT_LE(rho, 0.02);
+  EXPECT_GT(*std::max_element(plan.rho.begin(), plan.rho.end()), 0.0);
 }
 
 // Exact mode searches the roots of few secrets, yet its lambda is the largest root of all (to the
