@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/bench_report.hpp"
+#include "bench/private_signal.hpp"
 #include "compute/cuda_backend.hpp"
 #include "compute/kernel_bench.hpp"
 #include "cluster/kmeans.hpp"
@@ -85,7 +86,9 @@ nlohmann::ordered_json gemm_floor(const Bench& b, const std::vector<GemmShape>& 
 
 // One-time setup of SecPE: k-means per label (the kernel keeps its rows meanwhile), then the
 // cached private-to-centre assignment.
-nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<SecretClustering>>& clustering) {
+// `keep` (when given) receives each label's public clusters, for the private-signal figures.
+nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<SecretClustering>>& clustering,
+                                   std::vector<PublicClusters>* keep) {
   const HistogramBenchOptions& o = b.o;
   const Shard& shard = b.shard;
   double kmeans_seconds = 0.0, assign_seconds = 0.0;  // this rank's, summed over its labels
@@ -106,6 +109,7 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
     kmeans_iterations_run += km.iterations;
     centres += km.centres.rows();
     vote_work += km.centres.rows() * b.candidates[l].rows();
+    if (keep) (*keep)[l] = {km.centres, km.sizes};
     const double rho = shard.private_counts[l] > 0 ? std::min(1.0, o.private_batch / double(shard.private_counts[l])) : 0.0;
     std::vector<std::uint64_t> ids;
     for (auto i : shard.private_rows[l]) ids.push_back(shard.ids[i]);
@@ -130,11 +134,12 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
   return setup;
 }
 
-nlohmann::ordered_json bench_secpe(const Bench& b) {
+nlohmann::ordered_json bench_secpe(const Bench& b, std::vector<PublicClusters>* keep) {
   const HistogramBenchOptions& o = b.o;
   const std::size_t n_labels = b.shard.num_labels();
   std::vector<std::unique_ptr<SecretClustering>> clustering(n_labels);
-  nlohmann::ordered_json figures = secpe_setup(b, clustering);
+  if (keep) keep->assign(n_labels, {});
+  nlohmann::ordered_json figures = secpe_setup(b, clustering, keep);
   const double vote_work = figures["vote_work"].get<double>();
   figures.erase("vote_work");
   std::vector<double> per_iteration, release_seconds, vote_seconds;
@@ -270,6 +275,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   parse_kmeans_init(o.kmeans_init);
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
+  if (!o.signal.r_over_p.empty() && !run_secpe) throw InputError("the private-signal figures need the SecPE setup (method secpe or both)");
   const bool tf32 = o.device == Device::kCuda && cuda_screen_is_tf32(o.screen);
   const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda
                                                          ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = tf32})
@@ -300,7 +306,8 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   std::int64_t private_total = 0;
   for (auto c : shard.private_counts) private_total += c;
   figures["private_records"] = private_total;
-  if (run_secpe) figures["secpe"] = bench_secpe(b);
+  std::vector<PublicClusters> clusters;
+  if (run_secpe) figures["secpe"] = bench_secpe(b, o.signal.r_over_p.empty() ? nullptr : &clusters);
   if (run_augpe) figures["augpe"] = bench_augpe(b);
   if (run_secpe && run_augpe) {
     const double s = figures["secpe"]["iteration_seconds_median"].get<double>();
@@ -308,6 +315,12 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     const double augpe = a["iteration_seconds"].is_null() ? a["iteration_seconds_cost_model"].get<double>() : a["iteration_seconds"].get<double>();
     figures["augpe_over_secpe"] = s > 0 ? augpe / s : 0.0;
     figures["augpe_over_secpe_basis"] = a["iteration_seconds"].is_null() ? "cost-model estimate" : "measured";
+  }
+  if (!o.signal.r_over_p.empty()) {
+    PrivateSignalOptions signal = o.signal;
+    signal.threads = o.threads;
+    signal.private_batch = o.private_batch;
+    figures["private_signal"] = private_signal(comm, shard, clusters, b.candidates, b.syn, *kernel, b.key, signal);
   }
   if (b.cuda) figures["device_check_failures"] = comm.allreduce_max(double(b.cuda->traffic().check_failures));
   figures["peak_rss_mib_max_rank"] = comm.allreduce_max(peak_rss_mib());

@@ -272,10 +272,39 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "cuda: the searches' GEMM: auto (TF32 where the GPU has it), fp32 or tf32 (the results stay exact: a wider bound, more candidates rescored)")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
-    ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
+    ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)")
+    ("r-over-p", po::value<std::string>(), "private-signal figures at each of these r/p (comma-separated; none: 9999), noise calibrated as a run calibrates it: how many noisy votes agree with the noise-free release, against the public-only votes")
+    ("iterations", po::value<int>(&o.signal.iterations)->default_value(o.signal.iterations), "--r-over-p: iterations T the noise is calibrated for")
+    ("calibration", po::value<std::string>()->default_value("exact"), "--r-over-p: SecPE's calibration, exact or paper")
+    ("p", po::value<double>(&o.signal.p)->default_value(o.signal.p, "1e-4"), "--r-over-p: the prior p of every secret");
   add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
+  if (vm.count("r-over-p")) {
+    for (const auto& value : split_list(vm["r-over-p"].as<std::string>(), ',')) {
+      double ratio = 9999;
+      if (value != "none") {
+        std::size_t used = 0;
+        try {
+          ratio = std::stod(value, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != value.size() || !(ratio > 1 && ratio < 1e6)) throw InputError("--r-over-p: '" + value + "' is not a ratio in (1, 1e6) or none");
+      }
+      o.signal.r_over_p.push_back(ratio);
+    }
+    try {
+      o.signal.calibration = parse_calibration(vm["calibration"].as<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(std::string("--calibration: ") + e.what());
+    }
+    option_in(vm, "iterations", 1, 100000);
+    if (!(o.signal.p > 0 && o.signal.p < 1)) throw InputError("--p must be in (0, 1)");
+  } else {
+    for (const char* name : {"iterations", "calibration", "p"})
+      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --r-over-p only");
+  }
   check_bench_out(vm);
   option_in<std::size_t>(vm, "synthetic", 1, 1000000000);
   option_in(vm, "variations", 1, 1000000);
@@ -316,7 +345,11 @@ int bench_histogram_command(const std::vector<std::string>& args) {
         metric_definition("iteration_traffic", "bytes, count", "cuda: per iteration, host -> device and device -> host bytes, the times the host waited for the device (host_syncs), the search batches, the rows rescored on the host and SecPE's releases made on the device (device_releases: 1 when every label's release ran there)"),
         device_check_metric(),
         metric_definition("vote_gflop", "GFLOP", "2 x (sum over labels of the search shape) x d / 1e9: K_l N_l for SecPE (one product read both ways), M_l N_l for Aug-PE"),
-        metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration")};
+        metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration"),
+        metric_definition("private_signal[].secpe.selection_agreement", "share", "of the N_syn candidates the noisy release's votes select (the run's shrunk estimate, iteration 0), the share the noise-free release (same private sample, no noise) selects too, summed over labels; selection_agreement_public_only: the same for the votes of the public clusters alone. The private records carry signal through the noise where the first exceeds the second"),
+        metric_definition("private_signal[].secpe.centre_vote_agreement", "share", "centres whose estimate votes for the same candidate as their noise-free release (public_only: as their public part)"),
+        metric_definition("private_signal[].secpe.centre_error_rms", "embedding units", "root mean square distance of a released (estimated) centre to its noise-free value; centre_private_shift_rms: of the noise-free centre to its public part (the private signal); size_error_rms and size_private_rms: the same for the sizes"),
+        metric_definition("private_signal[].augpe.selection_agreement", "share", "as for SecPE, Aug-PE's noisy histogram against the noise-free one (public_only: the public records' votes alone); bin_error_rms and bin_private_rms: noise and private votes per bin")};
     if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
   });
 }

@@ -99,6 +99,7 @@ nlohmann::ordered_json release_settings(const RunConfig& c) {
           {"blank_fraction", c.generator.blank_fraction},
           {"label_weight", c.generator.label_weight},
           {"variation", variation_mode_name(c.generator.variation)},
+          {"generator_labels", generator_labels_name(c.generator_labels)},
           {"generator_texts", c.generator_texts},
           {"http_generator", http_generator}};
 }
