@@ -12,7 +12,7 @@ namespace secpe {
 namespace {
 
 // Coordinates of the random streams: label centres, component centres and records never collide.
-constexpr std::uint64_t kLabelCentre = 1, kComponentCentre = 2, kRecord = 3;
+constexpr std::uint64_t kLabelCentre = 1, kComponentCentre = 2, kRecord = 3, kDemoPool = 4;
 
 void random_unit(CounterRng& rng, float* out, int d) {
   double norm = 0.0;
@@ -22,6 +22,30 @@ void random_unit(CounterRng& rng, float* out, int d) {
   }
   const double inv = 1.0 / std::sqrt(norm);
   for (int j = 0; j < d; ++j) out[j] = static_cast<float>(out[j] * inv);
+}
+
+// holders = "demo": every block's pool of secret ids (see SynthEmbeddingOptions::holders).
+constexpr std::size_t kDemoBlock = 200;
+constexpr double kDemoUsesPerEntry = 6.0;
+
+std::vector<std::vector<std::int32_t>> demo_pools(std::size_t records, int secrets, double private_fraction, std::uint64_t seed) {
+  const std::size_t blocks = (records + kDemoBlock - 1) / kDemoBlock;
+  const auto size = static_cast<std::size_t>(std::max(
+      {1.0, std::round(double(kDemoBlock) * private_fraction / kDemoUsesPerEntry), std::ceil(double(secrets) / double(blocks))}));
+  const double repeat = 1.0 - std::min(1.0, double(secrets) / double(blocks * size));
+  std::vector<std::vector<std::int32_t>> pools(blocks);
+  std::vector<std::int32_t> entries;  // every entry so far: a uniform pick is one in proportion to its entries
+  std::int32_t next = 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    CounterRng rng(seed, Stream::kCorpus, kDemoPool, b);
+    for (std::size_t e = 0; e < size; ++e) {
+      const bool again = !entries.empty() && (next == secrets || rng.uniform() < repeat);
+      const std::int32_t id = again ? entries[rng.below(entries.size())] : next++;
+      pools[b].push_back(id);
+      entries.push_back(id);
+    }
+  }
+  return pools;
 }
 
 std::vector<LabelShare> label_shares(const std::string& spec) {
@@ -86,6 +110,9 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
   for (auto& v : secret_cdf) v /= acc;
 
   const std::size_t n = o.records;
+  if (o.holders != "zipf" && o.holders != "demo") throw InputError("holders must be zipf or demo, not '" + o.holders + "'");
+  const bool demo = o.holders == "demo";
+  const auto pools = demo ? demo_pools(n, o.secrets, o.private_fraction, o.seed) : std::vector<std::vector<std::int32_t>>{};
   c.label_ids.resize(n);
   c.embeddings.resize(static_cast<Eigen::Index>(n), d);
   std::vector<std::vector<std::int32_t>> secrets_of(n);
@@ -103,10 +130,19 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
       row.normalize();
       if (rng.uniform() < o.private_fraction) {
         const double u = rng.uniform();
-        const int held = 1 + (u < 0.2) + (u < 0.05);
+        const int held = demo ? (u < 0.75 ? 1 : u < 0.95 ? 2 : 3) : 1 + (u < 0.2) + (u < 0.05);
         auto& s = secrets_of[i];
-        for (int h = 0; h < held; ++h) {
-          s.push_back(static_cast<std::int32_t>(std::lower_bound(secret_cdf.begin(), secret_cdf.end(), rng.uniform()) - secret_cdf.begin()));
+        if (demo) {
+          const auto& pool = pools[i / kDemoBlock];
+          std::vector<std::size_t> chosen;
+          while (chosen.size() < std::min<std::size_t>(pool.size(), static_cast<std::size_t>(held))) {
+            const std::size_t c = rng.below(pool.size());
+            if (std::find(chosen.begin(), chosen.end(), c) == chosen.end()) chosen.push_back(c);
+          }
+          for (const std::size_t c : chosen) s.push_back(pool[c]);
+        } else {
+          for (int h = 0; h < held; ++h)
+            s.push_back(static_cast<std::int32_t>(std::lower_bound(secret_cdf.begin(), secret_cdf.end(), rng.uniform()) - secret_cdf.begin()));
         }
         std::sort(s.begin(), s.end());
         s.erase(std::unique(s.begin(), s.end()), s.end());
@@ -137,6 +173,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
                   {"synth_components", std::to_string(o.components)},
                   {"synth_spread", std::to_string(o.spread)},
                   {"secpe_version", SECPE_VERSION}};
+  if (demo) c.provenance["synth_holders"] = "demo";
   return c;
 }
 

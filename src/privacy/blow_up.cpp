@@ -573,13 +573,8 @@ Window chernoff_window(const std::vector<DiscreteLoss>& d, const std::vector<int
   return out;
 }
 
-// The bound for prepared (non-trivial) releases.
-BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, const AccountantOptions& opt) {
-  BlowUpBound out;
-  if (rel.empty()) {  // P == Q: B(alpha) = alpha
-    out.value = alpha;
-    return out;
-  }
+// Step 2 of the bound: the loss grid spacing, common to all releases.
+double grid_spacing(const std::vector<Prepared>& rel, const AccountantOptions& opt) {
   std::int64_t total_reps = 0;
   double var = 0.0, max_range = 0.0, sum_range = 0.0;
   for (const Prepared& r : rel) {
@@ -589,9 +584,6 @@ BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, co
     max_range = std::max(max_range, r.range());
     sum_range += r.range();
   }
-  const double Rd = static_cast<double>(total_reps);
-
-  // 2. Grid spacing, common to all releases.
   double h = opt.grid;
   if (!(h > 0.0)) {
     const double spread = std::sqrt(var);
@@ -601,151 +593,171 @@ BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, co
     const double g = (opt.discretisation == LossDiscretisation::kConnectDots
                           ? std::sqrt(opt.slack_target) * 0.5
                           : opt.slack_target * 0.5) /
-                     std::sqrt(std::sqrt(Rd));
+                     std::sqrt(std::sqrt(static_cast<double>(total_reps)));
     h = g * spread;
     h = std::min(h, max_range / 8.0);
     if (!(h > 0.0)) h = max_range / 8.0;
   }
   h = std::max(h, max_range / 262144.0);   // bounded per-iteration work
   h = std::max(h, sum_range / 2097152.0);  // and in all
+  return h;
+}
 
-  // Discretise; if the FFT that the composition needs would exceed max_fft_size, coarsen the grid
-  // and start again (this ends: once h exceeds every range, each release has at most 2 atoms and
-  // the full support, at most total_reps + 1 <= max_fft_size / 4 + 1 points, fits).
-  const double tau_w = std::max(1e-10 * alpha, 1e-300);  // window tail, see step 3
+// Every release's discrete loss on one grid, and the FFT that composes them.
+struct Discretised {
   std::vector<DiscreteLoss> d;
   std::vector<int> reps;
-  double log_no_inf = 0.0;  // log prod_l (1 - w_inf_l)^{reps_l}
-  std::int64_t base = 0;    // loss index of the composed v[0]
-  std::int64_t len_full = 1, j_lo = 0, n = 0;
-  std::size_t max_atoms = 0;
-  const bool one_shot = rel.size() == 1 && rel[0].reps == 1;
+  double h = 0.0;
+  double log_no_inf = 0.0;         // log prod_l (1 - w_inf_l)^{reps_l}
+  std::int64_t base = 0;           // loss index of composed index 0
+  std::int64_t len_full = 1;       // composed support: indices 0 .. len_full - 1
+  std::int64_t j_lo = 0, n = 0;    // first composed index the FFT holds, FFT size (0: one shot)
+  std::int64_t atoms = 0;
+};
+
+// Discretises on the grid h; if the FFT that the composition needs would exceed max_fft_size,
+// coarsens the grid and starts again (this ends: once h exceeds every range, each release has at
+// most 2 atoms and the full support, at most total_reps + 1 <= max_fft_size / 4 + 1 points, fits).
+// The FFT covers the window [j_lo, j_hi] of the composed index that holds all but tau_w of the
+// mass on each side (Chernoff bounds); it then wraps only that much mass around, which the margin
+// of step 3 covers.
+Discretised discretise_all(const std::vector<Prepared>& rel, double h, double tau_w, bool one_shot, const AccountantOptions& opt) {
+  Discretised out;
   for (int attempt = 0;; ++attempt) {
-    d.clear();
-    reps.clear();
-    log_no_inf = 0.0;
-    base = 0;
-    len_full = 1;
-    max_atoms = 0;
-    out.atoms = 0;
+    out = Discretised{};
+    std::size_t max_atoms = 0;
     for (const Prepared& r : rel) {
-      d.push_back(discretise(r, h, opt));
-      reps.push_back(r.reps);
-      const std::size_t K = d.back().omega.size();
+      out.d.push_back(discretise(r, h, opt));
+      out.reps.push_back(r.reps);
+      const std::size_t K = out.d.back().omega.size();
       out.atoms += static_cast<std::int64_t>(K);
       max_atoms = std::max(max_atoms, K);
-      log_no_inf += static_cast<double>(r.reps) * std::log1p(-std::min(d.back().w_inf, 1.0));
-      base += static_cast<std::int64_t>(r.reps) * d.back().k_lo;
-      len_full += static_cast<std::int64_t>(r.reps) * static_cast<std::int64_t>(K - 1);
+      out.log_no_inf += static_cast<double>(r.reps) * std::log1p(-std::min(out.d.back().w_inf, 1.0));
+      out.base += static_cast<std::int64_t>(r.reps) * out.d.back().k_lo;
+      out.len_full += static_cast<std::int64_t>(r.reps) * static_cast<std::int64_t>(K - 1);
     }
-    if (one_shot) break;
-    // Window [j_lo, j_hi] of the composed index that holds all but tau_w of the mass on each side
-    // (Chernoff bounds); the FFT then wraps only that much mass around, which the margin covers.
-    j_lo = 0;
-    std::int64_t j_hi = len_full - 1;
-    if (len_full > 4096) {
-      const Window win = chernoff_window(d, reps, tau_w);
-      j_lo = std::max<std::int64_t>(0, win.lo);
-      j_hi = std::min<std::int64_t>(len_full - 1, win.hi);
-      if (j_hi < j_lo) j_hi = j_lo;
+    out.h = h;
+    if (one_shot) return out;
+    std::int64_t j_hi = out.len_full - 1;
+    if (out.len_full > 4096) {
+      const Window win = chernoff_window(out.d, out.reps, tau_w);
+      out.j_lo = std::max<std::int64_t>(0, win.lo);
+      j_hi = std::min<std::int64_t>(out.len_full - 1, win.hi);
+      if (j_hi < out.j_lo) j_hi = out.j_lo;
     }
-    const std::int64_t need = std::max<std::int64_t>(j_hi - j_lo + 1, static_cast<std::int64_t>(max_atoms));
-    n = 2;
-    while (n < need) n <<= 1;
-    if (n >= len_full) {  // the full support fits: no wrap-around at all
-      j_lo = 0;
-      while (n / 2 >= len_full && n > 2) n >>= 1;
+    const std::int64_t need = std::max<std::int64_t>(j_hi - out.j_lo + 1, static_cast<std::int64_t>(max_atoms));
+    out.n = 2;
+    while (out.n < need) out.n <<= 1;
+    if (out.n >= out.len_full) {  // the full support fits: no wrap-around at all
+      out.j_lo = 0;
+      while (out.n / 2 >= out.len_full && out.n > 2) out.n >>= 1;
     }
-    if (n <= opt.max_fft_size || attempt >= 200) break;
+    if (out.n <= opt.max_fft_size || attempt >= 200) return out;
     h *= std::max(1.25, static_cast<double>(need) / static_cast<double>(opt.max_fft_size));
   }
-  out.grid = h;
-  const double inf_T = -std::expm1(log_no_inf);
+}
 
-  // 3. Compose.
-  std::vector<double> v;
-  double noise = 0.0, window_margin = 0.0;
-  if (one_shot) {
-    v = d[0].omega;
-  } else {
-    if (n < len_full) window_margin = 3.0 * tau_w;  // tau_w below + tau_w above wrapped in, tau_w missed on top
-    out.fft_size = n;
-    const std::size_t N = static_cast<std::size_t>(n);
-    const Fft fft(N);
-
-    // Transforms of the releases, two real inputs per complex FFT (x = a + i b: A_k = (X_k +
-    // conj X_{-k}) / 2, B_k = (X_k - conj X_{-k}) / 2i), multiplied per distinct repetition
-    // count; each product is then raised to that count.
-    std::vector<int> distinct(reps);
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    auto group = [&](std::size_t l) {
-      return static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), reps[l]) - distinct.begin());
-    };
-    // Per group, the running product of the transforms (real and imaginary parts apart).
-    std::vector<std::vector<double>> prod_re(distinct.size(), std::vector<double>(N, 1.0));
-    std::vector<std::vector<double>> prod_im(distinct.size(), std::vector<double>(N, 0.0));
-    auto accumulate = [](double& pr, double& pi, double xr, double xi) {  // p *= x, as mul() does
-      const double r = pr * xr - pi * xi;
-      pi = pr * xi + pi * xr;
-      pr = r;
-    };
-    std::vector<double> are(N), aim(N);
-    for (std::size_t l = 0; l < d.size(); l += 2) {
-      const bool pair = l + 1 < d.size();
-      fft.forward_real_pair(d[l].omega, pair ? std::span<const double>(d[l + 1].omega) : std::span<const double>(), are, aim);
-      double* pr = prod_re[group(l)].data();
-      double* pi = prod_im[group(l)].data();
-      if (!pair) {
-        for (std::size_t k = 0; k < N; ++k) accumulate(pr[k], pi[k], are[k], aim[k]);
-        continue;
-      }
-      if (group(l) == group(l + 1)) {
-        multiply_by_pair(pr, pi, are.data(), aim.data(), N);
-        continue;
-      }
-      double* qr = prod_re[group(l + 1)].data();
-      double* qi = prod_im[group(l + 1)].data();
-      for (std::size_t k = 0; k < N; ++k) {
-        const std::size_t m = (N - k) & (N - 1);  // X_k and conj X_{-k} give A_k and B_k
-        accumulate(pr[k], pi[k], 0.5 * (are[k] + are[m]), 0.5 * (aim[k] - aim[m]));
-        accumulate(qr[k], qi[k], 0.5 * (aim[k] + aim[m]), -0.5 * (are[k] - are[m]));
-      }
+// The transform of the composed P-masses into (re, im): the releases' transforms, two real inputs
+// per complex FFT (x = a + i b: A_k = (X_k + conj X_{-k}) / 2, B_k = (X_k - conj X_{-k}) / 2i),
+// multiplied per distinct repetition count; each product raised to that count; all multiplied.
+void composed_transform(const Fft& fft, const Discretised& dl, std::vector<double>& are, std::vector<double>& aim) {
+  const std::size_t N = fft.size();
+  const std::vector<DiscreteLoss>& d = dl.d;
+  std::vector<int> distinct(dl.reps);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  auto group = [&](std::size_t l) {
+    return static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), dl.reps[l]) - distinct.begin());
+  };
+  // Per group, the running product of the transforms (real and imaginary parts apart).
+  std::vector<std::vector<double>> prod_re(distinct.size(), std::vector<double>(N, 1.0));
+  std::vector<std::vector<double>> prod_im(distinct.size(), std::vector<double>(N, 0.0));
+  auto accumulate = [](double& pr, double& pi, double xr, double xi) {  // p *= x, as mul() does
+    const double r = pr * xr - pi * xi;
+    pi = pr * xi + pi * xr;
+    pr = r;
+  };
+  for (std::size_t l = 0; l < d.size(); l += 2) {
+    const bool pair = l + 1 < d.size();
+    fft.forward_real_pair(d[l].omega, pair ? std::span<const double>(d[l + 1].omega) : std::span<const double>(), are, aim);
+    double* pr = prod_re[group(l)].data();
+    double* pi = prod_im[group(l)].data();
+    if (!pair) {
+      for (std::size_t k = 0; k < N; ++k) accumulate(pr[k], pi[k], are[k], aim[k]);
+      continue;
     }
+    if (group(l) == group(l + 1)) {
+      multiply_by_pair(pr, pi, are.data(), aim.data(), N);
+      continue;
+    }
+    double* qr = prod_re[group(l + 1)].data();
+    double* qi = prod_im[group(l + 1)].data();
     for (std::size_t k = 0; k < N; ++k) {
-      std::complex<double> x = power({prod_re[0][k], prod_im[0][k]}, distinct[0]);
-      for (std::size_t gi = 1; gi < distinct.size(); ++gi) x = mul(x, power({prod_re[gi][k], prod_im[gi][k]}, distinct[gi]));
-      are[k] = x.real();
-      aim[k] = x.imag();
+      const std::size_t m = (N - k) & (N - 1);  // X_k and conj X_{-k} give A_k and B_k
+      accumulate(pr[k], pi[k], 0.5 * (are[k] + are[m]), 0.5 * (aim[k] - aim[m]));
+      accumulate(qr[k], qi[k], 0.5 * (aim[k] + aim[m]), -0.5 * (are[k] - are[m]));
     }
-    fft.inverse(are, aim);
-    const std::int64_t len = std::min<std::int64_t>(n, len_full - j_lo);
-    v.resize(static_cast<std::size_t>(len));
-    double vmin = 0.0, vmax = 0.0;
-    const double inv_n = 1.0 / static_cast<double>(n);
-    for (std::int64_t p = 0; p < n; ++p) {
-      const double x = are[static_cast<std::size_t>(p)] * inv_n;
-      vmin = std::min(vmin, x);
-      vmax = std::max(vmax, x);
-      const std::int64_t j = (p - j_lo % n + n) % n;  // composed index j_lo + j sits at position p
-      if (j < len) v[static_cast<std::size_t>(j)] = x;
-    }
-    noise = std::max(-vmin, 4.0 * kEpsMach * std::log2(static_cast<double>(n)) * Rd * vmax);
-    // Negative round-off is clamped to zero. Nothing is rescaled: rescaling down would lower the
-    // top atoms; the round-off of every atom is covered by the margin in step 4 instead.
-    for (double& x : v) x = std::max(0.0, x);
-    base += j_lo;
   }
-  out.infinity_mass = inf_T;
+  for (std::size_t k = 0; k < N; ++k) {
+    std::complex<double> x = power({prod_re[0][k], prod_im[0][k]}, distinct[0]);
+    for (std::size_t gi = 1; gi < distinct.size(); ++gi) x = mul(x, power({prod_re[gi][k], prod_im[gi][k]}, distinct[gi]));
+    are[k] = x.real();
+    aim[k] = x.imag();
+  }
+}
 
-  // 4. Neyman-Pearson reading.
+// The composed P-masses: v[j] at loss index base + j, with the FFT's round-off floor `noise` and
+// the margin for the mass the window wraps around.
+struct Composed {
+  std::vector<double> v;
+  std::int64_t base = 0;
+  double noise = 0.0, window_margin = 0.0;
+  std::int64_t fft_size = 0;
+};
+
+// Step 3: composition by one FFT over the window.
+Composed compose_fft(const Discretised& dl, double tau_w) {
+  Composed c;
+  const std::int64_t n = dl.n;
+  if (n < dl.len_full) c.window_margin = 3.0 * tau_w;  // tau_w below + tau_w above wrapped in, tau_w missed on top
+  c.fft_size = n;
+  const std::size_t N = static_cast<std::size_t>(n);
+  const Fft fft(N);
+  std::vector<double> are(N), aim(N);
+  composed_transform(fft, dl, are, aim);
+  fft.inverse(are, aim);
+  const std::int64_t len = std::min<std::int64_t>(n, dl.len_full - dl.j_lo);
+  c.v.resize(static_cast<std::size_t>(len));
+  double vmin = 0.0, vmax = 0.0;
+  const double inv_n = 1.0 / static_cast<double>(n);
+  for (std::int64_t p = 0; p < n; ++p) {
+    const double x = are[static_cast<std::size_t>(p)] * inv_n;
+    vmin = std::min(vmin, x);
+    vmax = std::max(vmax, x);
+    const std::int64_t j = (p - dl.j_lo % n + n) % n;  // composed index j_lo + j sits at position p
+    if (j < len) c.v[static_cast<std::size_t>(j)] = x;
+  }
+  std::int64_t total_reps = 0;
+  for (const int r : dl.reps) total_reps += r;
+  c.noise = std::max(-vmin, 4.0 * kEpsMach * std::log2(static_cast<double>(n)) * static_cast<double>(total_reps) * vmax);
+  // Negative round-off is clamped to zero. Nothing is rescaled: rescaling down would lower the
+  // top atoms; the round-off of every atom is covered by the margin in step 4 instead.
+  for (double& x : c.v) x = std::max(0.0, x);
+  c.base = dl.base + dl.j_lo;
+  return c;
+}
+
+// Step 4: the Neyman-Pearson reading of B(alpha): the +infinity mass, then the atoms from the
+// highest loss down, each with Q-mass P e^{-loss}, until the Q-mass reaches alpha (the last atom
+// fractionally); then the round-off and window margins.
+void read_blow_up(const Composed& c, double h, double inf_T, double alpha, BlowUpBound& out) {
   double B = inf_T, q_taken = 0.0;
   std::size_t taken = 0;
   bool reached = false;
-  for (std::size_t j = v.size(); j-- > 0;) {
-    const double pj = v[j];
+  for (std::size_t j = c.v.size(); j-- > 0;) {
+    const double pj = c.v[j];
     if (!(pj > 0.0)) continue;
-    const double loss = static_cast<double>(base + static_cast<std::int64_t>(j)) * h;
+    const double loss = static_cast<double>(c.base + static_cast<std::int64_t>(j)) * h;
     const double qj = pj * std::exp(-loss);
     ++taken;
     if (q_taken + qj >= alpha) {
@@ -757,9 +769,33 @@ BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, co
     B += pj;
   }
   if (!reached) B = 1.0;
-  out.roundoff_margin = 2.0 * noise * static_cast<double>(taken + 1);
-  B += out.roundoff_margin + window_margin;
+  out.roundoff_margin = 2.0 * c.noise * static_cast<double>(taken + 1);
+  B += out.roundoff_margin + c.window_margin;
   out.value = std::min(1.0, std::max(alpha, B));
+}
+
+// The bound for prepared (non-trivial) releases (steps as in blow_up.hpp).
+BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, const AccountantOptions& opt) {
+  BlowUpBound out;
+  if (rel.empty()) {  // P == Q: B(alpha) = alpha
+    out.value = alpha;
+    return out;
+  }
+  const double tau_w = std::max(1e-10 * alpha, 1e-300);  // window tail, see discretise_all
+  const bool one_shot = rel.size() == 1 && rel[0].reps == 1;
+  const Discretised dl = discretise_all(rel, grid_spacing(rel, opt), tau_w, one_shot, opt);
+  out.grid = dl.h;
+  out.atoms = dl.atoms;
+  out.infinity_mass = -std::expm1(dl.log_no_inf);
+  Composed c;
+  if (one_shot) {
+    c.v = dl.d[0].omega;
+    c.base = dl.base;
+  } else {
+    c = compose_fft(dl, tau_w);
+  }
+  out.fft_size = c.fft_size;
+  read_blow_up(c, dl.h, out.infinity_mass, alpha, out);
   return out;
 }
 
@@ -942,41 +978,21 @@ double calibrate_scale_composed(std::span<const MixtureRelease> releases, double
   return smallest_passing(f, std::sqrt(mu2) / eta, kFn, r);
 }
 
-// Screening bound. Proof. Fix thresholds c*_l and let t_l = P(C_l > c*_l). Each per-iteration
-// P_l = (1 - t_l) P_l^low + t_l P_l^high, with P_l^low the mixture of N(m_l c, 1) over c <= c*_l
-// (renormalised) and P_l^high the rest. Expanding the product of all the (release, repetition)
-// factors, P = (1 - eps) P' + eps P'' with P' = prod_l (P_l^low)^{reps_l}, 1 - eps =
-// prod_l (1 - t_l)^{reps_l} and P'' some distribution. For an event E with Q(E) <= alpha,
-// P(E) <= (1 - eps) P'(E) + eps <= (1 - eps) B'(alpha) + eps.
-// P' is a mixture, over count vectors (c_{l,k}) with every c_{l,k} <= c*_l, of product Gaussians
-// N(mu_vec, I) against Q = N(0, I), and B of a mixture is at most the maximum of the components'
-// B: sup_{Q(E) <= alpha} sum_i w_i P_i(E) <= sum_i w_i sup_{Q(E) <= alpha} P_i(E). A component's
-// B is the Gaussian 1 - Phi(Phi^{-1}(1 - alpha) - |mu_vec|), increasing in
-// |mu_vec|^2 = sum_{l,k} (m_l c_{l,k})^2 <= sum_l reps_l (m_l c*_l)^2 = mu^2. Hence
-// B(alpha) <= (1 - eps) B_gauss(alpha; mu) + eps.
-// Second bound (much tighter for many repetitions). The same mixture argument applied to P itself,
-// a mixture over all count vectors with weights prod pi_l(c_{l,k}), with the average in place of
-// the maximum, gives B(alpha) <= E f(X), f(x) = B_gauss(alpha; sqrt(x)) increasing and <= 1,
-// X = sum_{l,k} (m_l C_{l,k})^2 a sum of independent terms. For any x0,
-// increasing grid 0 = x_0 < ... < x_J = max X, E f(X) <= f(0) + sum_j (f(x_{j+1}) - f(x_j)) P(X > x_j)
-// (summation by parts), and P(X > x) <= exp(-theta x) E e^{theta X} =
-// exp(-theta x + sum_l reps_l log E e^{theta (m_l C_l)^2}) for every theta > 0 (Chernoff),
-// minimised over a grid of theta. The screen returns the smaller of the two bounds. Round-off: the tails are summed directly (no
-// differences) and every term carries a relative error of a few ulp; a relative margin of 1e-12
-// covers it.
-double blow_up_screen(std::span<const MixtureRelease> releases, double alpha) {
-  constexpr const char* kFn = "blow_up_screen";
-  check_releases(kFn, releases);
-  check_unit(kFn, "alpha", alpha);
-  // Per release: tail[c] = P(C > c) (normalised PMF), summed from the top.
-  struct Tails {
-    std::vector<double> tail;
-    double step;
-    int reps;
-    std::vector<double> logpi, sq;  // log pi_c and (step c)^2 over c with pi_c > 0
-  };
+namespace {
+
+// One release as the screen sees it: per count c, tail[c] = P(C > c) (normalised PMF, summed
+// from the top), and log pi_c and (step c)^2 over the counts with pi_c > 0.
+struct Tails {
+  std::vector<double> tail;
+  double step;
+  int reps;
+  std::vector<double> logpi, sq;
+};
+
+// The releases that release something (point masses at 0 skipped), and their total repetitions.
+std::vector<Tails> screen_tails(std::span<const MixtureRelease> releases, double& total_reps) {
   std::vector<Tails> rel;
-  double total_reps = 0.0;
+  total_reps = 0.0;
   for (const MixtureRelease& r : releases) {
     std::size_t top = r.pi.size();
     while (top > 1 && !(r.pi[top - 1] > 0.0)) --top;
@@ -998,7 +1014,12 @@ double blow_up_screen(std::span<const MixtureRelease> releases, double alpha) {
     rel.push_back(std::move(t));
     total_reps += static_cast<double>(r.repetitions);
   }
-  if (rel.empty()) return alpha;
+  return rel;
+}
+
+// The first screening bound, (1 - eps) B_gauss(alpha; mu) + eps for count thresholds, minimised
+// over a few tail levels and then a few rounds of per-release refinement (see blow_up_screen).
+double threshold_bound(const std::vector<Tails>& rel, double alpha, double total_reps) {
   const double z_alpha = -normal_quantile(alpha);  // Phi^{-1}(1 - alpha)
   std::vector<std::size_t> cut(rel.size());
   // The bound for thresholds `cut`, and its sensitivities: d/d(mu^2) and d/d(reps_l t_l).
@@ -1057,9 +1078,14 @@ double blow_up_screen(std::span<const MixtureRelease> releases, double alpha) {
     best = e.value;
     at_best = e;
   }
+  return best;
+}
 
-  // Second bound: B <= E f(X), f(x) = B_gauss(alpha; sqrt(x)), X = sum_{l,k} (m_l C_{l,k})^2
-  // (see above), with Chernoff bounds on the tails of X.
+// The second screening bound: B <= E f(X), f(x) = B_gauss(alpha; sqrt(x)), X = sum_{l,k}
+// (m_l C_{l,k})^2, with Chernoff bounds on the tails of X (see blow_up_screen); +infinity when X
+// does not vary.
+double averaged_bound(const std::vector<Tails>& rel, double alpha) {
+  const double z_alpha = -normal_quantile(alpha);  // Phi^{-1}(1 - alpha)
   double mean_x = 0.0, var_x = 0.0, max_x = 0.0;
   for (const Tails& t : rel) {
     double s1 = 0.0, s2 = 0.0, top = 0.0;
@@ -1074,45 +1100,78 @@ double blow_up_screen(std::span<const MixtureRelease> releases, double alpha) {
     max_x += t.reps * top;
   }
   const double sd_x = std::sqrt(var_x);
-  if (sd_x > 0.0) {
-    // Cumulant generating function of X at a grid of theta.
-    std::vector<double> theta, cgf;
-    for (double u = 0.02; u <= 200.0; u *= 1.3) {
-      const double th = u / sd_x;
-      double k = 0.0;
-      for (const Tails& t : rel) {
-        double hi = -std::numeric_limits<double>::infinity();
-        for (std::size_t i = 0; i < t.sq.size(); ++i) hi = std::max(hi, t.logpi[i] + th * t.sq[i]);
-        double sum = 0.0;
-        for (std::size_t i = 0; i < t.sq.size(); ++i) sum += std::exp(t.logpi[i] + th * t.sq[i] - hi);
-        k += t.reps * (hi + std::log(sum));
-      }
-      theta.push_back(th);
-      cgf.push_back(k);
+  if (!(sd_x > 0.0)) return std::numeric_limits<double>::infinity();
+  // Cumulant generating function of X at a grid of theta.
+  std::vector<double> theta, cgf;
+  for (double u = 0.02; u <= 200.0; u *= 1.3) {
+    const double th = u / sd_x;
+    double k = 0.0;
+    for (const Tails& t : rel) {
+      double hi = -std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < t.sq.size(); ++i) hi = std::max(hi, t.logpi[i] + th * t.sq[i]);
+      double sum = 0.0;
+      for (std::size_t i = 0; i < t.sq.size(); ++i) sum += std::exp(t.logpi[i] + th * t.sq[i] - hi);
+      k += t.reps * (hi + std::log(sum));
     }
-    // E f(X) = f(x_0) + sum_j E[(f(x_{j+1}) - f(x_j)) 1{X > x_j}] + E[(f(X) - f(x_J)) 1{X > x_J}]
-    // <= f(x_0) + sum_j (f(x_{j+1}) - f(x_j)) P(X > x_j) for any grid 0 = x_0 < ... < x_J = max X
-    // (f is increasing), and each P(X > x_j) <= min(1, Chernoff).
-    std::vector<double> grid = {0.0};
-    for (double v = -4.0; v <= 60.0; v += 0.25) {
-      const double x = mean_x + v * sd_x;
-      if (x > grid.back() && x < max_x) grid.push_back(x);
-    }
-    while (grid.back() * 1.1 < max_x) grid.push_back(grid.back() * 1.1);
-    grid.push_back(max_x);
-    double value = 0.0, f_prev = normal_sf(z_alpha);  // f(0) = alpha
-    value = f_prev;
-    for (std::size_t j = 0; j + 1 < grid.size(); ++j) {
-      double log_tail = 0.0;
-      for (std::size_t i = 0; i < theta.size(); ++i) log_tail = std::min(log_tail, cgf[i] - theta[i] * grid[j]);
-      const double f_next = normal_sf(z_alpha - std::sqrt(grid[j + 1]));
-      value += std::max(0.0, f_next - f_prev) * std::exp(log_tail);
-      f_prev = f_next;
-    }
-    // Round-off: relative errors of a few ulp in f, of about eps * |cgf| in the tails, and of the
-    // differences of f (each at most a few ulp of f, summed over at most ~400 terms).
-    best = std::min(best, value * (1.0 + 1e-10) + 1e-13 * f_prev);
+    theta.push_back(th);
+    cgf.push_back(k);
   }
+  // E f(X) = f(x_0) + sum_j E[(f(x_{j+1}) - f(x_j)) 1{X > x_j}] + E[(f(X) - f(x_J)) 1{X > x_J}]
+  // <= f(x_0) + sum_j (f(x_{j+1}) - f(x_j)) P(X > x_j) for any grid 0 = x_0 < ... < x_J = max X
+  // (f is increasing), and each P(X > x_j) <= min(1, Chernoff).
+  std::vector<double> grid = {0.0};
+  for (double v = -4.0; v <= 60.0; v += 0.25) {
+    const double x = mean_x + v * sd_x;
+    if (x > grid.back() && x < max_x) grid.push_back(x);
+  }
+  while (grid.back() * 1.1 < max_x) grid.push_back(grid.back() * 1.1);
+  grid.push_back(max_x);
+  double value = 0.0, f_prev = normal_sf(z_alpha);  // f(0) = alpha
+  value = f_prev;
+  for (std::size_t j = 0; j + 1 < grid.size(); ++j) {
+    double log_tail = 0.0;
+    for (std::size_t i = 0; i < theta.size(); ++i) log_tail = std::min(log_tail, cgf[i] - theta[i] * grid[j]);
+    const double f_next = normal_sf(z_alpha - std::sqrt(grid[j + 1]));
+    value += std::max(0.0, f_next - f_prev) * std::exp(log_tail);
+    f_prev = f_next;
+  }
+  // Round-off: relative errors of a few ulp in f, of about eps * |cgf| in the tails, and of the
+  // differences of f (each at most a few ulp of f, summed over at most ~400 terms).
+  return value * (1.0 + 1e-10) + 1e-13 * f_prev;
+}
+
+}  // namespace
+
+// Screening bound. Proof. Fix thresholds c*_l and let t_l = P(C_l > c*_l). Each per-iteration
+// P_l = (1 - t_l) P_l^low + t_l P_l^high, with P_l^low the mixture of N(m_l c, 1) over c <= c*_l
+// (renormalised) and P_l^high the rest. Expanding the product of all the (release, repetition)
+// factors, P = (1 - eps) P' + eps P'' with P' = prod_l (P_l^low)^{reps_l}, 1 - eps =
+// prod_l (1 - t_l)^{reps_l} and P'' some distribution. For an event E with Q(E) <= alpha,
+// P(E) <= (1 - eps) P'(E) + eps <= (1 - eps) B'(alpha) + eps.
+// P' is a mixture, over count vectors (c_{l,k}) with every c_{l,k} <= c*_l, of product Gaussians
+// N(mu_vec, I) against Q = N(0, I), and B of a mixture is at most the maximum of the components'
+// B: sup_{Q(E) <= alpha} sum_i w_i P_i(E) <= sum_i w_i sup_{Q(E) <= alpha} P_i(E). A component's
+// B is the Gaussian 1 - Phi(Phi^{-1}(1 - alpha) - |mu_vec|), increasing in
+// |mu_vec|^2 = sum_{l,k} (m_l c_{l,k})^2 <= sum_l reps_l (m_l c*_l)^2 = mu^2. Hence
+// B(alpha) <= (1 - eps) B_gauss(alpha; mu) + eps.
+// Second bound (much tighter for many repetitions). The same mixture argument applied to P itself,
+// a mixture over all count vectors with weights prod pi_l(c_{l,k}), with the average in place of
+// the maximum, gives B(alpha) <= E f(X), f(x) = B_gauss(alpha; sqrt(x)) increasing and <= 1,
+// X = sum_{l,k} (m_l C_{l,k})^2 a sum of independent terms. For any x0,
+// increasing grid 0 = x_0 < ... < x_J = max X, E f(X) <= f(0) + sum_j (f(x_{j+1}) - f(x_j)) P(X > x_j)
+// (summation by parts), and P(X > x) <= exp(-theta x) E e^{theta X} =
+// exp(-theta x + sum_l reps_l log E e^{theta (m_l C_l)^2}) for every theta > 0 (Chernoff),
+// minimised over a grid of theta. The screen returns the smaller of the two bounds. Round-off: the tails are summed directly (no
+// differences) and every term carries a relative error of a few ulp; a relative margin of 1e-12
+// covers it.
+double blow_up_screen(std::span<const MixtureRelease> releases, double alpha) {
+  constexpr const char* kFn = "blow_up_screen";
+  check_releases(kFn, releases);
+  check_unit(kFn, "alpha", alpha);
+  double total_reps = 0.0;
+  const std::vector<Tails> rel = screen_tails(releases, total_reps);
+  if (rel.empty()) return alpha;
+  const double best = std::min(threshold_bound(rel, alpha, total_reps), averaged_bound(rel, alpha));
   return std::min(1.0, std::max(alpha, best));
 }
 

@@ -1,5 +1,6 @@
 #include "privacy/holder_profiles.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 #include <unordered_map>
@@ -116,31 +117,86 @@ HolderProfiles::HolderProfiles(std::vector<HolderProfile> per_secret) {
   }
 }
 
+DominanceIndex::Reach DominanceIndex::reach_of(const HolderProfile& p) {
+  Reach r;
+  r.releases = p.releases.size();
+  for (const ProfileRelease& rel : p.releases) {
+    r.holders += rel.rho.size();
+    r.step = std::max(r.step, rel.step);
+    if (!rel.rho.empty()) r.rho = std::max(r.rho, rel.rho.front());
+  }
+  return r;
+}
+
+// One bit per distinct step, in the order the index first sees them (the same on every rank), so
+// that "has every one of these steps" is one mask test (with more than 64 steps, bits are shared:
+// the test only lets more candidates through to the full check).
+std::uint64_t DominanceIndex::step_mask(const HolderProfile& p) const {
+  std::uint64_t mask = 0;
+  for (const ProfileRelease& rel : p.releases) {
+    const auto it = step_bit_.find(std::bit_cast<std::uint64_t>(rel.step));
+    if (it != step_bit_.end()) mask |= std::uint64_t{1} << it->second;
+  }
+  return mask;
+}
+
+namespace {
+
+// Largest probability first, then entry: the order of DominanceIndex's lists.
+bool before(const std::pair<double, std::size_t>& a, const std::pair<double, std::size_t>& b) {
+  return a.first > b.first || (a.first == b.first && a.second < b.second);
+}
+
+}  // namespace
+
 std::size_t DominanceIndex::add(std::size_t profile, double bound, double at) {
   const std::size_t entry = entries_.size();
-  entries_.push_back({profile, bound, at});
-  for (const ProfileRelease& rel : profiles_[profile].releases) {
-    auto& list = by_step_[std::bit_cast<std::uint64_t>(rel.step)];
-    if (list.empty() || list.back() != entry) list.push_back(entry);  // once per profile
+  const HolderProfile& p = profiles_[profile];
+  for (const ProfileRelease& rel : p.releases)
+    step_bit_.try_emplace(std::bit_cast<std::uint64_t>(rel.step), static_cast<unsigned>(step_bit_.size() % 64));
+  entries_.push_back({profile, bound, at, reach_of(p), step_mask(p)});
+  // One item per step: the largest first probability among its releases of that step.
+  std::unordered_map<std::uint64_t, double> top;
+  for (const ProfileRelease& rel : p.releases) {
+    double& t = top[std::bit_cast<std::uint64_t>(rel.step)];
+    t = std::max(t, rel.rho.empty() ? 0.0 : rel.rho.front());
+  }
+  for (const auto& [step, rho] : top) {
+    auto& list = by_step_[step];
+    const std::pair<double, std::size_t> item{rho, entry};
+    list.insert(std::upper_bound(list.begin(), list.end(), item, before), item);
   }
   return entry;
 }
 
 std::int64_t DominanceIndex::best_dominator(std::size_t profile, double min_at) const {
   const HolderProfile& small = profiles_[profile];
-  // Candidates: the certified profiles sharing the step of one of its releases, the one the
-  // fewest share.
-  const std::vector<std::size_t>* candidates = nullptr;
+  if (small.releases.empty()) return -1;
+  // Candidates: per release, the entries with a release of its step and at least its largest
+  // probability (a prefix of the step's list); the release with the fewest gives them.
+  const std::vector<std::pair<double, std::size_t>>* list = nullptr;
+  std::size_t count = 0;
   for (const ProfileRelease& rel : small.releases) {
     const auto it = by_step_.find(std::bit_cast<std::uint64_t>(rel.step));
-    if (it != by_step_.end() && (!candidates || it->second.size() < candidates->size())) candidates = &it->second;
+    if (it == by_step_.end()) return -1;  // no certified profile has this step
+    const double need = rel.rho.empty() ? 0.0 : rel.rho.front();
+    const auto end = std::partition_point(it->second.begin(), it->second.end(), [&](const auto& x) { return x.first >= need; });
+    const auto n = static_cast<std::size_t>(end - it->second.begin());
+    if (!list || n < count) {
+      list = &it->second;
+      count = n;
+    }
   }
-  if (!candidates) return -1;
+  const Reach need = reach_of(small);
+  const std::uint64_t steps = step_mask(small);
   std::int64_t best = -1;
   double best_bound = std::numeric_limits<double>::infinity();
-  for (const std::size_t e : *candidates) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t e = (*list)[k].second;
     const Entry& c = entries_[e];
-    if (!(c.bound <= small.r) || !(c.bound < best_bound) || !(c.at >= min_at) || c.profile == profile) continue;
+    if (!(c.bound <= small.r) || !(c.bound <= best_bound) || !(c.at >= min_at) || c.profile == profile) continue;
+    if (c.bound == best_bound && static_cast<std::int64_t>(e) > best) continue;  // ties: the entry added first
+    if ((c.steps & steps) != steps || !c.reach.covers(need)) continue;
     if (!dominated_by(small, profiles_[c.profile])) continue;
     best = static_cast<std::int64_t>(e);
     best_bound = c.bound;

@@ -77,10 +77,13 @@ class HolderProfiles {
 };
 
 // Certified profiles, and for a profile the tightest certified one that dominates it. The
-// candidates are the certified profiles with a release of exactly the same step as one of the
-// profile's releases (the one whose step the fewest certified profiles share); the full check
-// then matches every release. A dominator that matches that release only with a larger step is
-// missed: the search is sound, and complete up to that.
+// candidates are the certified profiles that have, for each of the profile's releases, a release
+// of exactly the same step (the same label, or a label with the same sigma) whose most likely
+// holder is at least as likely; the full check then matches every release. A dominator that can
+// only match some release with a larger step is missed: the search is sound, and complete up to
+// that. (Allowing those too made the search cost more than the evaluations it saved on the demo
+// corpus.) Per step, the entries are kept sorted by that largest probability, so the candidates
+// are a prefix of one list: the shortest such prefix over the profile's releases.
 class DominanceIndex {
  public:
   explicit DominanceIndex(const HolderProfiles& profiles) : profiles_(profiles) {}
@@ -98,13 +101,27 @@ class DominanceIndex {
   double entry_at(std::size_t entry) const { return entries_[entry].at; }
 
  private:
+  // What every dominator of a profile must have at least as much of (releases, holders, largest
+  // step, largest probability): a few comparisons that turn most candidates away.
+  struct Reach {
+    std::size_t releases = 0, holders = 0;
+    double step = 0.0, rho = 0.0;
+    bool covers(const Reach& o) const { return releases >= o.releases && holders >= o.holders && step >= o.step && rho >= o.rho; }
+  };
+  static Reach reach_of(const HolderProfile& p);
   struct Entry {
     std::size_t profile;
     double bound, at;
+    Reach reach;
+    std::uint64_t steps;  // the steps of its releases, one bit per distinct step (mod 64)
   };
+  std::uint64_t step_mask(const HolderProfile& p) const;
   const HolderProfiles& profiles_;
   std::vector<Entry> entries_;
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_step_;  // step's bits -> entries
+  // Step's bits -> (the entry's largest holder probability among its releases of that step,
+  // entry), largest first, ties by entry.
+  std::unordered_map<std::uint64_t, std::vector<std::pair<double, std::size_t>>> by_step_;
+  std::unordered_map<std::uint64_t, unsigned> step_bit_;                 // step's bits -> its bit
 };
 
 }  // namespace secpe
