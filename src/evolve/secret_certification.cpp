@@ -22,8 +22,9 @@ constexpr std::size_t kBlock = 128;
 constexpr std::size_t kProbes = 2;
 // A bound from a lambda more than this (relative) below the final one is computed again there.
 constexpr double kCloseEnough = 1e-4;
-// Passes shorter than this print no progress.
-constexpr double kQuietSeconds = 2.0;
+// Progress lines on rank 0, at most one per this many seconds (so passes shorter than this print
+// none).
+constexpr double kProgressSeconds = 5.0;
 // Bulk: the grid of the ranking sweep (on the demo corpus' profiles 0.18 ms a bound, within 6% of
 // the full-precision bound), and how many of its worst profiles are searched per worker.
 constexpr double kRankSlack = 1.0;
@@ -147,7 +148,7 @@ struct SecretCertifier::Impl {
     const std::vector<std::size_t> todo = distinct_profiles(secrets);
     std::vector<MinLoc> result(profiles.size());
     std::vector<double> result_at(profiles.size(), lambda);
-    Progress progress("certify secrets", todo.size(), kQuietSeconds, /*percent=*/true);
+    Progress progress("certify secrets", todo.size(), kProgressSeconds, /*percent=*/true);
     for (std::size_t b = 0; b < todo.size(); b += kBlock) {
       const std::size_t n = std::min(kBlock, todo.size() - b);
       const auto block = workers.map_coded(n, [&](std::size_t k) { return evaluate(todo[b + k], lambda); });
@@ -188,7 +189,7 @@ struct SecretCertifier::Impl {
     std::vector<std::size_t> all(profiles.size());
     for (std::size_t u = 0; u < all.size(); ++u) all[u] = u;
     double largest = 0.0;
-    Progress progress("certify secrets", all.size(), kQuietSeconds, /*percent=*/true);
+    Progress progress("certify secrets", all.size(), kProgressSeconds, /*percent=*/true);
     for (std::size_t b = 0; b < all.size(); b += kBlock) {
       const std::vector<std::size_t> block(all.begin() + static_cast<std::ptrdiff_t>(b),
                                            all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), b + kBlock)));
@@ -230,7 +231,7 @@ struct SecretCertifier::Impl {
     const std::vector<std::size_t> todo = distinct_profiles(order);
     const AccountantOptions rough{.slack_target = kRankSlack};
     std::vector<double> excess(todo.size());
-    Progress progress("rank secrets", todo.size(), kQuietSeconds, /*percent=*/true);
+    Progress progress("rank secrets", todo.size(), kProgressSeconds, /*percent=*/true);
     for (std::size_t b = 0; b < todo.size(); b += kBlock) {
       const std::size_t n = std::min(kBlock, todo.size() - b);
       const auto block = workers.map(n, [&](std::size_t k) {

@@ -1,6 +1,7 @@
 #include "privacy/secret_noise.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -117,12 +118,14 @@ SecretNoiseModel::SecretNoiseModel(std::vector<SecretMatrix> label_rows, const S
   eta_.resize(m);
   for (std::size_t j = 0; j < m; ++j) eta_[j] = mu_from_pr(budgets.p[j], budgets.r[j]);
 
-  // Per label (on up to `threads` threads: the labels are independent).
+  // Per label, on up to `threads` threads taking the next label as they finish one (labels are
+  // independent, and their sizes are skewed).
   const std::vector<double> holding = labels_holding(label_rows, m);
   std::vector<LabelModel> per_label(num_labels);
   std::vector<std::exception_ptr> failed(num_labels);
-  run_chunks(std::max(1, threads), num_labels, [&](int, std::size_t begin, std::size_t end) {
-    for (std::size_t l = begin; l < end; ++l) {
+  std::atomic<std::size_t> next{0};
+  run_chunks(std::max(1, threads), static_cast<std::size_t>(std::max(1, threads)), [&](int, std::size_t, std::size_t) {
+    for (std::size_t l = next++; l < num_labels; l = next++) {
       try {
         per_label[l] = model_label(label_rows[l], holding);
       } catch (...) {

@@ -102,12 +102,14 @@ std::vector<SecretMatrix> label_rows_of(const DatasetContents& data) {
 TEST(Calibration, BulkPlanIsTheSameForAnyRanksAndThreadsAndCertifies) {
   const MpiCommunicator world;
   const LocalCommunicator self;
+  // Small labels (their batch lowered, the likeliest holder sampled every iteration) and records
+  // holding 1-3 secrets: many profiles are dominated.
   const DatasetContents data = synth_embeddings(
-      {.records = 8000, .dim = 1, .labels = "6", .secrets = 150, .private_fraction = 0.25, .holders = "demo", .seed = 4, .threads = 1});
-  const SecretBudgets budgets = uniform_budgets(150, 1e-4, 1e-3);
+      {.records = 6000, .dim = 1, .labels = "20", .secrets = 300, .private_fraction = 0.25, .holders = "demo", .seed = 4, .threads = 1});
+  const SecretBudgets budgets = uniform_budgets(300, 1e-4, 1e-3);
   const CertificationOptions bulk{.exact_profiles = 0};
   const SecretNoisePlan single = calibrate(self, data, budgets, CalibrationMode::kExact, 1, bulk);
-  ASSERT_EQ(single.bound_source.size(), 150u);
+  ASSERT_EQ(single.bound_source.size(), 300u);
   const auto count = [&](BoundSource s) { return std::count(single.bound_source.begin(), single.bound_source.end(), s); };
   EXPECT_GT(count(BoundSource::kDominated), 0);
   EXPECT_GT(count(BoundSource::kCoarseAccountant), 0);
@@ -121,7 +123,8 @@ TEST(Calibration, BulkPlanIsTheSameForAnyRanksAndThreadsAndCertifies) {
   const SecretNoiseModel model(label_rows_of(data), budgets, 5, 200.0, CalibrationMode::kExact);
   for (std::size_t j = 0; j < model.num_secrets(); ++j) {
     EXPECT_LE(single.achieved_r[j], budgets.r[j]) << "secret " << j;
-    EXPECT_LE(model.achieved_r(j, single.lambda), single.achieved_r[j] * (1 + 1e-4)) << "secret " << j;
+    if (j % 4 == 0 || single.bound_source[j] == BoundSource::kDominated)  // the full-precision bounds take time
+      EXPECT_LE(model.achieved_r(j, single.lambda), single.achieved_r[j] * (1 + 1e-4)) << "secret " << j;
     if (single.bound_source[j] == BoundSource::kDominated) {
       const auto by = static_cast<std::size_t>(single.dominated_by[j]);
       EXPECT_EQ(single.achieved_r[j], single.achieved_r[by]) << "secret " << j;
