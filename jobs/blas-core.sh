@@ -2,9 +2,12 @@
 # OPENBLAS_CORETYPE, choose the fastest OpenBLAS core that this CPU supports and that passes
 # `secpe blas-check` (a build older than the CPU falls back to slow generic kernels; a forced core
 # is never used without its self-test, since some builds compute wrong results on some CPUs).
-# SECPE names the binary (default ./build/secpe). bench JSON records the core and who chose it.
+# Then, unless SECPE_BLAS_SCREEN_AUTO is set, measure the blas kernel's screens on this CPU
+# (`secpe blas-check --choose-screen`, a few seconds) and export the choice that `auto` uses.
+# SECPE names the binary (default ./build/secpe). bench JSON records the core, the screen choice
+# and who chose them.
+_secpe=${SECPE:-./build/secpe}
 if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
-  _secpe=${SECPE:-./build/secpe}
   for _core in $("$_secpe" blas-check --candidates 2>/dev/null); do
     if OPENBLAS_CORETYPE=$_core "$_secpe" blas-check --expect-core "$_core" >/dev/null 2>&1; then
       export OPENBLAS_CORETYPE=$_core SECPE_BLAS_CORE_CHOSEN=1
@@ -13,5 +16,11 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
     fi
     echo "blas-core: core $_core failed secpe blas-check; not used" >&2
   done
-  unset _secpe _core
 fi
+if [ -z "${SECPE_BLAS_SCREEN_AUTO:-}" ]; then
+  if _screen=$("$_secpe" blas-check --choose-screen 2>/dev/null) && [ -n "$_screen" ]; then
+    export SECPE_BLAS_SCREEN_AUTO=$_screen
+    echo "blas-core: screen auto $_screen (measured by secpe blas-check --choose-screen)" >&2
+  fi
+fi
+unset _secpe _core _screen

@@ -10,10 +10,13 @@ PACKAGES=(
   libhdf5-dev libeigen3-dev libboost-program-options-dev
   libgtest-dev googletest
   libopenblas-dev coinor-libclp-dev libcurl4-openssl-dev
+  zlib1g-dev               # the HTTP client test's gzip bomb
   libsodium-dev            # ChaCha20 keystream for the secret noise key
   nlohmann-json3-dev python3
   libfaiss-dev             # secpe bench faiss
   slurm-wlm munge          # the Slurm end-to-end test
+  openssh-server           # tests/e2e/two_hosts.sh: mpirun --host between two hosts made on this machine
+  lmod                     # tests/e2e/install.sh: the installed modulefile, loaded as a site would
   clang-14 libclang-rt-14-dev llvm-14   # tests/sanitize.sh: ASan/UBSan, libFuzzer, llvm-symbolizer
 )
 

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs SecPE end to end on the built-in demo with 2 MPI
-# ranks: demo corpus -> HDF5 dataset -> synthetic text and a privacy report in out/quickstart/.
+# Runs SecPE end to end on the built-in demo with 2 MPI ranks: demo corpus -> HDF5 dataset ->
+# synthetic text and a privacy report in out/quickstart/. In a source tree it first installs what is
+# missing and builds, and writes into the tree; installed (module load secpe), it runs the installed
+# binary and writes into the current folder. Arguments go to secpe run; SECPE_RANKS: ranks (2).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash jobs/install-deps.sh
-bash jobs/build.sh
+source "$(dirname "$0")/lib/locate.sh"
+cd "$SECPE_WORKDIR"
+if [ "$SECPE_INSTALLED" = 0 ]; then
+  bash jobs/install-deps.sh
+  bash jobs/build.sh
+fi
 
-source jobs/mpi-env.sh
-source jobs/blas-core.sh
+source "$SECPE_ROOT/jobs/mpi-env.sh"
+source "$SECPE_ROOT/jobs/blas-core.sh"
 RANKS=${SECPE_RANKS:-2}
+INI=$SECPE_ROOT/jobs/quickstart.ini
 
-./build/secpe corpus --config jobs/quickstart.ini
-./build/secpe import --config jobs/quickstart.ini
-mpirun -n "$RANKS" --oversubscribe ./build/secpe run --config jobs/quickstart.ini "$@"
-./build/secpe inspect out/quickstart
-echo "quickstart: outputs in out/quickstart/ (synthetic.csv, initial.csv, privacy.json, metrics.jsonl, run.json)"
+"$SECPE" corpus --config "$INI"
+"$SECPE" import --config "$INI"
+# secpe run never overwrites a completed run: the quickstart replaces its own earlier one.
+if [ -e out/quickstart ] || [ -e out/quickstart.state ]; then
+  echo "quickstart: replacing the earlier out/quickstart and out/quickstart.state"
+  rm -rf out/quickstart out/quickstart.state
+fi
+mpirun -n "$RANKS" --oversubscribe "$SECPE" run --config "$INI" "$@"
+"$SECPE" inspect out/quickstart
+echo "quickstart: outputs in $PWD/out/quickstart/ (synthetic.csv, initial.csv, privacy.json, metrics.jsonl, run.json)"

@@ -11,18 +11,18 @@
 # Knobs (environment): RECORDS (200000), DIM (768), LABELS (yelp), SYNTHETIC (5000), CLUSTERS (600),
 # MAX_RANKS (2), THREADS (1 per rank), STUDIES ("strong weak records synthetic clusters"),
 # LAUNCH (the MPI launcher and its flags; default "mpirun --oversubscribe", "mpirun" or "srun" in
-# a Slurm job: slurm/scaling.sbatch), SECPE (./build/secpe). The full Yelp size is RECORDS=1939290.
+# a Slurm job: slurm/scaling.sbatch), SECPE (jobs/lib/locate.sh). The full Yelp size is RECORDS=1939290.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib/locate.sh"
+cd "$SECPE_WORKDIR"
 OUT=${1:-out/scaling-study}
 RECORDS=${RECORDS:-200000}; DIM=${DIM:-768}; LABELS=${LABELS:-yelp}
 SYNTHETIC=${SYNTHETIC:-5000}; CLUSTERS=${CLUSTERS:-600}; MAX_RANKS=${MAX_RANKS:-2}; THREADS=${THREADS:-1}
 STUDIES=${STUDIES:-"strong weak records synthetic clusters"}
 LAUNCH=${LAUNCH:-mpirun --oversubscribe}
-SECPE=${SECPE:-./build/secpe}
 [ -x "$SECPE" ] || bash jobs/build.sh >/dev/null
-source jobs/mpi-env.sh
-source jobs/blas-core.sh
+source "$SECPE_ROOT/jobs/mpi-env.sh"
+source "$SECPE_ROOT/jobs/blas-core.sh"
 mkdir -p "$OUT/data"
 
 data() {  # data N: the synthetic dataset of N records (made once)
@@ -49,4 +49,4 @@ for study in $STUDIES; do
     *) echo "scaling-study: unknown study '$study' (strong, weak, records, synthetic, clusters)" >&2; exit 2 ;;
   esac
 done
-/usr/bin/python3 analysis/scaling.py "$OUT"
+/usr/bin/python3 "$SECPE_ROOT/analysis/scaling.py" "$OUT"

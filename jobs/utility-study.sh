@@ -18,7 +18,8 @@
 # LAUNCH ("mpirun"; "srun" in Slurm), IMPORT_ARGS (extra secpe import options, e.g.
 # "--embedder tfidf-svd"), RUN_ARGS (extra secpe run options for every run, e.g. "--variation span").
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib/locate.sh"
+cd "$SECPE_WORKDIR"
 STEP=all
 case ${1:-} in all|prepare|points|point|analyse) STEP=$1; shift ;; esac
 INDEX=""
@@ -28,7 +29,6 @@ OUT=${2:-out/utility-study}
 SEEDS=${SEEDS:-"1 2 3"}; RP=${RP:-"2 10 50 none"}; METHODS=${METHODS:-"secpe augpe random"}
 SYNTHETIC=${SYNTHETIC:-2000}; ITERATIONS=${ITERATIONS:-10}; VARIATIONS=${VARIATIONS:-3}; CLUSTERS=${CLUSTERS:-20}
 RANKS=${RANKS:-1}; THREADS=${THREADS:-2}; LAUNCH=${LAUNCH:-mpirun}
-SECPE=$PWD/build/secpe
 
 grid() {  # one line per run: NAME and its secpe run options
   for seed in $SEEDS; do
@@ -44,14 +44,14 @@ grid() {  # one line per run: NAME and its secpe run options
 
 prepare() {
   [ -f "$CORPUS" ] || { echo "utility-study: $CORPUS not found" >&2; exit 2; }
-  bash jobs/install-deps.sh
+  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/install-deps.sh
   if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then  # the plots (Debian's package)
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
     $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-matplotlib >/dev/null
   fi
-  bash jobs/build.sh >/dev/null
+  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/build.sh >/dev/null
   mkdir -p "$OUT"
-  python3 analysis/heldout_split.py "$CORPUS" "$OUT/train.csv" "$OUT/heldout.csv" --reference "$OUT/reference.csv" --size "$SYNTHETIC" \
+  python3 "$SECPE_ROOT/analysis/heldout_split.py" "$CORPUS" "$OUT/train.csv" "$OUT/heldout.csv" --reference "$OUT/reference.csv" --size "$SYNTHETIC" \
     --reference-cut "$OUT/reference_cut.csv" --cut-words 64
   # shellcheck disable=SC2086  # options are words
   "$SECPE" import --input "$OUT/train.csv" --out "$OUT/train.h5" ${IMPORT_ARGS:-}
@@ -74,15 +74,15 @@ point() {  # point I: run line I of the grid, skipped when already complete (run
     --threads "$THREADS" --eval-real "$OUT/heldout.csv" --quiet --resume ${RUN_ARGS:-} ${line#* }
 }
 
-source jobs/mpi-env.sh
-source jobs/blas-core.sh
+source "$SECPE_ROOT/jobs/mpi-env.sh"
+source "$SECPE_ROOT/jobs/blas-core.sh"
 case $STEP in
   prepare) prepare ;;
   points) grid | wc -l ;;
   point) point "$INDEX" ;;
-  analyse) /usr/bin/python3 analysis/utility_study.py "$OUT" ;;
+  analyse) /usr/bin/python3 "$SECPE_ROOT/analysis/utility_study.py" "$OUT" ;;
   all)
     prepare
     for i in $(seq 0 $(($(grid | wc -l) - 1))); do point "$i"; done
-    /usr/bin/python3 analysis/utility_study.py "$OUT" ;;
+    /usr/bin/python3 "$SECPE_ROOT/analysis/utility_study.py" "$OUT" ;;
 esac

@@ -9,6 +9,8 @@
 #include "cluster/secret_clustering.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
 #include "privacy/blow_up.hpp"
@@ -20,6 +22,7 @@ namespace {
 constexpr std::uint64_t kLabel = 0;
 // Which randomness a draw belongs to: the trials on D, those on D', the no-secret model.
 enum class Source : std::uint64_t { kWithSecret = 0, kWithoutSecret = 1, kModel = 2 };
+constexpr std::size_t kProgressEvery = 4096;  // trials or draws between a thread's progress reports
 
 // Every call of the audited mechanism goes through here: (dataset, trial, iteration) -> one
 // release. Each trial's sampling and noise are keyed by its own seed, derived from the audit seed,
@@ -63,25 +66,23 @@ class ShiftAttack {
     return log_ratio(z_size, z_centre);
   }
 
-  // The same in noise units: log sum_c pi_c exp(a_c x + b_c y - (a_c^2 + b_c^2) / 2).
+  // The same in noise units: log sum_c pi_c exp(a_c x + b_c y - (a_c^2 + b_c^2) / 2). Two passes
+  // (the largest term, then the sum) and no scratch space: threads share one attack.
   double log_ratio(double z_size, double z_centre) const {
-    double top = -std::numeric_limits<double>::infinity();
-    std::vector<double>& terms = scratch_;
-    terms.resize(log_pi_.size());
-    for (std::size_t i = 0; i < log_pi_.size(); ++i) {
+    const auto term = [&](std::size_t i) {
       const double a = size_shift_[i], b = centre_shift_[i];
-      terms[i] = log_pi_[i] + a * z_size + b * z_centre - 0.5 * (a * a + b * b);
-      top = std::max(top, terms[i]);
-    }
+      return log_pi_[i] + a * z_size + b * z_centre - 0.5 * (a * a + b * b);
+    };
+    double top = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < log_pi_.size(); ++i) top = std::max(top, term(i));
     double sum = 0.0;
-    for (const double t : terms) sum += std::exp(t - top);
+    for (std::size_t i = 0; i < log_pi_.size(); ++i) sum += std::exp(term(i) - top);
     return top + std::log(sum);
   }
 
  private:
   double n_, radius_, origin_, sigma_;
   std::vector<double> log_pi_, size_shift_, centre_shift_;
-  mutable std::vector<double> scratch_;
 };
 
 // FPR targets: 0.5 down to kMinEvents / trials, four per decade.
@@ -99,22 +100,61 @@ std::vector<double> fpr_grid(std::int64_t trials) {
 // The statistic's upper alpha-quantiles under the no-secret model (every observation standard
 // normal), from its own simulation: the thresholds are fixed before any trial runs. Four times as
 // many draws as trials: the thresholds need not be exact, only independent of the trials.
+// Draw i is keyed by i alone, so the thresholds do not depend on the thread count.
 std::vector<double> model_thresholds(const ShiftAttack& attack, const AuditOptions& o, const std::vector<double>& grid) {
-  const std::int64_t draws = 4 * o.trials;
-  std::vector<double> stat(static_cast<std::size_t>(draws));
-  for (std::int64_t i = 0; i < draws; ++i) {
-    CounterRng rng(o.seed, Stream::kAudit, static_cast<std::uint64_t>(Source::kModel), static_cast<std::uint64_t>(i));
-    double s = 0.0;
-    for (int t = 0; t < o.iterations; ++t) {
-      const double x = rng.normal();  // drawn first: argument evaluation order is unspecified
-      s += attack.log_ratio(x, rng.normal());
+  const auto draws = static_cast<std::size_t>(4 * o.trials);
+  std::vector<double> stat(draws);
+  SharedProgress progress("audit: thresholds (no-secret model)", draws);
+  run_chunks(o.threads, draws, [&](int chunk, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      CounterRng rng(o.seed, Stream::kAudit, static_cast<std::uint64_t>(Source::kModel), i);
+      double s = 0.0;
+      for (int t = 0; t < o.iterations; ++t) {
+        const double x = rng.normal();  // drawn first: argument evaluation order is unspecified
+        s += attack.log_ratio(x, rng.normal());
+      }
+      stat[i] = s;
+      if ((i - begin) % kProgressEvery == kProgressEvery - 1) progress.add(chunk, kProgressEvery);
     }
-    stat[static_cast<std::size_t>(i)] = s;
-  }
+  });
+  progress.finish();
   std::sort(stat.begin(), stat.end(), std::greater<>());
   std::vector<double> out;
   for (const double alpha : grid) out.push_back(stat[static_cast<std::size_t>(std::ceil(alpha * double(draws))) - 1]);
   return out;
+}
+
+// Trials [range.first, range.second) on D and on D', on o.threads threads: for each threshold k,
+// hits[k] counts the trials on D whose statistic reaches it, hits[m + k] those on D'. A trial's
+// randomness is keyed by its index and the counts are integers, so they do not depend on how the
+// trials are split over ranks and threads.
+std::vector<std::int64_t> count_hits(const SecretClustering& with_secret, const SecretClustering& without_secret,
+                                     const ShiftAttack& attack, const std::vector<double>& threshold, const AuditOptions& o,
+                                     double sigma_released, std::pair<std::uint64_t, std::uint64_t> range) {
+  const std::size_t m = threshold.size();
+  const std::size_t n = range.second - range.first;
+  const int chunks = std::max(1, o.threads);
+  std::vector<std::vector<std::int64_t>> partial(static_cast<std::size_t>(chunks), std::vector<std::int64_t>(2 * m, 0));
+  SharedProgress progress("audit: trials (rank 0's share, on D and D')", 2 * n);
+  for (const Source dataset : {Source::kWithSecret, Source::kWithoutSecret}) {
+    const SecretClustering& mechanism = dataset == Source::kWithSecret ? with_secret : without_secret;
+    const std::size_t offset = dataset == Source::kWithSecret ? 0 : m;
+    run_chunks(chunks, n, [&](int chunk, std::size_t begin, std::size_t end) {
+      std::int64_t* counts = partial[static_cast<std::size_t>(chunk)].data() + offset;
+      for (std::size_t i = begin; i < end; ++i) {
+        const auto trial = static_cast<std::int64_t>(range.first + i);
+        double s = 0.0;
+        for (int t = 0; t < o.iterations; ++t) s += attack.log_ratio(release_trial(mechanism, o.seed, dataset, trial, t, sigma_released));
+        for (std::size_t k = 0; k < m; ++k) counts[k] += s >= threshold[k] ? 1 : 0;
+        if ((i - begin) % kProgressEvery == kProgressEvery - 1) progress.add(chunk, kProgressEvery);
+      }
+    });
+  }
+  progress.finish();
+  std::vector<std::int64_t> hits(2 * m, 0);
+  for (const auto& p : partial)
+    for (std::size_t k = 0; k < 2 * m; ++k) hits[k] += p[k];
+  return hits;
 }
 
 }  // namespace
@@ -153,20 +193,11 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   const std::vector<double> threshold = model_thresholds(attack, o, grid);
   const std::size_t m = grid.size();
 
-  // The trials, this rank's share; hits[k] (D) and hits[m + k] (D') count statistics >= threshold k.
+  // The trials, this rank's share, on its threads; hits[k] (D) and hits[m + k] (D') count
+  // statistics >= threshold k.
   const Timer trial_start;
-  std::vector<std::int64_t> hits(2 * m, 0);
-  const auto [begin, end] = world.shard(static_cast<std::uint64_t>(o.trials));
-  for (const Source dataset : {Source::kWithSecret, Source::kWithoutSecret}) {
-    const SecretClustering& mechanism = dataset == Source::kWithSecret ? with_secret : without_secret;
-    std::int64_t* counts = hits.data() + (dataset == Source::kWithSecret ? 0 : m);
-    for (auto trial = static_cast<std::int64_t>(begin); trial < static_cast<std::int64_t>(end); ++trial) {
-      double s = 0.0;
-      for (int t = 0; t < o.iterations; ++t)
-        s += attack.log_ratio(release_trial(mechanism, o.seed, dataset, trial, t, res.sigma_released));
-      for (std::size_t k = 0; k < m; ++k) counts[k] += s >= threshold[k] ? 1 : 0;
-    }
-  }
+  std::vector<std::int64_t> hits = count_hits(with_secret, without_secret, attack, threshold, o, res.sigma_released,
+                                              world.shard(static_cast<std::uint64_t>(o.trials)));
   world.allreduce_sum(hits);
   res.trial_seconds = world.allreduce_max(trial_start.seconds());
 

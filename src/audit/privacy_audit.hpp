@@ -42,7 +42,9 @@
 // the audit failing on, for example, halved noise.
 //
 // Trials are split over the ranks of `world` (each runs its share with a single-rank mechanism)
-// and the counts are summed exactly: the result does not depend on the rank count.
+// and over `threads` threads within a rank; every trial (and every draw of the threshold
+// simulation) is keyed by its index, and the counts are integers summed exactly, so the result
+// does not depend on the rank or thread count.
 #include <cstdint>
 #include <vector>
 
@@ -64,6 +66,7 @@ struct AuditOptions {
   double confidence = 0.95;          // all Clopper-Pearson bounds together
   double noise_multiplier = 1.0;     // test only: release with noise_multiplier * sigma
   std::uint64_t seed = 1;            // keys the trials and the threshold simulation
+  int threads = 1;                   // per rank: trials and threshold draws side by side
 };
 
 // One threshold test on the attack's statistic.

@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "compute/cpu/blas_core.hpp"
+#include "compute/cpu/blas_kernel.hpp"
 #include "core/atomic_file.hpp"
+#include "core/build_info.hpp"
 
 namespace secpe {
 namespace {
@@ -34,17 +36,26 @@ nlohmann::ordered_json machine_info() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   nlohmann::ordered_json env = nlohmann::ordered_json::object();
-  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SECPE_THREADS"}) {
+  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "SECPE_THREADS",
+                           "SECPE_BLAS_SCREEN", "SECPE_BLAS_SCREEN_AUTO"}) {
     if (const char* v = std::getenv(name)) env[name] = v;
   }
   const BlasCore core = blas_core();
+  const AutoScreen screen = auto_screen();
   return {{"host", host},
           {"cpu", first_line_with("/proc/cpuinfo", "model name")},
           {"hardware_threads", std::thread::hardware_concurrency()},
           {"memory", first_line_with("/proc/meminfo", "MemTotal")},
           {"environment", env},
           {"openblas_core", {{"name", core.name}, {"kernels", tier_name(core.tier)}, {"cpu_supports", tier_name(core.cpu_tier)},
-                             {"chosen_by", core.source}, {"faster_core_available", !faster_cores(core.cpu_tier, core.tier).empty()}}}};
+                             {"chosen_by", core.source}, {"faster_core_available", !faster_cores(core.cpu_tier, core.tier).empty()}}},
+          {"blas_screen_auto", {{"choice", auto_screen_text(screen)}, {"chosen_by", screen.source}}}};
+}
+
+nlohmann::ordered_json build_options_json() {
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  for (const BuildOption& o : build_info().options) options[o.name] = o.value;
+  return options;
 }
 
 nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition) {
@@ -60,7 +71,8 @@ double peak_rss_mib() {
 nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vector<std::string>& command, int threads, int ranks) {
   std::string joined = "secpe bench " + benchmark;
   for (const auto& a : command) joined += " " + a;
-  return {{"benchmark", benchmark}, {"command", joined}, {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
+  return {{"benchmark", benchmark}, {"command", joined}, {"secpe_version", build_info().version}, {"commit", build_info().commit},
+          {"build", build_options_json()}, {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
 }
 
 void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out) {

@@ -11,6 +11,8 @@ namespace secpe {
 
 // CPU model, cores, memory, host name, and the BLAS-related environment (OPENBLAS_CORETYPE...).
 nlohmann::ordered_json machine_info();
+// How this binary was built (core/build_info.hpp): {"CUDA": "yes (...)", "NCCL": "no", ...}.
+nlohmann::ordered_json build_options_json();
 // Peak resident set size of this process, in MiB.
 double peak_rss_mib();
 // The frame; `command` is the argument vector joined by spaces.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/bench_report.hpp"
+#include "compute/cuda_backend.hpp"
 #include "compute/kernel_bench.hpp"
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
@@ -19,7 +20,6 @@
 
 namespace secpe {
 namespace {
-
 
 // Wall time of `f` across all ranks (barrier before and after).
 template <typename F>
@@ -41,179 +41,258 @@ MatrixF random_candidates(std::uint64_t seed, std::size_t label, std::size_t n, 
   return m;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// What both methods' measurements share.
+struct Bench {
+  const Communicator& comm;
+  const HistogramBenchOptions& o;
+  const NearestCentreKernel& kernel;
+  const CudaKernel* cuda;  // the kernel, when it runs on a GPU
+  const Shard& shard;
+  std::vector<std::size_t> syn;     // N_syn per label
+  std::vector<MatrixF> candidates;  // per label
+  NoiseKey key;
+  // By label, each rank measures its own labels on a one-rank communicator (label_comm, which
+  // sends nothing) while the others measure theirs: counts are summed over the ranks.
+  std::int64_t over_ranks(std::int64_t v) const { return shard.by == ShardBy::kLabel ? comm.allreduce_sum(v) : v; }
+  DeviceTraffic traffic() const { return cuda ? cuda->traffic() : DeviceTraffic{}; }
+};
+
+// The CUDA kernel's traffic over `repeats` repetitions, per repetition (slowest rank's figures).
+nlohmann::ordered_json traffic_json(const Bench& b, const DeviceTraffic& t, int repeats) {
+  const auto per = [&](std::uint64_t v) { return b.comm.allreduce_max(double(v) / double(std::max(1, repeats))); };
+  return {{"bytes_up", per(t.bytes_up)}, {"bytes_down", per(t.bytes_down)}, {"host_syncs", per(t.syncs)},
+          {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}};
+}
+
+// The GEMM floor of searches of these shapes: cuBLAS (fp32 and TF32) on the GPU, OpenBLAS on
+// the CPU (`pairs`: the same rows and centres the searches read), this rank's time.
+nlohmann::ordered_json gemm_floor(const Bench& b, const std::vector<GemmShape>& shapes,
+                                  const std::vector<std::pair<const MatrixF*, const MatrixF*>>& pairs) {
+  if (b.cuda) {
+    return {{"fp32", b.comm.allreduce_max(cuda_gemm_seconds(shapes, b.o.repeats, false))},
+            {"tf32", b.comm.allreduce_max(cuda_gemm_seconds(shapes, b.o.repeats, true))},
+            {"baseline", "cuBLAS cublasSgemm, data on the device, device time"}};
+  }
+  const Timer t0;
+  for (const auto& [x, c] : pairs) openblas_sgemm_floor(*x, *c, b.o.threads);
+  return {{"fp32", b.comm.allreduce_max(t0.seconds())}, {"baseline", "OpenBLAS cblas_sgemm on the same threads"}};
+}
+
+// One-time setup of SecPE: k-means per label (the kernel keeps its rows meanwhile), then the
+// cached private-to-centre assignment.
+nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<SecretClustering>>& clustering) {
+  const HistogramBenchOptions& o = b.o;
+  const Shard& shard = b.shard;
+  double kmeans_seconds = 0.0, assign_seconds = 0.0;  // this rank's, summed over its labels
+  double kmeans_seed_seconds = 0.0, kmeans_lloyd_seconds = 0.0;
+  std::int64_t kmeans_iterations_run = 0, centres = 0, vote_work = 0;  // vote_work: sum over labels of K_l x N_l
+  const DeviceTraffic before = b.traffic();
+  Progress progress("secpe setup", shard.num_labels());
+  for (std::size_t l = 0; l < shard.num_labels(); ++l) {
+    if (b.syn[l] == 0 || !shard.evolves(l)) continue;
+    Timer label_timer;
+    KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
+    ko.threads = o.threads;
+    ko.init = parse_kmeans_init(o.kmeans_init);
+    KMeansResult km = distributed_kmeans(shard.label_comm(), select_rows(shard.embeddings, shard.public_rows[l], o.threads), b.kernel, ko);
+    kmeans_seconds += label_timer.seconds();
+    kmeans_seed_seconds += km.seed_seconds;
+    kmeans_lloyd_seconds += km.lloyd_seconds;
+    kmeans_iterations_run += km.iterations;
+    centres += km.centres.rows();
+    vote_work += km.centres.rows() * b.candidates[l].rows();
+    const double rho = shard.private_counts[l] > 0 ? std::min(1.0, o.private_batch / double(shard.private_counts[l])) : 0.0;
+    std::vector<std::uint64_t> ids;
+    for (auto i : shard.private_rows[l]) ids.push_back(shard.ids[i]);
+    label_timer.restart();
+    clustering[l] = std::make_unique<SecretClustering>(shard.label_comm(), std::move(km.centres), std::move(km.sizes),
+                                                       select_rows(shard.embeddings, shard.private_rows[l], o.threads), ids,
+                                                       std::vector<double>(ids.size(), rho), b.kernel, Metric::kCosine, 1.0);
+    assign_seconds += label_timer.seconds();
+    progress.step(l + 1);
+  }
+  progress.finish();
+  nlohmann::ordered_json setup = {{"clusters_per_label_requested", o.clusters},
+                                  {"clusters_total", b.over_ranks(centres)},
+                                  {"kmeans_seconds", b.comm.allreduce_max(kmeans_seconds)},
+                                  {"kmeans_init", o.kmeans_init},
+                                  {"kmeans_seed_seconds", b.comm.allreduce_max(kmeans_seed_seconds)},
+                                  {"kmeans_lloyd_seconds", b.comm.allreduce_max(kmeans_lloyd_seconds)},
+                                  {"kmeans_iterations_total", b.over_ranks(kmeans_iterations_run)},
+                                  {"assignment_cache_seconds", b.comm.allreduce_max(assign_seconds)},
+                                  {"vote_work", b.over_ranks(vote_work)}};
+  if (b.cuda) setup["setup_traffic"] = traffic_json(b, b.traffic() - before, 1);
+  return setup;
+}
+
+nlohmann::ordered_json bench_secpe(const Bench& b) {
+  const HistogramBenchOptions& o = b.o;
+  const std::size_t n_labels = b.shard.num_labels();
+  std::vector<std::unique_ptr<SecretClustering>> clustering(n_labels);
+  nlohmann::ordered_json figures = secpe_setup(b, clustering);
+  const double vote_work = figures["vote_work"].get<double>();
+  figures.erase("vote_work");
+  std::vector<double> per_iteration, release_seconds, vote_seconds;
+  std::vector<GemmShape> shapes;
+  std::vector<std::pair<const MatrixF*, const MatrixF*>> pairs;
+  std::vector<NoisyClusters> noisy(n_labels);
+  const std::uint64_t bytes_before = b.comm.bytes_sent();
+  const DeviceTraffic traffic_before = b.traffic();
+  for (int t = 0; t < o.repeats; ++t) {
+    double release = 0.0, vote = 0.0;
+    per_iteration.push_back(timed(b.comm, [&] {
+      Timer t0;
+      std::vector<SecpeVoteJob> jobs;
+      for (std::size_t l = 0; l < n_labels; ++l) {
+        if (!clustering[l]) continue;
+        noisy[l] = clustering[l]->release(b.key, l, t, o.sigma);
+        jobs.push_back({&b.shard.label_comm(), &noisy[l], &b.candidates[l]});
+      }
+      release = t0.seconds();
+      t0.restart();
+      secpe_votes_batch(jobs, b.kernel, Metric::kCosine, 1);  // every label's votes in one batch
+      vote = t0.seconds();
+    }));
+    release_seconds.push_back(b.comm.allreduce_max(release));
+    vote_seconds.push_back(b.comm.allreduce_max(vote));
+  }
+  const DeviceTraffic traffic = b.traffic() - traffic_before;
+  // The votes' GEMM floor: one product per label, each label's candidates against this rank's
+  // noisy centres (the search reads it both ways).
+  for (std::size_t l = 0; l < n_labels; ++l) {
+    if (!clustering[l] || noisy[l].centres.rows() == 0) continue;
+    shapes.push_back({b.candidates[l].rows(), noisy[l].centres.rows(), b.candidates[l].cols()});
+    pairs.emplace_back(&b.candidates[l], &noisy[l].centres);
+  }
+  figures["iteration_seconds"] = per_iteration;
+  figures["iteration_seconds_median"] = median(per_iteration);
+  figures["release_seconds"] = release_seconds;
+  figures["vote_seconds"] = vote_seconds;
+  figures["vote_seconds_median"] = median(vote_seconds);
+  figures["vote_gemm_floor_seconds"] = gemm_floor(b, shapes, pairs);
+  figures["bytes_sent_per_iteration_rank"] = double(b.comm.bytes_sent() - bytes_before) / o.repeats;
+  if (b.cuda) figures["iteration_traffic"] = traffic_json(b, traffic, o.repeats);
+  // One K_l x N_l product per label, read both ways (each centre's nearest candidate and each
+  // candidate's nearest centre: search_mutual).
+  figures["vote_gflop"] = 2.0 * vote_work * double(b.shard.info().embedding_dim) / 1e9;
+  return figures;
+}
+
+nlohmann::ordered_json bench_augpe(const Bench& b) {
+  // Every record of the label votes (or only the private ones, --augpe-voters private). With
+  // --augpe-fraction 1 the iteration is measured in full; below 1 a share is measured and the
+  // time scaled by the cost model (proportional to sum over labels of M_l x N_l), labelled an
+  // estimate. The cost model is always given as a cross-check.
+  const HistogramBenchOptions& o = b.o;
+  const Shard& shard = b.shard;
+  const std::size_t n_labels = shard.num_labels();
+  double work_measured = 0.0, work_full = 0.0;
+  std::int64_t voters_total = 0;
+  std::vector<MatrixF> voting(n_labels);
+  std::vector<std::unique_ptr<KeptRows>> kept(n_labels);
+  std::vector<AugpeVoteJob> jobs;
+  std::vector<GemmShape> shapes;
+  std::vector<std::pair<const MatrixF*, const MatrixF*>> pairs;
+  const DeviceTraffic keep_before = b.traffic();
+  const Timer keep_timer;  // setup: the voters selected and kept by the kernel (a GPU: uploaded once)
+  for (std::size_t l = 0; l < n_labels; ++l) {
+    if (b.syn[l] == 0) continue;
+    std::vector<std::size_t> rows = shard.private_rows[l];
+    if (o.augpe_voters == "all") {
+      rows.insert(rows.end(), shard.public_rows[l].begin(), shard.public_rows[l].end());
+      std::sort(rows.begin(), rows.end());
+    }
+    const std::int64_t label_voters = b.comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
+    rows.resize(static_cast<std::size_t>(std::ceil(double(rows.size()) * o.augpe_fraction)));
+    const std::int64_t voters = b.comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
+    work_measured += double(voters) * double(b.candidates[l].rows());
+    work_full += double(label_voters) * double(b.candidates[l].rows());
+    voters_total += label_voters;
+    if (!shard.evolves(l)) continue;
+    voting[l] = select_rows(shard.embeddings, rows, o.threads);
+    kept[l] = b.kernel.keep(voting[l]);
+    jobs.push_back({&shard.label_comm(), kept[l].get(), &b.candidates[l], l});
+    shapes.push_back({voting[l].rows(), b.candidates[l].rows(), voting[l].cols()});
+    pairs.emplace_back(&voting[l], &b.candidates[l]);
+  }
+  const double keep_seconds = b.comm.allreduce_max(keep_timer.seconds());
+  const DeviceTraffic keep_traffic = b.traffic() - keep_before;
+  std::vector<double> measured;
+  const std::uint64_t bytes_before = b.comm.bytes_sent();
+  const DeviceTraffic traffic_before = b.traffic();
+  for (int t = 0; t < o.repeats; ++t) {
+    measured.push_back(timed(b.comm, [&] { augpe_votes_batch(jobs, b.kernel, Metric::kCosine, o.sigma, 0.0, b.key, t); }));
+  }
+  const DeviceTraffic traffic = b.traffic() - traffic_before;
+  const double iteration = median(measured);
+  const nlohmann::ordered_json floor = gemm_floor(b, shapes, pairs);
+  const double model = work_measured > 0 ? iteration * work_full / work_measured : 0.0;
+  const bool full = o.augpe_fraction >= 1.0;
+  nlohmann::ordered_json figures = {
+      {"voters", o.augpe_voters}, {"voters_total", voters_total}, {"fraction_measured", o.augpe_fraction},
+      {"keep_seconds", keep_seconds},
+      {"iteration_seconds", full ? nlohmann::ordered_json(iteration) : nlohmann::ordered_json(nullptr)},
+      {"iteration_seconds_measured", measured},
+      {"iteration_seconds_cost_model", model},
+      {"cost_model", "time proportional to sum_l M_l * N_l (voters x candidates per label), scaled from the measured share"},
+      {"vote_gflop", 2.0 * work_full * double(shard.info().embedding_dim) / 1e9},
+      {"achieved_gflops", iteration > 0 ? 2.0 * work_measured * double(shard.info().embedding_dim) / iteration / 1e9 : 0.0},
+      {"gemm_floor_seconds", floor["fp32"]},
+      {"over_gemm_floor", floor["fp32"].get<double>() > 0 ? iteration / floor["fp32"].get<double>() : 0.0},
+      {"gemm_floor", floor},
+      {"bytes_sent_rank", double(b.comm.bytes_sent() - bytes_before) / o.repeats}};
+  if (floor.contains("tf32") && floor["tf32"].get<double>() > 0) figures["over_tf32_gemm_floor"] = iteration / floor["tf32"].get<double>();
+  if (b.cuda) {
+    figures["keep_traffic"] = traffic_json(b, keep_traffic, 1);
+    figures["iteration_traffic"] = traffic_json(b, traffic, o.repeats);
+  }
+  return figures;
+}
+
 }  // namespace
 
 nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& o) {
   if (o.method != "secpe" && o.method != "augpe" && o.method != "both") throw InputError("the benchmarked method must be secpe, augpe or both");
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("the measured share of Aug-PE's voters must be in (0, 1]");
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
+  parse_kmeans_init(o.kmeans_init);
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
-  const KMeansInit init = parse_kmeans_init(o.kmeans_init);
-  const auto kernel = make_kernel(o.kernel, o.threads, o.device);
+  const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda && o.tf32
+                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = true})
+                                                         : make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
   const Shard shard(comm, o.data, shard_by_for(o.shard_by, o.method == "augpe"));
-  // By label, each rank measures its own labels on a one-rank communicator (label_comm, which
-  // sends nothing) while the others measure theirs: times are summed per rank and the slowest
-  // rank's sum is reported.
-  const Communicator& label_comm = shard.label_comm();
-  const auto over_ranks = [&](std::int64_t v) { return shard.by == ShardBy::kLabel ? comm.allreduce_sum(v) : v; };
   const double load_seconds = comm.allreduce_max(t0.seconds());
   const DatasetInfo& info = shard.info();
-  const std::size_t n_labels = shard.num_labels();
-  const Eigen::Index d = info.embedding_dim;
-  const MatrixF& embeddings = shard.embeddings;
-  const auto& pub_rows = shard.public_rows;
-  const auto& pri_rows = shard.private_rows;
-  const auto& private_counts = shard.private_counts;
-  const auto syn = split_synthetic(o.synthetic, shard.public_counts);
-
-  std::vector<MatrixF> candidates(n_labels);
+  Bench b{comm, o, *kernel, dynamic_cast<const CudaKernel*>(kernel.get()), shard, split_synthetic(o.synthetic, shard.public_counts), {}, {}};
   std::size_t total_candidates = 0;
-  for (std::size_t l = 0; l < n_labels; ++l) {
-    candidates[l] = random_candidates(o.seed, l, syn[l] * static_cast<std::size_t>(o.variations + 1), d);
-    total_candidates += static_cast<std::size_t>(candidates[l].rows());
+  for (std::size_t l = 0; l < shard.num_labels(); ++l) {
+    b.candidates.push_back(random_candidates(o.seed, l, b.syn[l] * static_cast<std::size_t>(o.variations + 1), info.embedding_dim));
+    total_candidates += static_cast<std::size_t>(b.candidates[l].rows());
   }
-
   // The benchmark releases nothing; it still draws its noise from a fresh secret key, as runs do.
-  NoiseKey noise_key = noise_key_from_os();
-  comm.broadcast(std::span<unsigned char>(noise_key.bytes));
+  b.key = noise_key_from_os();
+  comm.broadcast(std::span<unsigned char>(b.key.bytes));
 
   nlohmann::ordered_json figures;
+  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = o.tf32;
   figures["records"] = info.num_records;
-  figures["labels"] = n_labels;
-  figures["dim"] = d;
+  figures["labels"] = shard.num_labels();
+  figures["dim"] = info.embedding_dim;
   figures["candidates_total"] = total_candidates;
   figures["load_seconds"] = load_seconds;
   figures["shard_by"] = shard_by_name(shard.by);
   std::int64_t private_total = 0;
-  for (auto c : private_counts) private_total += c;
+  for (auto c : shard.private_counts) private_total += c;
   figures["private_records"] = private_total;
-
-  if (run_secpe) {
-    // One-time setup: k-means per label, then the cached private-to-centre assignment.
-    std::vector<std::unique_ptr<SecretClustering>> clustering(n_labels);
-    double kmeans_seconds = 0.0, assign_seconds = 0.0;  // this rank's, summed over its labels
-    double kmeans_seed_seconds = 0.0, kmeans_lloyd_seconds = 0.0;
-    std::int64_t kmeans_iterations_run = 0, centres = 0;
-    std::int64_t vote_work = 0;  // sum over labels of K_l x N_l
-    Progress progress("secpe setup", n_labels);
-    for (std::size_t l = 0; l < n_labels; ++l) {
-      if (syn[l] == 0 || !shard.evolves(l)) continue;
-      KMeansResult km;
-      Timer label_timer;
-      KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
-      ko.threads = o.threads;
-      ko.init = init;
-      km = distributed_kmeans(label_comm, select_rows(embeddings, pub_rows[l], o.threads), *kernel, ko);
-      kmeans_seconds += label_timer.seconds();
-      kmeans_seed_seconds += km.seed_seconds;
-      kmeans_lloyd_seconds += km.lloyd_seconds;
-      kmeans_iterations_run += km.iterations;
-      centres += km.centres.rows();
-      vote_work += km.centres.rows() * candidates[l].rows();
-      const double rho = private_counts[l] > 0 ? std::min(1.0, o.private_batch / double(private_counts[l])) : 0.0;
-      std::vector<std::uint64_t> ids;
-      for (auto i : pri_rows[l]) ids.push_back(shard.ids[i]);
-      label_timer.restart();
-      clustering[l] = std::make_unique<SecretClustering>(label_comm, std::move(km.centres), std::move(km.sizes),
-                                                         select_rows(embeddings, pri_rows[l], o.threads), ids,
-                                                         std::vector<double>(ids.size(), rho), *kernel, Metric::kCosine, 1.0);
-      assign_seconds += label_timer.seconds();
-      progress.step(l + 1);
-    }
-    progress.finish();
-    kmeans_seconds = comm.allreduce_max(kmeans_seconds);
-    assign_seconds = comm.allreduce_max(assign_seconds);
-    kmeans_iterations_run = over_ranks(kmeans_iterations_run);
-    centres = over_ranks(centres);
-    vote_work = over_ranks(vote_work);
-    std::vector<double> per_iteration, release_seconds, vote_seconds;
-    const std::uint64_t bytes_before = comm.bytes_sent();
-    for (int t = 0; t < o.repeats; ++t) {
-      double release = 0.0, vote = 0.0;
-      per_iteration.push_back(timed(comm, [&] {
-        for (std::size_t l = 0; l < n_labels; ++l) {
-          if (!clustering[l]) continue;
-          Timer t0;
-          const NoisyClusters noisy = clustering[l]->release(noise_key, l, t, o.sigma);
-          release += t0.seconds();
-          t0.restart();
-          secpe_votes(label_comm, noisy, candidates[l], *kernel, Metric::kCosine, 1);
-          vote += t0.seconds();
-        }
-      }));
-      release_seconds.push_back(comm.allreduce_max(release));
-      vote_seconds.push_back(comm.allreduce_max(vote));
-    }
-    std::sort(per_iteration.begin(), per_iteration.end());
-    // One K_l x N_l product per label, read both ways (each centre's nearest candidate and each
-    // candidate's nearest centre: search_mutual).
-    const double flops = 2.0 * double(vote_work) * double(d);
-    figures["secpe"] = {{"clusters_total", centres},
-                        {"kmeans_seconds", kmeans_seconds},
-                        {"kmeans_init", kmeans_init_name(init)},
-                        {"kmeans_seed_seconds", comm.allreduce_max(kmeans_seed_seconds)},
-                        {"kmeans_lloyd_seconds", comm.allreduce_max(kmeans_lloyd_seconds)},
-                        {"kmeans_iterations_total", kmeans_iterations_run},
-                        {"assignment_cache_seconds", assign_seconds},
-                        {"iteration_seconds", per_iteration},
-                        {"iteration_seconds_median", per_iteration[per_iteration.size() / 2]},
-                        {"release_seconds", release_seconds},
-                        {"vote_seconds", vote_seconds},
-                        {"bytes_sent_per_iteration_rank", double(comm.bytes_sent() - bytes_before) / o.repeats},
-                        {"vote_gflop", flops / 1e9}};
-  }
-
-  if (run_augpe) {
-    // Every record of the label votes (or only the private ones, --augpe-voters private). With
-    // --augpe-fraction 1 the iteration is measured in full; below 1 a share is measured and the
-    // time scaled by the cost model (proportional to sum over labels of M_l x N_l), labelled an
-    // estimate. The cost model is always given as a cross-check.
-    const bool all_vote = o.augpe_voters == "all";
-    double measured = 0.0, floor = 0.0, work_measured = 0.0, work_full = 0.0;  // times: this rank's, summed
-    std::int64_t voters_total = 0;
-    const std::uint64_t bytes_before = comm.bytes_sent();
-    for (std::size_t l = 0; l < n_labels; ++l) {
-      if (syn[l] == 0) continue;
-      std::vector<std::size_t> rows = pri_rows[l];
-      if (all_vote) {
-        rows.insert(rows.end(), pub_rows[l].begin(), pub_rows[l].end());
-        std::sort(rows.begin(), rows.end());
-      }
-      const std::int64_t label_voters = comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
-      rows.resize(static_cast<std::size_t>(std::ceil(double(rows.size()) * o.augpe_fraction)));
-      const std::int64_t voters = comm.allreduce_sum(static_cast<std::int64_t>(rows.size()));
-      work_measured += double(voters) * double(candidates[l].rows());
-      work_full += double(label_voters) * double(candidates[l].rows());
-      voters_total += label_voters;
-      if (!shard.evolves(l)) continue;
-      const MatrixF voting = select_rows(embeddings, rows, o.threads);
-      Timer label_timer;
-      augpe_votes(label_comm, voting, candidates[l], *kernel, Metric::kCosine, o.sigma, 0.0, noise_key, l, 0);
-      measured += label_timer.seconds();
-      // The GEMM floor of the same votes: plain sgemm of the same voters against the same
-      // candidates on the same threads, timed right after.
-      label_timer.restart();
-      openblas_sgemm_floor(voting, candidates[l], o.threads);
-      floor += label_timer.seconds();
-    }
-    measured = comm.allreduce_max(measured);
-    floor = comm.allreduce_max(floor);
-    const double model = work_measured > 0 ? measured * work_full / work_measured : 0.0;
-    const bool full = o.augpe_fraction >= 1.0;
-    figures["augpe"] = {{"voters", o.augpe_voters},
-                        {"voters_total", voters_total},
-                        {"fraction_measured", o.augpe_fraction},
-                        {"iteration_seconds", full ? nlohmann::ordered_json(measured) : nlohmann::ordered_json(nullptr)},
-                        {"iteration_seconds_cost_model", model},
-                        {"cost_model", "time proportional to sum_l M_l * N_l (voters x candidates per label), scaled from the measured share"},
-                        {"vote_gflop", 2.0 * work_full * double(d) / 1e9},
-                        {"achieved_gflops", measured > 0 ? 2.0 * work_measured * double(d) / measured / 1e9 : 0.0},
-                        {"gemm_floor_seconds", floor},
-                        {"over_gemm_floor", floor > 0 ? measured / floor : 0.0},
-                        {"bytes_sent_rank", double(comm.bytes_sent() - bytes_before)}};
-  }
+  if (run_secpe) figures["secpe"] = bench_secpe(b);
+  if (run_augpe) figures["augpe"] = bench_augpe(b);
   if (run_secpe && run_augpe) {
     const double s = figures["secpe"]["iteration_seconds_median"].get<double>();
     const nlohmann::ordered_json a = figures["augpe"];  // a copy: the inserts below move the entries
@@ -221,6 +300,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     figures["augpe_over_secpe"] = s > 0 ? augpe / s : 0.0;
     figures["augpe_over_secpe_basis"] = a["iteration_seconds"].is_null() ? "cost-model estimate" : "measured";
   }
+  if (b.cuda) figures["device_check_failures"] = comm.allreduce_max(double(b.cuda->traffic().check_failures));
   figures["peak_rss_mib_max_rank"] = comm.allreduce_max(peak_rss_mib());
   return figures;
 }

@@ -31,6 +31,7 @@ struct HistogramBenchOptions {
   double augpe_fraction = 1.0;    // share of the voters measured; below 1 the time is a cost-model estimate
   std::string kernel = "blas";
   Device device = Device::kCpu;   // where the kernel runs (resolved: never kAuto)
+  bool tf32 = false;              // cuda: TF32 tensor cores for the searches' GEMM (same results, a wider bound)
   std::uint64_t seed = 1;
   ShardBy shard_by = ShardBy::kAuto;  // records split by record range or by label (evolve/shard.hpp)
 };

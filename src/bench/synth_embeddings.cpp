@@ -4,6 +4,7 @@
 #include <cmath>
 #include <thread>
 
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "text/demo_corpus.hpp"
@@ -172,7 +173,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
                   {"synth_private_fraction", std::to_string(o.private_fraction)},
                   {"synth_components", std::to_string(o.components)},
                   {"synth_spread", std::to_string(o.spread)},
-                  {"secpe_version", SECPE_VERSION}};
+                  {"secpe_version", build_info().version}};
   if (demo) c.provenance["synth_holders"] = "demo";
   return c;
 }

@@ -14,6 +14,7 @@
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace secpe::cli {
 namespace {
@@ -32,7 +33,7 @@ nlohmann::ordered_json audit_json(const AuditOptions& o, bool calibrated, const 
   nlohmann::ordered_json j;
   j["setting"] = {{"holders", o.holders}, {"rho", o.rho}, {"iterations", o.iterations}, {"dim", o.dim},
                   {"public_size", o.public_size}, {"clip_radius", o.clip_radius}, {"trials_per_dataset", o.trials},
-                  {"seed", o.seed}, {"ranks", ranks},
+                  {"seed", o.seed}, {"ranks", ranks}, {"threads_per_rank", o.threads},
                   {"description", "one public cluster at R u, every holder at -2R u (clipped to -R u by the mechanism), no other private record: the largest shift one secret can cause; D holds the holders, D' does not"}};
   j["accountant"] = {{"sigma", res.sigma}, {"sigma_source", calibrated ? "calibrated exactly for (p, r)" : "given (--sigma)"},
                      {"p", o.p}, {"r_target", calibrated ? nlohmann::ordered_json(o.r) : nlohmann::ordered_json(nullptr)},
@@ -111,13 +112,16 @@ int command_audit(const std::vector<std::string>& args) {
     ("confidence", po::value<double>(&o.confidence)->default_value(o.confidence, "0.95"), "confidence of all Clopper-Pearson bounds together")
     ("noise-multiplier", po::value<double>(&o.noise_multiplier)->default_value(1.0, "1"), "TEST ONLY: release with this multiple of the certified sigma (0.5: a broken mechanism the audit must catch)")
     ("seed", po::value<std::uint64_t>(&o.seed)->default_value(o.seed), "seed of the trials")
+    ("threads", po::value<int>()->default_value(0), "threads per rank for the trials and the threshold simulation (0: the SECPE_THREADS environment variable if set, else all hardware threads); same report for any number")
     ("out", po::value<std::string>(), "also write the JSON report here");
   po::variables_map vm;
-  if (!parse_options("audit", "[mpirun -n R] secpe audit [--holders N --rho R --iterations T] [--sigma S | --p P --r-over-p K] [--trials N] [--out FILE.json]\n"
+  if (!parse_options("audit", "[mpirun -n R] secpe audit [--holders N --rho R --iterations T] [--sigma S | --p P --r-over-p K] [--trials N] [--threads N] [--out FILE.json]\n"
                      "exit code 0: within the accountant's certificate; 3: leaks more than certified; 2: bad options",
                      desc, {}, args, vm))
     return 0;
   o.r = vm.count("r") ? vm["r"].as<double>() : o.p * vm["r-over-p"].as<double>();
+  const int threads = option_in(vm, "threads", 0, 65536);
+  o.threads = threads > 0 ? threads : default_threads();
   validate_audit_options(o);
   const bool calibrated = o.sigma == 0.0;
 

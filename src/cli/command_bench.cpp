@@ -59,6 +59,11 @@ Device device_of(const po::variables_map& vm) {
   }
 }
 
+// The CUDA kernel's built-in check (compute/cuda_backend.hpp), as the GPU benchmarks report it.
+nlohmann::ordered_json device_check_metric() {
+  return metric_definition("device_check_failures", "count", "cuda: failed built-in checks of the device's results against the host's (any: the safe path ran instead, results still exact)");
+}
+
 // The options every benchmark takes, checked.
 int repeats_of(const po::variables_map& vm) { return option_in(vm, "repeats", 1, 100000); }
 
@@ -74,7 +79,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     ("dim", po::value<Eigen::Index>(&c.dim)->default_value(c.dim), "d")
     ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
     ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
-    ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX) or bf16-emulated (slow)")
+    ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX or AVX512-BF16), int8 (AVX512-VNNI or AVX-VNNI), bf16-emulated or int8-emulated (slow)")
     ("row-block", po::value<int>(&c.blocking.row_block)->default_value(c.blocking.row_block), "blas: rows of X per block")
     ("centre-block", po::value<int>(&c.blocking.centre_block)->default_value(c.blocking.centre_block), "blas: centres per GEMM call")
     ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel")
@@ -110,15 +115,25 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   if (c.device == Device::kCuda) {
     report["figures"]["gpu"] = r.gpu;
     report["figures"]["bytes_moved"] = r.bytes_moved;
+    report["figures"]["bytes_up"] = r.bytes_up;
+    report["figures"]["bytes_down"] = r.bytes_down;
+    report["figures"]["syncs"] = r.syncs;
+    report["figures"]["host_rescored_rows"] = r.host_rescored_rows;
+    report["figures"]["keep_seconds"] = r.keep_seconds;
+    report["figures"]["device_check_failures"] = r.check_failures;
     report["figures"]["tf32"] = c.tf32;
   }
   report["metrics"] = {metric_definition("gflop", "GFLOP", "2 M N d / 1e9, for the kernel and for sgemm alike (sgemm computes X C^T only: no argmin)"),
                        metric_definition("kernel_seconds", "s", "best wall time of --repeats searches with the chosen --kernel"),
                        metric_definition("sgemm_seconds", "s", "best wall time of --repeats sgemm calls on the same shape: OpenBLAS, or cuBLAS on --device cuda (data already on the GPU, device time)"),
-                       metric_definition("bytes_moved", "bytes", "cuda: host <-> device bytes per search (rows, centres, norms in; candidates out)"),
+                       metric_definition("bytes_moved", "bytes", "cuda: host <-> device bytes per timed search (bytes_up: centres and their norms; bytes_down: each row's nearest and score)"),
+                       metric_definition("keep_seconds", "s", "cuda: the rows kept on the device before the searches (upload and exact norms)"),
+                       metric_definition("syncs", "count", "cuda: times the host waited for the device, per timed search"),
+                       metric_definition("host_rescored_rows", "rows", "cuda: rows per timed search rescored on the host (their candidate lists overflowed, or the safe path ran)"),
+                       device_check_metric(),
                        metric_definition("kernel_over_sgemm", "ratio", "kernel GFLOP/s over sgemm GFLOP/s")};
   emit_bench_report(report, vm["out"].as<std::string>());
-  return r.verified ? 0 : 1;
+  return r.verified && r.check_failures == 0 ? 0 : 1;
 }
 
 int bench_faiss_command(const std::vector<std::string>& args) {
@@ -136,11 +151,13 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("clusters", po::value<int>(&o.kmeans_clusters)->default_value(o.kmeans_clusters), "K of the k-means benchmark (as --clusters everywhere)")
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations")
     ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "our seeding: random, parallel (k-means||) or plusplus")
-    ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds");
+    ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds")
+    ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "blas: candidate screen auto, fp32, bf16, int8, bf16-emulated or int8-emulated");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
   o.threads = vm["threads"].as<int>();
+  o.repeats = repeats_of(vm);
   o.kernel = vm["kernel"].as<std::string>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (o.threads < 1) throw InputError("--threads must be at least 1");
@@ -191,6 +208,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   o.threads = static_cast<int>(synth.threads);
   return run_under_mpi([&](const Communicator& comm) {
     auto report = bench_frame("privacy", args, o.threads, comm.size());
+    report["nodes"] = comm.hosts();
     report["figures"] = bench_privacy(comm, o);
     report["metrics"] = {metric_definition("seconds", "s", "wall time of calibrate_secret_noise, slowest rank, once per --repeats: gather of the secret sets, exact LP per label, Poisson-binomial PMFs and holder profiles, paper sigma; exact adds the accountant's certification of every secret"),
                          metric_definition("worst_r_achieved_over_p", "ratio", "the largest r_j / p_j the calibrated sigma gives any secret"),
@@ -214,6 +232,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
+    ("tf32", po::bool_switch(&o.tf32), "cuda: TF32 tensor-core GEMMs for the searches (the results stay exact: a wider bound, more candidates rescored)")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
     ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
@@ -242,14 +261,18 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     const auto nccl = device_communicator(world, o.device);
     const Communicator& comm = nccl ? *nccl : world;
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
+    report["nodes"] = world.hosts();
     report["kernel"] = o.device == Device::kCuda ? "cuda" : o.kernel;
     report["device"] = device_name(o.device);
     report["figures"] = bench_histogram(comm, o);
     report["metrics"] = {
-        metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, sums and noise per centre, then one search of the noisy centres and every candidate read both ways (no generation or embedding). By record, each label on all ranks: each sampled row sent to the rank that owns its centre, the sizes gathered, each rank's block of centres searched; by label, each rank its own labels alone"),
-        metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels, each rank's labels summed, slowest rank: every voter's nearest candidate, histogram allreduce (by record), noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
-        metric_definition("augpe.gemm_floor_seconds", "s", "plain cblas_sgemm of the same voters against the same candidates on the same threads, summed over the measured labels (slowest rank): the GEMM floor of the Aug-PE votes"),
-        metric_definition("augpe.over_gemm_floor", "ratio", "Aug-PE votes (measured share) over their GEMM floor"),
+        metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, sums and noise per centre, then one search of the noisy centres and every candidate read both ways (no generation or embedding), every label's search in one batch (on a GPU: one upload, one download, one wait). By record, each label on all ranks: each sampled row sent to the rank that owns its centre, the sizes gathered, each rank's block of centres searched; by label, each rank its own labels alone"),
+        metric_definition("secpe.vote_gemm_floor_seconds", "s", "the votes' GEMM alone (one product per label: its candidates against its noisy centres), this rank: cuBLAS fp32 and TF32 on the GPU (data on the device, device time), OpenBLAS on the CPU"),
+        metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels (median of --repeats), slowest rank, the voters kept by the kernel beforehand (augpe.keep_seconds; a GPU holds them in its memory): every voter's nearest candidate (every label's search in one batch), histogram allreduce (by record), noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
+        metric_definition("augpe.gemm_floor_seconds", "s", "the same shapes' GEMMs alone (each label's voters against its candidates), summed over the labels, slowest rank: cuBLAS SGEMM on the GPU (augpe.gemm_floor.tf32: with TF32 tensor cores), plain cblas_sgemm on the same threads on the CPU"),
+        metric_definition("augpe.over_gemm_floor", "ratio", "Aug-PE votes (measured share) over their fp32 GEMM floor (over_tf32_gemm_floor: over the TF32 one)"),
+        metric_definition("iteration_traffic", "bytes, count", "cuda: per iteration, host -> device and device -> host bytes, the times the host waited for the device (host_syncs), the search batches and the rows rescored on the host"),
+        device_check_metric(),
         metric_definition("vote_gflop", "GFLOP", "2 x (sum over labels of the search shape) x d / 1e9: K_l N_l for SecPE (one product read both ways), M_l N_l for Aug-PE"),
         metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration")};
     if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());

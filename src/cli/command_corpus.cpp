@@ -19,7 +19,7 @@ int command_corpus(const std::vector<std::string>& args) {
     ("out", po::value<std::string>()->default_value("data/demo/corpus.csv"), "output CSV (Aug-PE format: text,label1,label2)")
     ("secrets-out", po::value<std::string>(), "where to write the planted secrets, one per line (default: OUT with .secrets.txt)")
     ("seed", po::value<std::uint64_t>()->default_value(7), "seed of the corpus generator")
-    ("secret-rate", po::value<double>()->default_value(0.25, "0.25"), "fraction of reviews that get planted secrets, in [0, 1]");
+    ("secret-rate", po::value<double>()->default_value(0.25, "0.25"), "fraction of reviews drawn for planted secrets, in [0, 1]; a label's first 3 reviews get none, nor a review that would put over half of its label's reviews private");
   po::variables_map vm;
   if (!parse_options("corpus", "secpe corpus [--records N] [--out FILE.csv]", desc, {}, args, vm)) return 0;
 

@@ -21,8 +21,9 @@ void describe_eval_options(po::options_description& desc) {
   const EvalOptions e;
   const RealSetOptions r;
   desc.add_options()
-    ("synthetic", po::value<std::string>(), "the synthetic set (Aug-PE CSV): classifiers are trained on it")
-    ("real", po::value<std::string>(), "the real set (Aug-PE CSV, streamed: any size): classifiers are tested on it")
+    ("synthetic", po::value<std::string>(), "the synthetic set (Aug-PE CSV or JSON lines): classifiers are trained on it")
+    ("real", po::value<std::string>(), "the real set (Aug-PE CSV, streamed: any size; or JSON lines, read whole): classifiers are tested on it")
+    ("format", po::value<std::string>(), "augpe-csv or jsonl, for both files (default: each file's own, jsonl for *.jsonl, else augpe-csv)")
     ("out", po::value<std::string>(), "also write the report here (JSON)")
     ("text-column", po::value<std::string>()->default_value("text"), "column holding the text, in both files")
     ("label-columns", po::value<std::string>(), "comma-separated label columns to evaluate (default: every column but the text that both files have)")
@@ -44,14 +45,24 @@ void describe_eval_options(po::options_description& desc) {
     ("seed", po::value<std::uint64_t>()->default_value(e.seed), "public seed of the samples")
     ("kernel", po::value<std::string>()->default_value(e.kernel), "nearest-centre kernel of precision/recall: blas or reference (same answers)")
     ("chunk-records", po::value<std::size_t>()->default_value(r.chunk_records), "real records per chunk (memory per rank; chunks are dealt to the ranks in turn)")
+    ("threads", po::value<int>()->default_value(0), "threads per rank for the classifiers and the precision/recall searches (0: the SECPE_THREADS environment variable if set, else all hardware threads)")
     ("quiet", po::bool_switch(), "no progress output");
 }
 
 std::string required_file(const po::variables_map& vm, const std::string& option) {
-  if (!vm.count(option)) throw InputError("--" + option + " FILE.csv is required");
+  if (!vm.count(option)) throw InputError("--" + option + " FILE (.csv or .jsonl) is required");
   const std::string path = vm[option].as<std::string>();
   if (!std::filesystem::is_regular_file(path)) throw InputError("--" + option + ": cannot read '" + path + "'");
   return path;
+}
+
+// Each file's format: --format, else its extension.
+CorpusFormat format_of(const po::variables_map& vm, const std::string& path) {
+  try {
+    return corpus_format(path, vm.count("format") ? vm["format"].as<std::string>() : "");
+  } catch (const InputError& e) {
+    throw InputError(std::string("--format ") + e.what());
+  }
 }
 
 // The label columns to evaluate: --label-columns, else every column of the synthetic file but the
@@ -63,7 +74,7 @@ std::vector<std::string> label_columns(const po::variables_map& vm, const std::s
     if (columns.empty()) throw InputError("--label-columns names no column");
     return columns;
   }
-  const auto s = read_csv_header(synthetic), r = read_csv_header(real);
+  const auto s = read_column_names(synthetic, format_of(vm, synthetic)), r = read_column_names(real, format_of(vm, real));
   std::vector<std::string> columns;
   for (const auto& c : s) {
     if (c == text_column) continue;
@@ -80,6 +91,16 @@ std::vector<std::string> label_columns(const po::variables_map& vm, const std::s
   return columns;
 }
 
+// The real side: a CSV file streamed, a JSON-lines file read whole; label prefixes removed.
+std::shared_ptr<const RealSource> real_source(const std::string& file, CorpusFormat format, const CsvReadOptions& read,
+                                              const std::vector<std::string>& prefixes) {
+  if (format == CorpusFormat::kAugpeCsv) return std::make_shared<CsvRealSource>(file, read, prefixes);
+  Corpus corpus = read_corpus(file, format, read);
+  if (corpus.bad_records_skipped > 0) log_warn(file + ": " + std::to_string(corpus.bad_records_skipped) + " bad records skipped");
+  strip_label_prefixes(corpus, prefixes);
+  return std::make_shared<MemoryRealSource>(std::move(corpus), file);
+}
+
 }  // namespace
 
 int command_eval(const std::vector<std::string>& args) {
@@ -87,9 +108,10 @@ int command_eval(const std::vector<std::string>& args) {
   add_common_options(desc);
   describe_eval_options(desc);
   po::variables_map vm;
-  if (!parse_options("eval", "[mpirun -n R] secpe eval --synthetic S.csv --real R.csv [--out E.json]", desc, {}, args, vm)) return 0;
+  if (!parse_options("eval", "[mpirun -n R] secpe eval --synthetic S.csv --real R.csv|R.jsonl [--out E.json]", desc, {}, args, vm)) return 0;
   const std::string synthetic_file = required_file(vm, "synthetic");
   const std::string real_file = required_file(vm, "real");
+  const CorpusFormat synthetic_format = format_of(vm, synthetic_file), real_format = format_of(vm, real_file);
   const std::string text_column = vm["text-column"].as<std::string>();
   const auto prefixes = split_list(vm["label-prefixes"].as<std::string>(), '|');
 
@@ -119,6 +141,7 @@ int command_eval(const std::vector<std::string>& args) {
   if (!(e.near_duplicates.share > 0 && e.near_duplicates.share <= 1)) throw InputError("--near-duplicate-share must be in (0, 1]");
   e.seed = vm["seed"].as<std::uint64_t>();
   e.kernel = vm["kernel"].as<std::string>();
+  e.threads = option_in(vm, "threads", 0, 65536);
   make_kernel(e.kernel);  // an unknown name fails now, not after reading the real file
   e.synthetic_name = synthetic_file;
   const RealSetOptions r{.embedding_dim = vm["embedding-dim"].as<int>(), .sample_records = e.sample_records,
@@ -128,6 +151,7 @@ int command_eval(const std::vector<std::string>& args) {
   const OnBadRecord on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
   const bool quiet = vm["quiet"].as<bool>();
   const std::string out = vm.count("out") ? vm["out"].as<std::string>() : "";
+  if (!out.empty()) check_output_file("out", out);
 
   return run_under_mpi([&](const Communicator& comm) {
     set_log_quiet(quiet);
@@ -135,12 +159,12 @@ int command_eval(const std::vector<std::string>& args) {
                               .label_columns = label_columns(vm, synthetic_file, real_file, text_column),
                               .label_prefixes = {},
                               .on_bad_record = on_bad};
-    Corpus synthetic = read_augpe_csv(synthetic_file, read);
+    Corpus synthetic = read_corpus(synthetic_file, synthetic_format, read);
     strip_label_prefixes(synthetic, prefixes);
     if (synthetic.bad_records_skipped > 0) {
       log_warn(synthetic_file + ": " + std::to_string(synthetic.bad_records_skipped) + " bad records skipped");
     }
-    const RealSet real = prepare_real_set(std::make_shared<CsvRealSource>(real_file, read, prefixes), r, comm);
+    const RealSet real = prepare_real_set(real_source(real_file, real_format, read, prefixes), r, comm);
     const EvalReport report = evaluate(synthetic, real, e, comm);
     if (!comm.is_root()) return;
     print_eval_summary(report, std::cout);

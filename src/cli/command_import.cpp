@@ -1,15 +1,20 @@
 // secpe import: a corpus file -> the project's HDF5 dataset (texts, labels, secret matrix,
 // embeddings, provenance). Runs on one process.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <mutex>
 
 #include "cli/commands.hpp"
 #include "cli/http_options.hpp"
 #include "cli/options.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/parallel.hpp"
 #include "core/timer.hpp"
 #include "evolve/private_state.hpp"
 #include "io/corpus.hpp"
@@ -59,6 +64,47 @@ void check_labels_hold_no_secret(const LabelSet& labels, const SecretSet& secret
   }
 }
 
+// Every label needs public records: the generator learns from them and N_syn follows their label
+// counts, so a label without one gets no synthetic text (and a dataset without any cannot run).
+// Refused unless `allow`; labels with a public share under `min_share` are named in a warning.
+// Public counts are public (records without a secret); the messages give no private count.
+void check_public_share(const DatasetContents& contents, double min_share, bool allow) {
+  std::vector<std::int64_t> records(contents.labels.size(), 0), public_records(contents.labels.size(), 0);
+  for (std::size_t i = 0; i < contents.label_ids.size(); ++i) {
+    const auto l = static_cast<std::size_t>(contents.label_ids[i]);
+    ++records[l];
+    public_records[l] += contents.secrets.is_private(i) ? 0 : 1;
+  }
+  std::string none, low;
+  std::size_t none_count = 0, low_count = 0;
+  for (std::size_t l = 0; l < records.size(); ++l) {
+    std::string name = "'";  // (built in steps: GCC 12 warns wrongly about "'" + string)
+    name += contents.labels.display(l);
+    name += "'";
+    if (public_records[l] == 0) {
+      if (none_count++ < 10) none += (none.empty() ? "" : ", ") + name;
+    } else if (double(public_records[l]) < min_share * double(records[l])) {
+      if (low_count++ < 10) low += (low.empty() ? "" : ", ") + name + " (" + std::to_string(public_records[l]) + " public)";
+    }
+  }
+  const std::string change = "choose fewer or rarer secrets (--secret-count, --secret-quantile, a shorter --secrets-file, fewer --pii-categories)";
+  if (low_count > 0) {
+    log_warn(std::to_string(low_count) + " label(s) have less than " + std::to_string(int(std::lround(100 * min_share))) +
+             "% public records (--min-public-share): " + low + (low_count > 10 ? ", ..." : "") +
+             "; their synthetic text learns from few examples: " + change + " to keep more records public");
+  }
+  if (none_count == 0) return;
+  const std::string what = std::to_string(none_count) + " label(s) have no public record (every record holds a secret): " + none +
+                           (none_count > 10 ? ", ..." : "") +
+                           ". The generator learns from public records only and N_syn follows their label counts, so ";
+  if (allow) {
+    log_warn(what + "these labels get no synthetic text (--allow-private-labels)");
+    return;
+  }
+  throw InputError(what + "these labels would get no synthetic text: " + change +
+                   ", or import anyway with --allow-private-labels");
+}
+
 // Each label row's values joined, for choosing random-word secrets that no label contains.
 std::vector<std::string> label_texts(const LabelSet& labels) {
   std::vector<std::string> out;
@@ -93,19 +139,56 @@ std::unique_ptr<Embedder> builtin_embedder(bool learned, const TfidfSvdOptions& 
   return fitted;
 }
 
-// Every text's embedding into contents.embeddings, in blocks, with progress.
-void embed_all(const Embedder& embedder, const std::vector<std::string>& texts, DatasetContents& contents) {
-  Progress progress("embed", texts.size());
-  constexpr std::size_t kBlock = 8192;
+// Every text's embedding into contents.embeddings, in blocks of rows embedded on `threads` threads
+// (each row's embedding is the text's alone, so the thread count changes nothing), with progress.
+void embed_all(const Embedder& embedder, const std::vector<std::string>& texts, int threads, DatasetContents& contents) {
+  Progress progress("import: embed", texts.size());
+  constexpr std::size_t kBlock = 2048;
   contents.embeddings.resize(static_cast<Eigen::Index>(texts.size()), embedder.dim());
-  for (std::size_t b = 0; b < texts.size(); b += kBlock) {
-    const std::size_t e = std::min(texts.size(), b + kBlock);
-    MatrixF block;
-    embedder.embed(std::span<const std::string>(texts).subspan(b, e - b), block);
-    contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
-    progress.step(e);
-  }
+  const std::size_t blocks = (texts.size() + kBlock - 1) / kBlock;
+  std::atomic<std::size_t> done{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  run_chunks(std::min<int>(threads, static_cast<int>(blocks)), blocks, [&](int chunk, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::size_t b = k * kBlock, e = std::min(texts.size(), b + kBlock);
+      try {
+        MatrixF block;
+        embedder.embed(std::span<const std::string>(texts).subspan(b, e - b), block);
+        contents.embeddings.middleRows(static_cast<Eigen::Index>(b), static_cast<Eigen::Index>(e - b)) = block;
+      } catch (const ContextOverflowError& overflow) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::make_exception_ptr(overflow.about("record #" + std::to_string(b + overflow.index()) + " (0-based, in input order)"));
+        return;
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        return;
+      }
+      done += e - b;
+      if (chunk == 0) progress.step(done);  // one thread reports
+    }
+  });
+  if (error) std::rethrow_exception(error);
   progress.finish();
+}
+
+// The corpus, CSV read in chunks with progress (a large file takes a while), JSON lines whole.
+Corpus read_input(const std::filesystem::path& input, CorpusFormat format, const CsvReadOptions& options) {
+  if (format == CorpusFormat::kJsonl) return read_corpus(input, format, options);
+  AugpeCsvStream stream(input, options);
+  Progress progress("import: read (bytes)", stream.file_size(), 5.0);
+  Corpus corpus, chunk;
+  while (stream.next(65536, chunk)) {
+    corpus.texts.insert(corpus.texts.end(), std::make_move_iterator(chunk.texts.begin()), std::make_move_iterator(chunk.texts.end()));
+    corpus.labels.insert(corpus.labels.end(), std::make_move_iterator(chunk.labels.begin()), std::make_move_iterator(chunk.labels.end()));
+    corpus.label_columns = chunk.label_columns;
+    corpus.label_prefixes = chunk.label_prefixes;
+    progress.step(stream.bytes_read(), std::to_string(corpus.texts.size()) + " records");
+  }
+  corpus.bad_records_skipped = stream.bad_records_skipped();
+  progress.finish(std::to_string(corpus.texts.size()) + " records");
+  return corpus;
 }
 
 // --secrets: a comma-separated list of modes, each at most once; their secrets are merged (a
@@ -125,22 +208,33 @@ std::vector<std::string> parse_secret_modes(const std::string& text) {
 struct SecretChoice {
   std::vector<std::string> modes;
   std::string secrets_file;          // list mode
-  int count = 100;                   // random-word mode
-  double quantile = 0.2;
+  RandomWordOptions random_word;     // random-word mode
   PiiCategories pii_categories = kAllPiiCategories;
 };
 
 // The secrets of `texts` by every mode of `choice`, pii first (its detections join the matrix:
 // text/secrets.hpp, choose_pii_secrets); `matrix` gets the records x secrets matrix.
 SecretSet choose_secrets(const SecretChoice& choice, const std::vector<std::string>& texts, const LabelSet& labels,
-                         SecretMatrix& matrix) {
+                         const std::vector<std::int32_t>& label_ids, SecretMatrix& matrix) {
   std::vector<SecretSet> sets;
   SecretMatrix detected;
   const bool pii = std::count(choice.modes.begin(), choice.modes.end(), "pii") > 0;
   if (pii) sets.push_back(choose_pii_secrets(texts, choice.pii_categories, &detected));
   for (const auto& mode : choice.modes) {
     if (mode == "list") sets.push_back(read_secret_list(choice.secrets_file));
-    if (mode == "random-word") sets.push_back(choose_random_word_secrets(texts, choice.count, choice.quantile, label_texts(labels)));
+    if (mode != "random-word") continue;
+    try {
+      sets.push_back(choose_random_word_secrets(texts, choice.random_word, label_texts(labels), label_ids));
+    } catch (const InputError& e) {
+      throw InputError(std::string(e.what()) + " (--secret-max-private-share; a --secret-quantile nearer 1 takes rarer words)");
+    }
+    if (sets.back().secrets.size() < static_cast<std::size_t>(choice.random_word.count)) {
+      log_info("random-word: " + std::to_string(sets.back().secrets.size()) + " of the " + std::to_string(choice.random_word.count) +
+               " secret words asked for were taken: more would have made over " +
+               std::to_string(int(std::lround(100 * choice.random_word.max_private_share))) +
+               "% of the records, or every record of some label, private (--secret-max-private-share; 1 takes the words near "
+               "the quantile whatever they cost)");
+    }
   }
   SecretSet secrets = merge_secret_sets(sets);
   if (secrets.secrets.empty()) throw InputError("--secrets pii: no PII of the chosen categories in the corpus, so no secret and no private record");
@@ -152,13 +246,7 @@ SecretSet choose_secrets(const SecretChoice& choice, const std::vector<std::stri
   return secrets;
 }
 
-}  // namespace
-
-int command_import(const std::vector<std::string>& args) {
-  po::options_description desc("secpe import options");
-  add_common_options(desc);
-  add_http_embedder_options(desc, false);
-  add_http_client_options(desc);
+void describe_import_options(po::options_description& desc) {
   desc.add_options()
     ("input", po::value<std::string>()->default_value("data/demo/corpus.csv"), "corpus file to import")
     ("format", po::value<std::string>(), "augpe-csv or jsonl (default: jsonl for *.jsonl, else augpe-csv)")
@@ -166,7 +254,7 @@ int command_import(const std::vector<std::string>& args) {
     ("text-column", po::value<std::string>()->default_value("text"), "CSV column or JSON field holding the text")
     ("label-columns", po::value<std::string>()->default_value("label1,label2"), "comma-separated label columns or fields")
     ("label-prefixes", po::value<std::string>()->default_value("Business Category: |Review Stars: "),
-     "'|'-separated prefixes stripped from each label column (Aug-PE's by default; '' for none)")
+     "'|'-separated prefixes stripped from each label column's values that carry them, and written back in synthetic.csv for the columns where some value did (Aug-PE's by default; '' for none)")
     ("on-bad-record", po::value<std::string>()->default_value("error"), "error: stop at the first bad record; skip: skip and count")
     ("secrets", po::value<std::string>()->default_value("random-word"),
      "secret detection: pii, random-word or list, or several joined by commas (pii,list)")
@@ -176,8 +264,10 @@ int command_import(const std::vector<std::string>& args) {
     ("embeddings", po::value<std::string>(), "precomputed embeddings (.npy float32/float64, or .h5) of one row per record, instead of an embedder")
     ("embeddings-dataset", po::value<std::string>()->default_value("embeddings"), "--embeddings .h5: the dataset holding them")
     ("embeddings-model", po::value<std::string>(), "--embeddings: the name of the model that made them (required)")
-    ("secret-count", po::value<int>()->default_value(100), "random-word mode: number of secret words")
-    ("secret-quantile", po::value<double>()->default_value(0.2, "0.2"), "random-word mode: frequency quantile the words are taken around")
+    ("secret-count", po::value<int>()->default_value(RandomWordOptions{}.count), "random-word mode: number of secret words (at most)")
+    ("secret-quantile", po::value<double>()->default_value(RandomWordOptions{}.quantile, "0.2"), "random-word mode: frequency quantile the words are taken around")
+    ("secret-max-private-share", po::value<double>()->default_value(RandomWordOptions{}.max_private_share, "0.3"),
+     "random-word mode: take no word that would make more than this share of the records private (the next word out from the quantile is taken instead); 1: no limit, the paper's setting")
     ("embedder", po::value<std::string>()->default_value("hashing"),
      "hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only) or "
      "http (a model behind an OpenAI-compatible /embeddings API, e.g. Text Embeddings Inference: EVERY text, private ones included, is sent there)")
@@ -186,60 +276,77 @@ int command_import(const std::vector<std::string>& args) {
     ("embedder-vocabulary", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.vocabulary),
      "tfidf-svd: the most frequent word unigrams and bigrams of the public records kept")
     ("embedder-min-df", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.min_df),
-     "tfidf-svd: a kept term occurs in at least this many public records");
-  po::positional_options_description positional;
-  positional.add("input", 1);
-  po::variables_map vm;
-  if (!parse_options("import", "secpe import [--input] FILE [--format augpe-csv|jsonl] --out DATA.h5", desc, positional, args, vm)) return 0;
+     "tfidf-svd: a kept term occurs in at least this many public records")
+    ("min-public-share", po::value<double>()->default_value(0.2, "0.2"),
+     "warn when fewer than this share of a label's records are public (hold no secret)")
+    ("allow-private-labels", po::bool_switch(), "import even when a label has no public record (it then gets no synthetic text); refused otherwise")
+    ("threads", po::value<int>()->default_value(0), "threads for the embedding and the tfidf-svd fit (0: the SECPE_THREADS environment variable if set, else all hardware threads)");
+}
 
-  const std::filesystem::path input = vm["input"].as<std::string>();
-  const std::filesystem::path out = vm["out"].as<std::string>();
-  check_output_file("out", out);
-  std::string format = vm.count("format") ? vm["format"].as<std::string>() : (input.extension() == ".jsonl" ? "jsonl" : "augpe-csv");
-  const auto columns = split_list(vm["label-columns"].as<std::string>(), ',');
-  check_label_columns(columns, vm["text-column"].as<std::string>());
-  auto prefixes = split_list(vm["label-prefixes"].as<std::string>(), '|');
-  if (vm["label-prefixes"].defaulted() && format == "jsonl") prefixes.assign(columns.size(), "");
-  prefixes.resize(columns.size());
-  const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
+// The built-in or HTTP embedder the options ask for (imported embeddings are checked apart).
+struct EmbedderChoice {
+  bool learned = false, http = false;
+  HttpEmbedderOptions http_options;    // http
+  TfidfSvdOptions svd_options;         // hashing (its dim) and tfidf-svd
+  std::filesystem::path state_dir;     // http: the private response cache
+};
+
+EmbedderChoice embedder_choice_from(const po::variables_map& vm, const std::filesystem::path& out, int threads) {
+  EmbedderChoice c;
   const std::string embedder_kind = vm["embedder"].as<std::string>();
   if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "http") {
     throw InputError("--embedder must be hashing, tfidf-svd or http, not '" + embedder_kind + "'");
   }
-  const bool learned = embedder_kind == "tfidf-svd";
-  const bool http = embedder_kind == "http";
-  if (!http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "state-dir", "api-key-env", "concurrency", "http-timeout", "http-retries", "http-backoff"}, "--embedder http");
-  const std::filesystem::path state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
+  c.learned = embedder_kind == "tfidf-svd";
+  c.http = embedder_kind == "http";
+  refuse_shared_api_key(vm);
+  if (!c.http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "embed-api-key-env", "state-dir", "concurrency", "http-timeout", "http-retries", "http-backoff", "http-max-response-mb"}, "--embedder http");
+  c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
-    if (!learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
+    if (!c.learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
   }
-  int dim = learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
-  HttpEmbedderOptions http_options;
-  if (http) {
-    http_options = http_embedder_options(vm, true);
-    http_options.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
-    http_options.cache_dir = state_dir;
-    http_options.cache_writer = "import";
+  const int dim = c.learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  if (c.http) {
+    c.http_options = http_embedder_options(vm, true);
+    c.http_options.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
+    c.http_options.cache_dir = c.state_dir;
+    c.http_options.cache_writer = "import";
   }
-  const TfidfSvdOptions svd_options{.dim = dim,
-                                    .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
-                                    .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24)};
+  c.svd_options = {.dim = dim,
+                   .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
+                   .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24),
+                   .threads = threads};
+  return c;
+}
+
+// --secrets and the options of its modes.
+SecretChoice secret_choice_from(const po::variables_map& vm) {
   SecretChoice secret_choice{.modes = parse_secret_modes(vm["secrets"].as<std::string>()),
                              .secrets_file = {},
-                             .count = option_in(vm, "secret-count", 1, 10000000),
-                             .quantile = vm["secret-quantile"].as<double>()};
+                             .random_word = {.count = option_in(vm, "secret-count", 1, 10000000),
+                                             .quantile = option_in(vm, "secret-quantile", 0.0, 1.0),
+                                             .max_private_share = option_in(vm, "secret-max-private-share", 0.0, 1.0)}};
   auto uses = [&](const char* mode) { return std::count(secret_choice.modes.begin(), secret_choice.modes.end(), mode) > 0; };
   if (uses("list") != (vm.count("secrets-file") > 0)) throw InputError("--secrets list and --secrets-file FILE come together");
   if (vm.count("secrets-file")) secret_choice.secrets_file = vm["secrets-file"].as<std::string>();
-  if (!(secret_choice.quantile >= 0 && secret_choice.quantile <= 1)) throw InputError("--secret-quantile must be in [0, 1]");
+  if (!(secret_choice.random_word.max_private_share > 0)) throw InputError("--secret-max-private-share must be in (0, 1]");
+  if (!uses("random-word")) {
+    for (const char* name : {"secret-count", "secret-quantile", "secret-max-private-share"}) {
+      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --secrets random-word only");
+    }
+  }
   if (!uses("pii") && !vm["pii-categories"].defaulted()) throw InputError("--pii-categories applies to --secrets pii only");
   try {
     secret_choice.pii_categories = parse_pii_categories(vm["pii-categories"].as<std::string>());
   } catch (const InputError& e) {
     throw InputError(std::string("--pii-categories: ") + e.what());
   }
-  const bool imported = vm.count("embeddings") > 0;
-  if (imported) {
+  return secret_choice;
+}
+
+// --embeddings (imported rows) and the embedder's options exclude each other.
+void check_embeddings_options(const po::variables_map& vm, OnBadRecord on_bad) {
+  if (vm.count("embeddings")) {
     for (const char* name : {"embedder", "embedding-dim", "embedder-vocabulary", "embedder-min-df"}) {
       if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " and --embeddings exclude each other: imported embeddings bring their own model");
     }
@@ -252,25 +359,47 @@ int command_import(const std::vector<std::string>& args) {
     if (!vm["embeddings-dataset"].defaulted()) throw InputError("--embeddings-dataset applies to --embeddings only");
     if (vm.count("embeddings-model")) throw InputError("--embeddings-model applies to --embeddings only");
   }
+}
 
-  Corpus corpus;
-  if (format == "augpe-csv") {
-    CsvReadOptions o;
-    o.text_column = vm["text-column"].as<std::string>();
-    o.label_columns = columns;
-    o.label_prefixes = prefixes;
-    o.on_bad_record = on_bad;
-    corpus = read_augpe_csv(input, o);
-  } else if (format == "jsonl") {
-    JsonlReadOptions o;
-    o.text_field = vm["text-column"].as<std::string>();
-    o.label_fields = columns;
-    o.label_prefixes = prefixes;
-    o.on_bad_record = on_bad;
-    corpus = read_jsonl(input, o);
-  } else {
-    throw InputError("--format must be augpe-csv or jsonl, not '" + format + "'");
+}  // namespace
+
+int command_import(const std::vector<std::string>& args) {
+  po::options_description desc("secpe import options");
+  add_common_options(desc);
+  add_http_embedder_options(desc, false);
+  add_http_client_options(desc);
+  describe_import_options(desc);
+  po::positional_options_description positional;
+  positional.add("input", 1);
+  po::variables_map vm;
+  if (!parse_options("import", "secpe import [--input] FILE [--format augpe-csv|jsonl] --out DATA.h5", desc, positional, args, vm)) return 0;
+
+  const std::filesystem::path input = vm["input"].as<std::string>();
+  const std::filesystem::path out = vm["out"].as<std::string>();
+  check_output_file("out", out);
+  CorpusFormat format;
+  try {
+    format = corpus_format(input, vm.count("format") ? vm["format"].as<std::string>() : "");
+  } catch (const InputError& e) {
+    throw InputError(std::string("--format ") + e.what());
   }
+  const auto columns = split_list(vm["label-columns"].as<std::string>(), ',');
+  check_label_columns(columns, vm["text-column"].as<std::string>());
+  auto prefixes = split_list(vm["label-prefixes"].as<std::string>(), '|');
+  prefixes.resize(columns.size());
+  const double min_public_share = option_in(vm, "min-public-share", 0.0, 1.0);
+  const int threads = option_in(vm, "threads", 0, 65536);
+  const auto on_bad = parse_on_bad_record(vm["on-bad-record"].as<std::string>());
+  const EmbedderChoice embedding = embedder_choice_from(vm, out, threads);
+  const SecretChoice secret_choice = secret_choice_from(vm);
+  auto uses = [&](const char* mode) { return std::count(secret_choice.modes.begin(), secret_choice.modes.end(), mode) > 0; };
+  const bool imported = vm.count("embeddings") > 0;
+  check_embeddings_options(vm, on_bad);
+
+  Corpus corpus = read_input(input, format, {.text_column = vm["text-column"].as<std::string>(),
+                                                     .label_columns = columns,
+                                                     .label_prefixes = prefixes,
+                                                     .on_bad_record = on_bad});
   if (corpus.texts.empty()) throw InputError(input.string() + ": no records");
   log_info("read " + std::to_string(corpus.texts.size()) + " records from " + input.string() +
            (corpus.bad_records_skipped ? " (" + std::to_string(corpus.bad_records_skipped) + " bad records skipped)" : ""));
@@ -278,9 +407,10 @@ int command_import(const std::vector<std::string>& args) {
   DatasetContents contents;
   contents.labels = build_labels(corpus, contents.label_ids);
   const Timer secrets_timer;
-  const SecretSet secrets = choose_secrets(secret_choice, corpus.texts, contents.labels, contents.secrets);
+  const SecretSet secrets = choose_secrets(secret_choice, corpus.texts, contents.labels, contents.label_ids, contents.secrets);
   log_info("secrets (" + secrets.mode + ") chosen and detected in " + std::to_string(secrets_timer.seconds()) + " s");
   check_labels_hold_no_secret(contents.labels, secrets);
+  check_public_share(contents, min_public_share, vm["allow-private-labels"].as<bool>());
   contents.secret_names = secrets.secrets;
   contents.secret_categories = secrets.categories;
   std::size_t private_records = 0;
@@ -297,28 +427,32 @@ int command_import(const std::vector<std::string>& args) {
              contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
   } else {
     std::unique_ptr<Embedder> embedder;
-    if (http) {
-      embedder = std::make_unique<HttpEmbedder>(http_options);
-      contents.provenance["embedder_url"] = http_options.client.base_url;
-      contents.provenance["embedder_model"] = http_options.model;
-      log_info("embedding with " + embedder->name() + " at " + http_options.client.base_url + "; response cache (private) in " + state_dir.string());
+    if (embedding.http) {
+      embedder = std::make_unique<HttpEmbedder>(embedding.http_options);
+      contents.provenance["embedder_url"] = embedding.http_options.client.base_url;
+      contents.provenance["embedder_model"] = embedding.http_options.model;
+      log_info("embedding with " + embedder->name() + " at " + embedding.http_options.client.base_url + "; response cache (private) in " +
+               embedding.state_dir.string());
     } else {
-      embedder = builtin_embedder(learned, svd_options, corpus.texts, contents);
+      embedder = builtin_embedder(embedding.learned, embedding.svd_options, corpus.texts, contents);
     }
-    embed_all(*embedder, corpus.texts, contents);
+    embed_all(*embedder, corpus.texts, embedding.http ? 1 : (threads > 0 ? threads : default_threads()), contents);
     embedder_name = embedder->name();
   }
   contents.texts = std::move(corpus.texts);
   contents.provenance.insert({{"source", std::filesystem::absolute(input).string()},
-                              {"source_format", format},
+                              {"source_format", format == CorpusFormat::kJsonl ? "jsonl" : "augpe-csv"},
                               {"created_utc", utc_now()},
-                              {"secpe_version", SECPE_VERSION},
+                              {"secpe_version", build_info().version},
                               {"embedder", embedder_name},
                               {"embedding_dim", std::to_string(contents.embeddings.cols())},
                               {"secret_mode", secrets.mode},
                               {"secret_count", std::to_string(secrets.secrets.size())},
                               {"bad_records_skipped", std::to_string(corpus.bad_records_skipped)}});
-  if (uses("random-word")) contents.provenance["secret_quantile"] = std::to_string(secret_choice.quantile);
+  if (uses("random-word")) {
+    contents.provenance["secret_quantile"] = std::to_string(secret_choice.random_word.quantile);
+    contents.provenance["secret_max_private_share"] = std::to_string(secret_choice.random_word.max_private_share);
+  }
   if (uses("pii")) contents.provenance["pii_categories"] = vm["pii-categories"].as<std::string>();
   if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
   write_dataset(out, contents);

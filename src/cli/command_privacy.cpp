@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <functional>
+#include <map>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +14,7 @@
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "io/dataset.hpp"
 #include "privacy/study.hpp"
 
@@ -30,6 +34,53 @@ SecretMatrix private_rows_of(const DatasetReader& reader) {
     rows.indptr.push_back(static_cast<std::int64_t>(rows.indices.size()));
   }
   return rows;
+}
+
+// The report: the setup, sigma in every mode, the ratios and every secret's figures; `over`
+// gets the number of secrets whose r at the evaluated sigma exceeds their budget.
+nlohmann::ordered_json study_json(const nlohmann::ordered_json& setup, const PrivacyStudy& s, const SecretBudgets& budgets,
+                                  std::size_t& over) {
+  nlohmann::ordered_json j;
+  j["setup"] = setup;
+  j["sampling_lp"] = s.lp_path;
+  j["batch_used"] = s.batch_used;
+  j["sigma"] = {{"exact", s.sigma_exact}, {"paper", s.sigma_paper}, {"gdp", s.sigma_gdp}, {"evaluated", s.sigma_evaluated}};
+  j["lp_choice"] = {{"definition", "among the optimal LP solutions, secpe uses one that puts each secret set's weight on as few records as possible (same objective, constraints and batch); sigma_exact_spread is what the plain solution (every record of a set at the same weight) needs"},
+                    {"sigma_exact", s.sigma_exact}, {"sigma_exact_spread", s.sigma_exact_spread},
+                    {"sigma_saved_by_lp_choice", s.sigma_exact_spread - s.sigma_exact},
+                    {"weighted_records", s.weighted_records}, {"weighted_records_spread", s.weighted_records_spread}};
+  j["sigma_ratio"] = {{"definition", "sigma_gdp / sigma: Aug-PE's record-level noise over SecPE's secret-level noise for the same (p, r); larger is better for secret protection"},
+                      {"exact", s.sigma_ratio_exact}, {"paper", s.sigma_ratio_paper}};
+  j["group_sigma_ratio"] = {{"definition", "sigma_gdp_group / sigma, with sigma_gdp_group = max_j sqrt(T) n_j / mu_j: the noise record-level GDP needs (group privacy over the n_j holders) for the same secret guarantee"},
+                            {"sigma_gdp_group", s.sigma_gdp_group}, {"exact", s.group_ratio_exact}, {"paper", s.group_ratio_paper}};
+  j["noise_ratio"] = {{"definition", "(sigma_gdp / records) / (sigma / batch_used): the same per unit of signal (every record votes in Aug-PE, batch_used records are sampled in SecPE)"},
+                      {"exact", s.noise_ratio_exact}, {"paper", s.noise_ratio_paper}};
+  j["modes"] = {{"exact", "mixture of Gaussians (Poisson-binomial counts), counts and centres (sqrt(2)), discretised PLD composed over T, bisection so that B(p_j) <= r_j"},
+                {"paper", "sqrt(T) * Delta_j / eta_j (single-Gaussian approximation; not an upper bound; it leaves out the sqrt(2) of releasing counts and centres, i.e. it accounts for one of the two statistics released per iteration)"},
+                {"gdp", "sqrt(T) / mu_j (Aug-PE, sensitivity 1 per record)"}};
+  nlohmann::ordered_json secrets = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < s.secrets.size(); ++k) {
+    const auto& x = s.secrets[k];
+    over += x.r_at_sigma > budgets.r[k] ? 1 : 0;
+    secrets.push_back({{"secret", k}, {"p", budgets.p[k]}, {"r", budgets.r[k]},
+                       {"sigma_exact", x.sigma_exact > 0 ? nlohmann::ordered_json(x.sigma_exact) : nlohmann::ordered_json(nullptr)},
+                       {"sigma_paper", x.sigma_paper}, {"sigma_gdp", x.sigma_gdp},
+                       {"r_at_sigma", x.r_at_sigma}, {"r_at_sigma_over_p", x.r_at_sigma / budgets.p[k]}});
+  }
+  j["secrets_over_budget_at_sigma"] = over;
+  j["secrets"] = secrets;
+  return j;
+}
+
+// Each stage's progress on stderr (the results go to stdout).
+std::function<void(const std::string&, std::size_t, std::size_t)> stage_progress() {
+  auto bars = std::make_shared<std::map<std::string, std::unique_ptr<Progress>>>();
+  return [bars](const std::string& stage, std::size_t done, std::size_t total) {
+    auto& bar = (*bars)[stage];
+    if (!bar) bar = std::make_unique<Progress>(stage, total);
+    if (done < total) bar->step(done);
+    else bar->finish();
+  };
 }
 
 }  // namespace
@@ -54,6 +105,8 @@ int command_privacy(const std::vector<std::string>& args) {
     ("budgets", po::value<std::string>(), "with --data: CSV 'secret,p,r' of per-secret budgets")
     ("sigma", po::value<double>(&o.sigma)->default_value(0.0, "0"), "sigma whose achieved r_j to report (0: the paper's sigma)")
     ("summary-only", po::bool_switch(), "calibrate exactly only what sigma = max_j sigma_j needs (fast)")
+    ("threads", po::value<int>(&o.threads)->default_value(0), "secrets calibrated side by side (0: the SECPE_THREADS environment variable if set, else all hardware threads); same results for any number")
+    ("quiet", po::bool_switch(), "no progress output")
     ("out", po::value<std::string>(), "also write the JSON here");
   po::variables_map vm;
   if (!parse_options("privacy", "secpe privacy (--data DATA.h5 | --simulate) [--iterations T --p P --r-over-p K] [--out FILE.json]\n"
@@ -70,6 +123,9 @@ int command_privacy(const std::vector<std::string>& args) {
     if (!(vm["inclusion"].as<double>() > 0 && vm["inclusion"].as<double>() <= 1)) throw InputError("--inclusion must be in (0, 1]");
   }
   option_in(vm, "iterations", 1, 100000);
+  option_in(vm, "threads", 0, 65536);
+  set_log_quiet(vm["quiet"].as<bool>());
+  o.progress = stage_progress();
   option_in(vm, "private-batch", 0.0, 1e12);
   option_in(vm, "sigma", 0.0, 1e15);
   const double p = vm["p"].as<double>();
@@ -106,36 +162,8 @@ int command_privacy(const std::vector<std::string>& args) {
   setup["private_batch"] = o.batch;
 
   const PrivacyStudy s = study_privacy(rows, budgets, o);
-  nlohmann::ordered_json j;
-  j["setup"] = setup;
-  j["sampling_lp"] = s.lp_path;
-  j["batch_used"] = s.batch_used;
-  j["sigma"] = {{"exact", s.sigma_exact}, {"paper", s.sigma_paper}, {"gdp", s.sigma_gdp}, {"evaluated", s.sigma_evaluated}};
-  j["lp_choice"] = {{"definition", "among the optimal LP solutions, secpe uses one that puts each secret set's weight on as few records as possible (same objective, constraints and batch); sigma_exact_spread is what the plain solution (every record of a set at the same weight) needs"},
-                    {"sigma_exact", s.sigma_exact}, {"sigma_exact_spread", s.sigma_exact_spread},
-                    {"sigma_saved_by_lp_choice", s.sigma_exact_spread - s.sigma_exact},
-                    {"weighted_records", s.weighted_records}, {"weighted_records_spread", s.weighted_records_spread}};
-  j["sigma_ratio"] = {{"definition", "sigma_gdp / sigma: Aug-PE's record-level noise over SecPE's secret-level noise for the same (p, r); larger is better for secret protection"},
-                      {"exact", s.sigma_ratio_exact}, {"paper", s.sigma_ratio_paper}};
-  j["group_sigma_ratio"] = {{"definition", "sigma_gdp_group / sigma, with sigma_gdp_group = max_j sqrt(T) n_j / mu_j: the noise record-level GDP needs (group privacy over the n_j holders) for the same secret guarantee"},
-                            {"sigma_gdp_group", s.sigma_gdp_group}, {"exact", s.group_ratio_exact}, {"paper", s.group_ratio_paper}};
-  j["noise_ratio"] = {{"definition", "(sigma_gdp / records) / (sigma / batch_used): the same per unit of signal (every record votes in Aug-PE, batch_used records are sampled in SecPE)"},
-                      {"exact", s.noise_ratio_exact}, {"paper", s.noise_ratio_paper}};
-  j["modes"] = {{"exact", "mixture of Gaussians (Poisson-binomial counts), counts and centres (sqrt(2)), discretised PLD composed over T, bisection so that B(p_j) <= r_j"},
-                {"paper", "sqrt(T) * Delta_j / eta_j (single-Gaussian approximation; not an upper bound; it leaves out the sqrt(2) of releasing counts and centres, i.e. it accounts for one of the two statistics released per iteration)"},
-                {"gdp", "sqrt(T) / mu_j (Aug-PE, sensitivity 1 per record)"}};
-  nlohmann::ordered_json secrets = nlohmann::ordered_json::array();
   std::size_t over = 0;
-  for (std::size_t k = 0; k < s.secrets.size(); ++k) {
-    const auto& x = s.secrets[k];
-    over += x.r_at_sigma > budgets.r[k] ? 1 : 0;
-    secrets.push_back({{"secret", k}, {"p", budgets.p[k]}, {"r", budgets.r[k]},
-                       {"sigma_exact", x.sigma_exact > 0 ? nlohmann::ordered_json(x.sigma_exact) : nlohmann::ordered_json(nullptr)},
-                       {"sigma_paper", x.sigma_paper}, {"sigma_gdp", x.sigma_gdp},
-                       {"r_at_sigma", x.r_at_sigma}, {"r_at_sigma_over_p", x.r_at_sigma / budgets.p[k]}});
-  }
-  j["secrets_over_budget_at_sigma"] = over;
-  j["secrets"] = secrets;
+  const nlohmann::ordered_json j = study_json(setup, s, budgets, over);
   if (vm.count("out")) {
     const std::filesystem::path out = vm["out"].as<std::string>();
     if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());

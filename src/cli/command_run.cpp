@@ -1,5 +1,4 @@
 // secpe run: the pipeline under MPI (one process per rank; rank 0 writes the outputs).
-#include <algorithm>
 #include <array>
 #include <H5public.h>
 #include <cstdlib>
@@ -8,8 +7,6 @@
 #include <mpi.h>
 #include <optional>
 
-#include <unistd.h>
-
 #include "bench/bench_report.hpp"
 #include "cli/commands.hpp"
 #include "cluster/kmeans.hpp"
@@ -17,6 +14,7 @@
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
 #include "core/atomic_file.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/stop_signal.hpp"
 #include "core/log.hpp"
@@ -73,6 +71,7 @@ void describe_run_options(po::options_description& desc) {
     ("resume", po::bool_switch(), "skip the labels finished in the state folder's checkpoint by an interrupted run with the same options")
     ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
     ("drop-leaking", po::bool_switch(), "leave the texts in which the leak scan finds a PII pattern out of synthetic.csv and initial.csv (counts in privacy.json)")
+    ("allow-over-budget", po::bool_switch(), "exit 0 even when privacy.json says some secret gets more than its budget (Aug-PE's record-level accounting, --calibration paper); without it such a run writes its outputs, says so on stderr and exits with code 4")
     ("quiet", po::bool_switch(), "no progress output");
 }
 
@@ -138,7 +137,10 @@ RunConfig run_config_from(const po::variables_map& vm) {
     if (!std::filesystem::is_regular_file(c.prompts)) throw InputError("--prompts: cannot read '" + c.prompts.string() + "'");
   }
   c.http_embedding = http_embedder_options(vm, false);
-  if (vm.count("generator-corpus")) c.generator_corpus = vm["generator-corpus"].as<std::string>();
+  if (vm.count("generator-corpus")) {
+    c.generator_corpus = vm["generator-corpus"].as<std::string>();
+    if (!std::filesystem::is_regular_file(c.generator_corpus)) throw InputError("--generator-corpus: cannot read '" + c.generator_corpus.string() + "'");
+  }
   c.generator_texts = option_in<std::size_t>(vm, "generator-texts", 1, 1000000000);
   c.kernel = vm["kernel"].as<std::string>();
   try {
@@ -151,6 +153,10 @@ RunConfig run_config_from(const po::variables_map& vm) {
   c.shard_by = parse_shard_by(vm["shard-by"].as<std::string>());
   c.out = vm["out"].as<std::string>();
   check_output_folder("out", c.out, {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"});
+  if (!vm["resume"].as<bool>() && std::filesystem::exists(c.out / "run.json")) {
+    throw InputError("--out: '" + c.out.string() + "' holds a completed run (its run.json): give a new --out, or remove that "
+                     "folder (and its private state folder) to run again there");
+  }
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(c.out);
   check_state_dir(c.state_dir, c.out);
   c.resume = vm["resume"].as<bool>();
@@ -196,6 +202,69 @@ void write_outputs(const std::filesystem::path& out, const RunResult& result, co
                        {"run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; }}});
 }
 
+// --resume into an --out that holds a completed run (a requeued job that had finished, say): true
+// when its settings match (nothing to do, nothing redone); InputError naming the first that differs.
+bool already_complete(const Communicator& comm, const RunConfig& config, const RunInputs& inputs,
+                      const std::optional<std::filesystem::path>& key_file) {
+  if (!config.resume || !std::filesystem::exists(config.out / "run.json")) return false;
+  std::string differs;
+  if (comm.is_root()) {
+    try {
+      RunConfig given = config;
+      if (key_file) given.noise_key = read_noise_key_file(*key_file);
+      check_completed_run(given, inputs.shard->info(), key_file.has_value());
+    } catch (const InputError& e) {
+      differs = e.what();
+    }
+  }
+  comm.broadcast(differs);
+  if (!differs.empty()) throw InputError(differs);
+  log_info(config.out.string() + " already holds the completed run (its run.json): nothing to resume, nothing redone. "
+           "For another run, give a new --out");
+  return true;
+}
+
+// The run; when it fails (not stopped), rank 0 deletes a noise key that protects no progress.
+RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator& run_comm, const RunConfig& config,
+                                    const RunInputs& inputs, const PrivateState& state) {
+  try {
+    return run_pipeline(run_comm, config, inputs);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
+    if (comm.is_root()) discard_unused_private_state(state);
+    throw;
+  }
+}
+
+// What privacy.json says about secrets over their budget: how many, and the one furthest over
+// (its r_achieved / p against its r / p); empty when every secret is within its budget.
+std::string over_budget_message(const nlohmann::ordered_json& privacy) {
+  const std::size_t over = privacy.value("secrets_over_budget", std::size_t{0});
+  if (over == 0) return "";
+  const nlohmann::ordered_json* worst = nullptr;
+  for (const auto& s : privacy["secrets"]) {
+    if (!worst || s["r_achieved"].get<double>() / s["r"].get<double>() > (*worst)["r_achieved"].get<double>() / (*worst)["r"].get<double>()) worst = &s;
+  }
+  char text[160];
+  std::snprintf(text, sizeof text, "worst: secret #%zu gets r/p = %.4g where r/p = %.4g was asked",
+                (*worst)["secret"].get<std::size_t>(), (*worst)["r_achieved_over_p"].get<double>(),
+                (*worst)["r"].get<double>() / (*worst)["p"].get<double>());
+  return std::to_string(over) + " secret(s) get more than their budget (" + text + "; privacy.json lists each secret's r_achieved)";
+}
+
+// After the outputs are written: a run over its budget ends with exit code 4 unless the user
+// accepted it. Every rank holds the same report, so every rank decides alike (no abort needed).
+void end_if_over_budget(const nlohmann::ordered_json& privacy, const std::filesystem::path& out, bool allowed) {
+  const std::string over = over_budget_message(privacy);
+  if (over.empty()) return;
+  if (!allowed) {
+    throw AgreedExit(kOverBudgetExitCode, over + "; outputs written to " + out.string() +
+                                              ". Exit code 4; --allow-over-budget accepts such a run (exit 0)");
+  }
+  log_warn(over + " (accepted: --allow-over-budget)");
+}
+
 }  // namespace
 
 int command_run(const std::vector<std::string>& args) {
@@ -216,7 +285,7 @@ int command_run(const std::vector<std::string>& args) {
 
   const std::optional<std::filesystem::path> key_file =
       vm.count("noise-key-file") ? std::optional<std::filesystem::path>(vm["noise-key-file"].as<std::string>()) : std::nullopt;
-
+  const bool allow_over_budget = vm["allow-over-budget"].as<bool>();
   return run_under_mpi([&](const Communicator& comm) {
     config.device = rank_device(config.device);  // first: --device cuda without a GPU fails before any state is made
     // Without --seed, rank 0 draws one from the OS and every rank uses it.
@@ -232,6 +301,10 @@ int command_run(const std::vector<std::string>& args) {
     }
     comm.broadcast(std::span<std::int64_t>(seed));
     config.seed = static_cast<std::uint64_t>(seed[0]);
+    const auto nccl = device_communicator(comm, config.device);
+    // Every check that can fail the run, before any secret is made or any costly work done.
+    const RunInputs inputs = prepare_run(nccl ? *nccl : comm, config);
+    if (already_complete(comm, config, inputs, key_file)) return;
 
     // The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in
     // memory only (they need it for the private sampling).
@@ -243,15 +316,9 @@ int command_run(const std::vector<std::string>& args) {
     comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
 
     install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
-    // Where it ran: the distinct hosts of the ranks, in rank order of first appearance.
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    std::vector<std::string> nodes;
-    for (const auto& h : comm.allgather_strings({host}))
-      if (std::find(nodes.begin(), nodes.end(), h) == nodes.end()) nodes.push_back(h);
-    const auto nccl = device_communicator(comm, config.device);
+    const std::vector<std::string> nodes = comm.hosts();  // where it ran
     const Timer start;
-    const RunResult result = run_pipeline(nccl ? *nccl : comm, config);
+    const RunResult result = run_leaving_no_unused_key(comm, nccl ? *nccl : comm, config, inputs, state);
     if (comm.is_root()) {
       nlohmann::ordered_json run_json;
       run_json["command"] = "secpe run";
@@ -265,22 +332,18 @@ int command_run(const std::vector<std::string>& args) {
                                 {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
                                 {"device", device_name(config.device)},
                                 {"slurm_job_id", slurm_job ? slurm_job : ""},
-                                {"git_commit_at_configure", SECPE_GIT_COMMIT},
+                                {"git_commit", build_info().commit},
                                 {"machine", machine_info()}};
       nlohmann::ordered_json options;
       for (const auto& [name, value] : option_values(vm)) options[name] = value;
       options["seed"] = std::to_string(config.seed);
       if (key_file) options["noise-key-file"] = "(given; not recorded)";
       run_json["options"] = options;
-      run_json["versions"] = {{"secpe", SECPE_VERSION},
+      run_json["versions"] = {{"secpe", build_info().version},
                               {"mpi", mpi_library_version()},
                               {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
                               {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
-#ifdef SECPE_HAVE_CUDA
-                              {"cuda_backend", "compiled"}};
-#else
-                              {"cuda_backend", "not compiled"}};
-#endif
+                              {"build", build_options_json()}};
       run_json["summary"] = result.summary;
       run_json["wall_seconds"] = start.seconds();
       run_json["outputs"] = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
@@ -289,6 +352,7 @@ int command_run(const std::vector<std::string>& args) {
       log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string() +
                " (publishable); private state, never to be published: " + config.state_dir.string());
     }
+    end_if_over_budget(result.privacy, out, allow_over_budget);
   });
 }
 

@@ -1,6 +1,7 @@
 // secpe serve: the built-in generator and an embedder behind an OpenAI-compatible HTTP API
 // (http/openai_service.hpp), so that the HTTP path of import and run can be tried and tested
-// without a GPU, with switches that inject faults. It learns only from public texts.
+// without a GPU, with switches that inject faults. It learns only from public texts. Every
+// resource a client can make it spend has a limit with an option (http/server.hpp).
 #include <cstdlib>
 #include <filesystem>
 
@@ -27,6 +28,31 @@ LabelSet corpus_labels(const std::filesystem::path& path, std::vector<std::vecto
   return labels;
 }
 
+void add_limit_options(po::options_description& desc) {
+  const HttpServerLimits server;
+  const ServiceLimits service;
+  desc.add_options()
+    ("workers", po::value<int>()->default_value(server.workers), "limits: threads answering requests (one more thread does all socket work)")
+    ("max-connections", po::value<int>()->default_value(server.max_connections), "limits: open connections at most; one more closes the longest-idle keep-alive connection, or is answered 503 when all are busy")
+    ("max-body-bytes", po::value<std::size_t>()->default_value(server.request.max_body_bytes), "limits: bytes of one request body (over: 413)")
+    ("max-response-bytes", po::value<std::size_t>()->default_value(server.max_response_bytes), "limits: bytes of one answer (over: 413)")
+    ("max-inputs", po::value<std::size_t>()->default_value(service.max_inputs), "limits: embedding inputs, or completion choices (prompts x n), per request (over: 413)")
+    ("max-request-tokens", po::value<std::size_t>()->default_value(service.max_request_tokens), "limits: tokens per request: inputs, or prompt + choices x max_tokens (over: 413)")
+    ("request-timeout", po::value<double>()->default_value(server.request_timeout_s, "30"), "limits: seconds from a request's first byte to its last, and for the client to take the answer (over: 408, closed)")
+    ("idle-timeout", po::value<double>()->default_value(server.idle_timeout_s, "15"), "limits: seconds a keep-alive connection may wait for its next request");
+}
+
+HttpServerLimits server_limits(const po::variables_map& vm) {
+  HttpServerLimits l;
+  l.workers = option_in(vm, "workers", 1, 1024);
+  l.max_connections = option_in(vm, "max-connections", 1, 100000);
+  l.request.max_body_bytes = option_in<std::size_t>(vm, "max-body-bytes", 1, std::size_t{1} << 32);
+  l.max_response_bytes = option_in<std::size_t>(vm, "max-response-bytes", 1024, std::size_t{1} << 34);
+  l.request_timeout_s = option_in(vm, "request-timeout", 0.01, 86400.0);
+  l.idle_timeout_s = option_in(vm, "idle-timeout", 0.01, 86400.0);
+  return l;
+}
+
 }  // namespace
 
 int command_serve(const std::vector<std::string>& args) {
@@ -49,6 +75,7 @@ int command_serve(const std::vector<std::string>& args) {
     ("drop-every", po::value<int>()->default_value(0), "fault injection: close the connection of every N-th API request without answering")
     ("delay-ms", po::value<int>()->default_value(0), "fault injection: wait this long before answering each API request")
     ("truncate", po::bool_switch(), "fault injection: cut every answer in half (invalid JSON)");
+  add_limit_options(desc);
   po::variables_map vm;
   if (!parse_options("serve", "secpe serve --port P [--host 127.0.0.1] (--corpus PUBLIC.csv | --data DATA.h5)", desc, {}, args, vm)) return 0;
   if (!vm.count("port")) throw InputError("--port is required (0: any free port)");
@@ -70,6 +97,9 @@ int command_serve(const std::vector<std::string>& args) {
                     .drop_every = option_in(vm, "drop-every", 0, 1000000),
                     .delay_ms = option_in(vm, "delay-ms", 0, 3600000),
                     .truncate = vm["truncate"].as<bool>()};
+  service.limits = {.max_inputs = option_in<std::size_t>(vm, "max-inputs", 1, 1000000),
+                    .max_request_tokens = option_in<std::size_t>(vm, "max-request-tokens", 1, std::size_t{1} << 40)};
+  const HttpServerLimits limits = server_limits(vm);
   const NgramGeneratorOptions generator_options{.max_words = option_in(vm, "max-words", 1, 100000)};
 
   std::vector<std::vector<std::string>> texts;
@@ -92,12 +122,13 @@ int command_serve(const std::vector<std::string>& args) {
   texts.emplace_back();  // the all-label model, for prompts that name no label
   auto generator = std::make_shared<NgramGenerator>(texts, source, generator_options);
 
-  HttpServer server(vm["host"].as<std::string>(), port, openai_service(generator, embedder, labels, service));
+  HttpServer server(vm["host"].as<std::string>(), port, openai_service(generator, embedder, labels, service), limits);
   if (vm.count("port-file")) {
     write_file_atomically(vm["port-file"].as<std::string>(), [&](std::ostream& o) { o << server.port() << "\n"; });
   }
   log_info("serving model '" + service.model + "' (" + generator->describe() + "; embedder " + embedder->name() + ") on http://" +
-           vm["host"].as<std::string>() + ":" + std::to_string(server.port()) + "/v1");
+           vm["host"].as<std::string>() + ":" + std::to_string(server.port()) + "/v1 with " + std::to_string(limits.workers) + " workers, at most " +
+           std::to_string(limits.max_connections) + " connections");
   server.serve();
   return 0;
 }

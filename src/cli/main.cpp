@@ -6,13 +6,15 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/build_info.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: secpe <command> [options]      (secpe <command> --help lists every option)\n\n"
+    "usage: secpe <command> [options]      (secpe <command> --help lists every option)\n"
+    "       secpe --version                (version, source commit and build options)\n\n"
     "commands:\n"
     "  corpus    write the built-in demo corpus (Aug-PE CSV) and its planted secrets\n"
     "  import    turn a corpus (augpe-csv or jsonl) into a secpe HDF5 dataset\n"
@@ -48,7 +50,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "--version") {
-    std::cout << "secpe " << SECPE_VERSION << "\n";
+    std::cout << secpe::version_text();
     return 0;
   }
   const std::vector<std::string> args(argv + 2, argv + argc);

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "compute/cpu/blas_core.hpp"
@@ -12,6 +13,17 @@
 #include "dist/nccl_communicator.hpp"
 
 namespace secpe::cli {
+namespace {
+
+// mpirun reports any non-zero exit code with a banner saying the job was "aborted"; after a stop
+// every rank agreed on, that banner means nothing went wrong, so the message says so first.
+std::string launcher_note() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") ? " (mpirun may now print that the job was aborted: that is how it reports a non-zero "
+                                               "exit code; every rank finished cleanly)"
+                                             : "";
+}
+
+}  // namespace
 
 int run_under_mpi(const std::function<void(const Communicator&)>& body) {
   MPI_Init(nullptr, nullptr);
@@ -24,7 +36,10 @@ int run_under_mpi(const std::function<void(const Communicator&)>& body) {
       body(comm);
     } catch (const Interrupted& e) {  // every rank stops together: no abort needed
       code = kInterruptedExitCode;
-      if (comm.is_root()) std::cerr << "secpe: stopped: " << e.what() << std::endl;
+      if (comm.is_root()) std::cerr << "secpe: stopped: " << e.what() << ". Exit code 75: stopped cleanly" << launcher_note() << std::endl;
+    } catch (const AgreedExit& e) {
+      code = e.code();
+      if (comm.is_root()) std::cerr << "secpe: " << e.what() << launcher_note() << std::endl;
     } catch (const std::exception& e) {
       code = dynamic_cast<const InputError*>(&e) ? 2 : 1;
       std::cerr << "secpe: error" << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << ": "

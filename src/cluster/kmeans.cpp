@@ -168,15 +168,16 @@ struct Shape {
 
 // k-means++: a uniform first centre, then D^2-weighted draws; D^2 to the first centre from the
 // kernel's exact score, updates with the fast float distance.
-MatrixF seed_plus_plus(const Communicator& comm, const MatrixF& rows, const NearestCentreKernel& kernel,
+MatrixF seed_plus_plus(const Communicator& comm, const KeptRows& kept, const NearestCentreKernel& kernel,
                        const KMeansOptions& o, const Shape& s) {
+  const MatrixF& rows = kept.rows();
   const auto nz = static_cast<std::size_t>(s.n);
   CounterRng rng(o.seed, Stream::kKMeansInit, o.stream);
   MatrixF centres(s.k, s.d);
   draw_weighted_row(comm, rows, std::vector<std::int64_t>(nz, 1), rng, s.d, centres.row(0));
   std::vector<std::int32_t> nearest(nz);
   std::vector<double> score(nz), min_dist(nz);
-  kernel.search(rows, centres.topRows(1), o.metric, nearest, score);
+  kernel.search_kept(kept, centres.topRows(1), o.metric, 1, nearest, score);
   for (std::size_t i = 0; i < nz; ++i) min_dist[i] = seeding_distance(score[i], o.metric);
   const FastSeeding fast(rows, o.metric, s.threads);
   const Eigen::Index seeded = extend_plus_plus(comm, rows, fast, min_dist, rng, centres, 1);
@@ -211,8 +212,9 @@ MatrixF seed_random(const Communicator& comm, const MatrixF& rows, const KMeansO
 // k-means|| (Bahmani et al. 2012). Candidates are kept in global row order within a round and in
 // round order overall; each row tracks its nearest candidate by the kernel's exact score (strict
 // improvement only, so ties go to the earlier, lower-numbered candidate).
-MatrixF seed_parallel(const Communicator& comm, const MatrixF& rows, const NearestCentreKernel& kernel,
+MatrixF seed_parallel(const Communicator& comm, const KeptRows& kept, const NearestCentreKernel& kernel,
                       const KMeansOptions& o, const Shape& s, KMeansResult& result) {
+  const MatrixF& rows = kept.rows();
   const auto nz = static_cast<std::size_t>(s.n);
   const Eigen::Index d = s.d;
   CounterRng rng(o.seed, Stream::kKMeansInit, o.stream);
@@ -221,7 +223,7 @@ MatrixF seed_parallel(const Communicator& comm, const MatrixF& rows, const Neare
   std::vector<float> cand(first.data(), first.data() + d);
   std::vector<std::int32_t> owner(nz, 0), nearest(nz);
   std::vector<double> best(nz), score(nz);
-  kernel.search(rows, first, o.metric, nearest, best);
+  kernel.search_kept(kept, first, o.metric, 1, nearest, best);
   std::vector<std::int64_t> weights(nz);
   for (std::size_t i = 0; i < nz; ++i) weights[i] = weight_of(seeding_distance(best[i], o.metric));
 
@@ -246,7 +248,7 @@ MatrixF seed_parallel(const Communicator& comm, const MatrixF& rows, const Neare
     if (m == 0) continue;
     const MatrixF block = Eigen::Map<const MatrixF>(gathered.data(), m, d);
     const auto base = static_cast<std::int32_t>(cand.size() / static_cast<std::size_t>(d));
-    kernel.search(rows, block, o.metric, nearest, score);
+    kernel.search_kept(kept, block, o.metric, 1, nearest, score);
     for (std::size_t i = 0; i < nz; ++i) {
       if (score[i] < best[i]) {
         best[i] = score[i];
@@ -292,7 +294,7 @@ MatrixF seed_parallel(const Communicator& comm, const MatrixF& rows, const Neare
     pick = draw_index(cweights, reduction_rng);
   }
   if (chosen < s.k) {  // the candidates ran out of distinct points: k-means++ over the rows
-    kernel.search(rows, centres.topRows(chosen), o.metric, nearest, score);
+    kernel.search_kept(kept, centres.topRows(chosen), o.metric, 1, nearest, score);
     for (std::size_t i = 0; i < nz; ++i) min_dist[i] = seeding_distance(score[i], o.metric);
     chosen = extend_plus_plus(comm, rows, fast, min_dist, reduction_rng, centres, chosen);
     centres.conservativeResize(chosen, d);
@@ -326,12 +328,15 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
   const int threads = options.threads > 0 ? options.threads : default_threads();
   const Shape shape{n, d, k, offset, total_rows, threads};
 
+  // The rows stay where the kernel computes (a GPU's memory) for every search and sum below.
+  const std::unique_ptr<KeptRows> kept = kernel.keep(rows);
+
   // ---- seeding ----
   Timer t0;
   MatrixF centres;
   switch (options.init) {
-    case KMeansInit::kParallel: centres = seed_parallel(comm, rows, kernel, options, shape, result); break;
-    case KMeansInit::kPlusPlus: centres = seed_plus_plus(comm, rows, kernel, options, shape); break;
+    case KMeansInit::kParallel: centres = seed_parallel(comm, *kept, kernel, options, shape, result); break;
+    case KMeansInit::kPlusPlus: centres = seed_plus_plus(comm, *kept, kernel, options, shape); break;
     case KMeansInit::kRandom: centres = seed_random(comm, rows, options, shape); break;
   }
   const Eigen::Index kk = centres.rows();
@@ -343,10 +348,10 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
   std::vector<double> score(nz);
   std::vector<std::int64_t> sums(static_cast<std::size_t>(kk * d)), counts(static_cast<std::size_t>(kk));
   auto accumulate = [&] {
-    kernel.search(rows, centres, options.metric, nearest, score);
+    kernel.search_kept(*kept, centres, options.metric, 1, nearest, score);
     std::fill(sums.begin(), sums.end(), 0);
     std::fill(counts.begin(), counts.end(), 0);
-    kernel.add_to_centres(rows, nearest, {}, sums, counts);
+    kernel.add_kept_to_centres(*kept, nearest, {}, sums, counts);
     comm.allreduce_sum(sums);
     comm.allreduce_sum(counts);
   };

@@ -62,7 +62,8 @@ struct KMeansResult {
 // is rank order (ranks own contiguous record ranges), which seeding relies on to be rank-count
 // independent: every random draw is keyed by global row ids, every reduction is exact, and the
 // seeding distances are computed by rank-independent routines (the kernel's exact scores, or
-// compute/fast_float.hpp). `kernel` computes assignments.
+// compute/fast_float.hpp). `kernel` computes assignments and sums; it keeps the rows (a GPU: in
+// its memory, uploaded once) for the whole call.
 KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows,
                                 const NearestCentreKernel& kernel, const KMeansOptions& options);
 

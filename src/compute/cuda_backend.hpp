@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "compute/nearest.hpp"
@@ -17,26 +18,67 @@ int cuda_device_count();
 
 struct CudaKernelOptions {
   int device = -1;   // CUDA device; -1: the one for this process's local rank (compute/gpu_plan.hpp)
-  int threads = 0;   // host threads for the exact rescoring (0: as BlasKernelOptions::threads)
+  int threads = 0;   // host threads (norms, packing, fallbacks; 0: as BlasKernelOptions::threads)
   bool tf32 = false; // TF32 tensor cores for the GEMM: faster, a wider bound, more rows rescored
-  // Device memory per tile of rows (two tiles are in flight): bounds the memory for any shard
-  // size, on top of the centres themselves.
+  // Device memory per tile of rows: bounds the distance tiles (and the rows of a search too large
+  // to stay on the device) for any shard size, on top of the centres and the kept rows.
   std::size_t tile_bytes = std::size_t{256} << 20;
+  // Kept rows (NearestCentreKernel::keep) stay in device memory when they fit in its free memory
+  // less this reserve (for tiles, centres and results); otherwise they stream through in tiles
+  // (logged). false: nothing stays (every search uploads its rows, as rows used once do).
+  bool keep_rows = true;
+  std::size_t keep_reserve_bytes = std::size_t{2} << 30;
+  // Exact rescoring of the candidates on the device (fp64, exact::pair_score's order and bits);
+  // false: on the host threads (the path the built-in check falls back to).
+  bool device_rescoring = true;
+  // Tests only: the device path's results are altered (the last row of every search gets a
+  // wrong score, kept rows' sums a wrong entry), so that the built-in check must catch them.
+  bool corrupt_device_results = false;
 };
 
-// A NearestCentreKernel on a CUDA device: cuBLAS SGEMM finds candidates, the host rescores them
-// exactly, so results equal the reference kernel's bit for bit (as the blas kernel's). Also
-// bytes_moved(): host <-> device bytes so far (for secpe bench).
+// What a CUDA kernel has moved and waited for so far (secpe bench reports it per iteration).
+struct DeviceTraffic {
+  std::uint64_t bytes_up = 0;            // host -> device
+  std::uint64_t bytes_down = 0;          // device -> host
+  std::uint64_t syncs = 0;               // times the host waited for the device
+  std::uint64_t batches = 0;             // search batches (each: one upload, one download, one wait)
+  std::uint64_t host_rescored_rows = 0;  // rows rescored on the host (a candidate list overflowed, or the safe path)
+  std::uint64_t check_failures = 0;      // built-in checks that failed (see CudaKernel)
+  DeviceTraffic operator-(const DeviceTraffic& o) const {
+    return {bytes_up - o.bytes_up, bytes_down - o.bytes_down, syncs - o.syncs, batches - o.batches,
+            host_rescored_rows - o.host_rescored_rows, check_failures - o.check_failures};
+  }
+};
+
+// A NearestCentreKernel on a CUDA device, with results equal to the reference kernel's bit for
+// bit (as the blas kernel's): cuBLAS SGEMM and a bound select candidates, which are rescored
+// exactly (on the device, else on the host). Kept rows stay in device memory.
+// Built-in check (HPCG-style): the first batch of searches on the device is compared with the
+// host's exact answer on sampled rows (every centre scored), later batches on one row each, the
+// first per-centre sums of kept rows with the CPU's sums. A disagreement is reported on stderr
+// and counted (traffic().check_failures); from then on the kernel runs its safe path (rows
+// streamed from the host, candidates rescored on the host, sums on the CPU), and the call that
+// failed is redone that way, so the results stay exact.
 class CudaKernel : public NearestCentreKernel {
  public:
-  virtual std::uint64_t bytes_moved() const = 0;
+  virtual DeviceTraffic traffic() const = 0;
+  std::uint64_t bytes_moved() const {
+    const DeviceTraffic t = traffic();
+    return t.bytes_up + t.bytes_down;
+  }
   virtual std::string device_description() const = 0;  // "NVIDIA H100 80GB HBM3 (device 0)"
 };
 
 std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions& options);
 
-// cuBLAS SGEMM alone on an M x N x d shape (X C^T, data already on the device, output in row
-// tiles of at most 2^26 entries): the best seconds of `repeats`, the baseline of secpe bench kernel.
-double cuda_sgemm_seconds(std::int64_t m, std::int64_t n, std::int64_t d, int repeats, bool tf32);
+// One GEMM shape: X (m x d) times C (n x d) transposed.
+struct GemmShape {
+  std::int64_t m = 0, n = 0, d = 0;
+};
+// cuBLAS SGEMM alone (TF32 tensor cores with `tf32`) on each shape, one after the other on one
+// stream, data already on the device, output in row tiles of at most 2^26 entries: the best
+// device seconds of `repeats` for the whole list, after a warm-up. The GEMM floor of secpe
+// bench's searches on the GPU.
+double cuda_gemm_seconds(std::span<const GemmShape> shapes, int repeats, bool tf32);
 
 }  // namespace secpe

@@ -41,7 +41,7 @@ std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions&) {
   throw InputError("this secpe was built without CUDA: no cuda kernel");
 }
 
-double cuda_sgemm_seconds(std::int64_t, std::int64_t, std::int64_t, int, bool) {
+double cuda_gemm_seconds(std::span<const GemmShape>, int, bool) {
   throw InputError("this secpe was built without CUDA: no cuBLAS baseline");
 }
 #endif

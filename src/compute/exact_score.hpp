@@ -82,11 +82,22 @@ inline void pair_scores4(Metric metric, const float* x, const float* const c[4],
 // The order of results: lower score first, ties to the lower centre index (compute/search_bound.hpp).
 using bound::better;
 
-// norm() of every row of m, bit for bit, on up to `threads` threads.
-// How norms() sums eight rows at a time, each path giving norm()'s bits: in the lanes of an
-// AVX-512 register where the CPU has it (kAuto), else in interleaved chains. The tests run both.
-enum class NormsPath { kAuto, kChains };
-std::vector<double> norms(const MatrixF& m, int threads = 1, NormsPath path = NormsPath::kAuto);
+// How several exact sums are run at once, each path giving the bits of the sequential sum: in the
+// lanes of an AVX-512 register where the CPU has it (kAuto: compute/lanes8.hpp), else in
+// interleaved chains. The tests run both.
+enum class SumPath { kAuto, kChains };
+
+// norm() of every row of m, bit for bit, eight rows at a time, on up to `threads` threads.
+std::vector<double> norms(const MatrixF& m, int threads = 1, SumPath path = SumPath::kAuto);
+
+// One pair to score: pair_score(metric, x, c, d, x_norm, c_norm).
+struct PairToScore {
+  const float* x;
+  const float* c;
+  double x_norm, c_norm;
+};
+// out[i] = the score of pairs[i], bit for bit, eight pairs at a time (or four chains).
+void pair_scores(Metric metric, Eigen::Index d, std::span<const PairToScore> pairs, double* out, SumPath path = SumPath::kAuto);
 
 // Validated inputs of a search: the norms of every row and centre (exact, as above).
 struct Prepared {
@@ -94,13 +105,39 @@ struct Prepared {
   std::vector<double> centre_norms;  // norm(c_k)
 };
 
-// The k best of the candidate centres `ids` for row x (norm row_norm), rescored exactly (four at a
-// time, each bit-identical to pair_score) and ordered by `better`: written to nearest[0..k) and
-// score[0..k). ids must hold at least k centres and every centre that can be among the k best.
-// `scratch` is reused between calls. Every fast kernel, CPU or GPU, finishes its rows here.
+// The k best of the candidate centres `ids` for row x (norm row_norm), rescored exactly
+// (pair_scores: each bit-identical to pair_score) and ordered by `better`: written to
+// nearest[0..k) and score[0..k). ids must hold at least k centres and every centre that can be
+// among the k best. `scratch` is reused between calls. Every fast kernel, CPU or GPU, finishes its
+// rows here or in a RescoreBatch.
 void best_k_of(Metric metric, const float* x, double row_norm, const MatrixF& centres, std::span<const double> centre_norms,
                std::span<const std::int32_t> ids, std::size_t k, std::vector<std::pair<double, std::int32_t>>& scratch,
                std::int32_t* nearest, double* score);
+
+// best_k_of for many rows at once: a row often keeps one or two candidates, too few to fill the
+// lanes of pair_scores on its own, so the rows of a block are added first and their pairs scored
+// together. Each row's result is best_k_of's, bit for bit.
+class RescoreBatch {
+ public:
+  void clear();
+  // A row x (norm x_norm) with its candidates, whose k best go to nearest[0..k), score[0..k).
+  void add_row(const float* x, double x_norm, std::span<const std::int32_t> ids, std::int32_t* nearest, double* score);
+  // Scores every pair, writes every row's k best, and empties the batch.
+  void finish(Metric metric, const MatrixF& centres, std::span<const double> centre_norms, std::size_t k);
+  std::size_t pairs() const { return ids_.size(); }  // waiting to be scored
+
+ private:
+  struct Row {
+    std::size_t begin, end;  // its candidates in ids_
+    std::int32_t* nearest;
+    double* score;
+  };
+  std::vector<Row> rows_;
+  std::vector<std::int32_t> ids_;
+  std::vector<PairToScore> pairs_;
+  std::vector<double> scores_;
+  std::vector<std::pair<double, std::int32_t>> scratch_;
+};
 
 // Checks a search's inputs, in one fixed order so every kernel throws the same error for the same
 // input: no centres; dimension mismatch; then each centre (NaN/Inf, then a zero centre under
@@ -111,5 +148,10 @@ void best_k_of(Metric metric, const float* x, double row_norm, const MatrixF& ce
 // up to `threads` threads (each the same way, so the result does not depend on it).
 Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
                  std::size_t score_size, int threads = 1);
+// prepare() in two steps, for a kernel that keeps its rows' norms: the shapes (no centres,
+// dimension mismatch, k, the spans), then, with the norms computed by norms(), each centre and
+// each row. The same errors in the same order.
+void check_shapes(const MatrixF& x, const MatrixF& centres, std::size_t k, std::size_t nearest_size, std::size_t score_size);
+void check_norms(std::span<const double> row_norms, std::span<const double> centre_norms, Metric metric);
 
 }  // namespace secpe::exact

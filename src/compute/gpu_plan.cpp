@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -69,6 +70,35 @@ std::vector<TileSegment> tile_segments(const CentreSegments& segments, std::int6
     if (b < e) out.push_back({static_cast<std::int32_t>(c), static_cast<std::int32_t>(b - p0), static_cast<std::int32_t>(e - p0)});
   }
   return out;
+}
+
+std::vector<TileSegment> split_runs(const CentreSegments& segments, std::size_t max_rows) {
+  const auto& off = segments.offsets;
+  if (!off.empty() && off.back() > std::numeric_limits<std::int32_t>::max()) {
+    throw std::length_error("per-centre sums on the GPU: more than 2^31 - 1 rows");
+  }
+  const auto step = static_cast<std::int64_t>(std::max<std::size_t>(max_rows, 1));
+  std::vector<TileSegment> out;
+  for (std::size_t c = 0; c + 1 < off.size(); ++c) {
+    for (std::int64_t b = off[c]; b < off[c + 1]; b += step) {
+      out.push_back({static_cast<std::int32_t>(c), static_cast<std::int32_t>(b), static_cast<std::int32_t>(std::min(b + step, off[c + 1]))});
+    }
+  }
+  return out;
+}
+
+bool fits_on_device(std::size_t bytes, std::size_t free_bytes, std::size_t reserve_bytes) {
+  return free_bytes > reserve_bytes && bytes <= free_bytes - reserve_bytes;
+}
+
+Packing pack(std::span<const std::size_t> bytes, std::size_t align) {
+  Packing p;
+  for (const std::size_t b : bytes) {
+    p.total = (p.total + align - 1) & ~(align - 1);
+    p.offsets.push_back(p.total);
+    p.total += b;
+  }
+  return p;
 }
 
 }  // namespace secpe::gpu

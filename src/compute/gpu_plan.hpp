@@ -41,4 +41,23 @@ CentreSegments segment_by_centre(std::span<const std::int32_t> centre_of, std::s
 // adds each run into its centre's sums without atomics.
 std::vector<TileSegment> tile_segments(const CentreSegments& segments, std::int64_t p0, std::int64_t p1);
 
+// Runs of at most max_rows positions of segments.order each (positions counted from 0), by
+// ascending centre, covering every position once: the work items of the per-centre sums of kept
+// rows, which the device reads where they are kept (no tiles) and adds with integer atomics (so
+// a centre may have several runs). std::length_error beyond 2^31 - 1 positions (int32 offsets).
+std::vector<TileSegment> split_runs(const CentreSegments& segments, std::size_t max_rows);
+
+// Whether `bytes` of kept rows stay in device memory: at most `free_bytes` (what the device has
+// free) less `reserve_bytes` (kept free for the searches' tiles, centres and results). Rows that
+// do not fit stream through in tiles instead, as rows used once do.
+bool fits_on_device(std::size_t bytes, std::size_t free_bytes, std::size_t reserve_bytes);
+
+// Byte offsets of consecutive blocks in one buffer, each starting at a multiple of `align` (a
+// power of two): one upload (or download) for a whole batch. offsets has one entry per block.
+struct Packing {
+  std::vector<std::size_t> offsets;
+  std::size_t total = 0;
+};
+Packing pack(std::span<const std::size_t> bytes, std::size_t align);
+
 }  // namespace secpe::gpu

@@ -108,25 +108,30 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   } else {
     owned = config.kernel == "blas" ? std::make_unique<BlasKernel>(options) : make_kernel(config.kernel, options.threads);
   }
-  if (const auto* blas = dynamic_cast<const BlasKernel*>(owned.get())) r.screen = blas_screen_name(blas->screen_for(n));
+  if (const auto* blas = dynamic_cast<const BlasKernel*>(owned.get())) r.screen = screen_label(blas->screen_for(n));
   const NearestCentreKernel& kernel = *owned;
   std::vector<std::int32_t> idx(static_cast<std::size_t>(m * k));
   std::vector<double> score(idx.size());
-  const Timing kt = best_of(config.repeats, [&] {
-    if (k == 1) {
-      kernel.search(x, c, config.metric, idx, score);
-    } else {
-      kernel.search_k(x, c, config.metric, k, idx, score);
-    }
-  });
-
+  const Timer keep_timer;
+  const std::unique_ptr<KeptRows> kept = kernel.keep(x);
+  r.keep_seconds = keep_timer.seconds();
+  const auto search = [&] { kernel.search_kept(*kept, c, config.metric, k, idx, score); };
+  if (cuda) search();  // untimed: cuBLAS loads its kernels, and the built-in check compares sampled rows in full
+  const DeviceTraffic before = cuda ? cuda->traffic() : DeviceTraffic{};
+  const Timing kt = best_of(config.repeats, search);
   r.kernel_seconds = kt.wall;
   r.kernel_cpu_seconds = kt.cpu;
   if (cuda) {
-    r.sgemm_seconds = cuda_sgemm_seconds(m, n, d, config.repeats, config.tf32);
+    const GemmShape shape{m, n, d};
+    r.sgemm_seconds = cuda_gemm_seconds(std::span<const GemmShape>(&shape, 1), config.repeats, config.tf32);
     r.baseline = config.tf32 ? "cuBLAS cublasSgemm (TF32)" : "cuBLAS cublasSgemm";
     r.gpu = cuda->device_description();
-    r.bytes_moved = double(cuda->bytes_moved()) / double(std::max(1, config.repeats));
+    const DeviceTraffic t = cuda->traffic() - before;
+    const double per = 1.0 / double(std::max(1, config.repeats));
+    r.bytes_up = double(t.bytes_up) * per, r.bytes_down = double(t.bytes_down) * per;
+    r.bytes_moved = r.bytes_up + r.bytes_down;
+    r.syncs = double(t.syncs) * per, r.host_rescored_rows = double(t.host_rescored_rows) * per;
+    r.check_failures = cuda->traffic().check_failures;
   } else {
     bench_openblas_sgemm(config, x, c, r);
   }

@@ -2,7 +2,8 @@
 // Kernel throughput measurement, for `secpe bench kernel`: the BLAS kernel's nearest-centre
 // search against plain cblas_sgemm on the same shape (M queries x N centres x d dimensions,
 // 2 M N d flops for both), on synthetic data (uniform in [-1, 1), fixed seed). On the cuda
-// device: the CUDA kernel (transfers included) against cuBLAS SGEMM on data already there.
+// device: the CUDA kernel searching rows kept on the device (the centres' upload, the norms and
+// the rescoring included) against cuBLAS SGEMM on data already there.
 #include <cstdint>
 #include <string>
 
@@ -38,12 +39,18 @@ struct KernelBenchResult {
   double kernel_cpu_seconds = 0.0;
   double sgemm_cpu_seconds = 0.0;
   bool verified = true;          // verify_rows agree with the reference bit for bit
-  std::string screen;            // blas: the candidate screen that ran (fp32, bf16, bf16-emulated)
+  std::string screen;            // blas: the candidate screen that ran, with its engine (screen_label)
   std::string openblas_core;     // openblas_get_corename(), e.g. "Haswell"
   std::string openblas_config;   // openblas_get_config()
   std::string baseline = "OpenBLAS cblas_sgemm";
   std::string gpu;               // cuda: the device's name
-  double bytes_moved = 0.0;      // cuda: host <-> device bytes per search
+  double bytes_moved = 0.0;      // cuda: host <-> device bytes per search (up + down)
+  // cuda: the rows are kept on the device first (keep_seconds: their upload and norms), then one
+  // untimed search (cuBLAS loads its kernels; the built-in check's full comparison), then the
+  // timed ones; per timed search:
+  double keep_seconds = 0.0;
+  double bytes_up = 0.0, bytes_down = 0.0, syncs = 0.0, host_rescored_rows = 0.0;
+  std::uint64_t check_failures = 0;  // the kernel's built-in check (CudaKernel): 0 unless something is wrong
 };
 
 KernelBenchResult bench_kernel(const KernelBenchConfig& config);

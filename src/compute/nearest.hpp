@@ -15,6 +15,36 @@ namespace secpe {
 Metric parse_metric(const std::string& name);  // "l2" | "ip" | "cosine"; InputError otherwise
 std::string metric_name(Metric metric);
 
+// Rows a kernel keeps for repeated searches and sums (FAISS-style: added once, searched many
+// times): k-means' rows, Aug-PE's voters. A GPU kernel holds a copy of them and their exact norms
+// in device memory while the handle lives (when the device has room for them); the CPU kernels
+// keep nothing but this view. A plain KeptRows is the view alone, for rows used once.
+// The rows must outlive the handle and stay unchanged while it lives; the handle must not
+// outlive the kernel that made it.
+class KeptRows {
+ public:
+  explicit KeptRows(const MatrixF& rows) : rows_(&rows) {}
+  KeptRows(const KeptRows&) = delete;
+  KeptRows& operator=(const KeptRows&) = delete;
+  virtual ~KeptRows() = default;
+  const MatrixF& rows() const { return *rows_; }
+
+ private:
+  const MatrixF* rows_;
+};
+
+// One search of a batch (NearestCentreKernel::search_batch): search_k of x against centres, and
+// with centre_nearest non-empty (k = 1) search_mutual's other direction as well.
+struct SearchTask {
+  const KeptRows* x = nullptr;
+  const MatrixF* centres = nullptr;
+  int k = 1;
+  std::span<std::int32_t> nearest;
+  std::span<double> score;
+  std::span<std::int32_t> centre_nearest = {};
+  std::span<double> centre_score = {};
+};
+
 class NearestCentreKernel {
  public:
   virtual ~NearestCentreKernel() = default;
@@ -47,6 +77,22 @@ class NearestCentreKernel {
   // (compute/cpu/centre_sums.cpp), threaded over threads().
   virtual void add_to_centres(const MatrixF& x, std::span<const std::int32_t> centre_of, std::span<const std::uint8_t> include,
                               std::span<std::int64_t> sums, std::span<std::int64_t> counts) const;
+  // Kept rows (above): the default keeps only the view.
+  virtual std::unique_ptr<KeptRows> keep(const MatrixF& rows) const;
+  // Several searches at once, each with the results and errors it would have alone (the first
+  // task's error is thrown first); k = 1 tasks are search(), mutual ones search_mutual(). The
+  // default runs them one after the other; a GPU kernel uploads every task's centres at once,
+  // queues all the searches and waits once.
+  virtual void search_batch(std::span<const SearchTask> tasks, Metric metric) const;
+  // One search of kept rows (a batch of one).
+  void search_kept(const KeptRows& x, const MatrixF& centres, Metric metric, int k, std::span<std::int32_t> nearest,
+                   std::span<double> score) const;
+  // add_to_centres of kept rows: the same sums; a GPU kernel reads the rows where it keeps them.
+  virtual void add_kept_to_centres(const KeptRows& x, std::span<const std::int32_t> centre_of,
+                                   std::span<const std::uint8_t> include, std::span<std::int64_t> sums,
+                                   std::span<std::int64_t> counts) const {
+    add_to_centres(x.rows(), centre_of, include, sums, counts);
+  }
   // Worker threads the kernel uses (1 unless it says otherwise).
   virtual int threads() const { return 1; }
 };

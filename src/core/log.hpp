@@ -2,6 +2,7 @@
 // Human-readable progress and warnings on stderr. Only rank 0 prints (set_log_rank), so an
 // N-rank job prints one copy. Nothing logged may contain private text or unnoised private
 // statistics: log stage names, counts of public things, timings and released (noised) values.
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -29,6 +30,22 @@ class Progress {
   double interval_s_;
   bool percent_ = false, reported_ = false;
   std::chrono::steady_clock::time_point start_, last_;
+};
+
+// Progress of work shared by threads (core/parallel.hpp's run_chunks): each thread adds what it
+// finished, and chunk 0's thread alone prints (Progress is not thread-safe).
+class SharedProgress {
+ public:
+  SharedProgress(std::string stage, std::size_t total) : progress_(std::move(stage), total) {}
+  void add(int chunk, std::size_t n) {
+    const std::size_t now = done_.fetch_add(n) + n;
+    if (chunk == 0) progress_.step(now);
+  }
+  void finish() { progress_.finish(); }
+
+ private:
+  Progress progress_;
+  std::atomic<std::size_t> done_{0};
 };
 
 }  // namespace secpe

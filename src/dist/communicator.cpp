@@ -1,6 +1,8 @@
 #include "dist/communicator.hpp"
 #include "dist/nccl_communicator.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -17,6 +19,15 @@ std::pair<std::uint64_t, std::uint64_t> Communicator::shard_of(std::uint64_t n, 
 std::int64_t Communicator::allreduce_sum(std::int64_t value) const {
   allreduce_sum(std::span<std::int64_t>(&value, 1));
   return value;
+}
+
+std::vector<std::string> Communicator::hosts() const {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::vector<std::string> distinct;
+  for (const auto& h : allgather_strings({host}))
+    if (std::find(distinct.begin(), distinct.end(), h) == distinct.end()) distinct.push_back(h);
+  return distinct;
 }
 
 void Communicator::broadcast(std::string& value, int root) const {

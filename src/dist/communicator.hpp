@@ -59,6 +59,9 @@ class Communicator {
                                                std::vector<std::size_t>& recv_counts) const = 0;
   // Every rank's strings, concatenated in rank order, on every rank.
   std::vector<std::string> allgather_strings(const std::vector<std::string>& local) const;
+  // The distinct host names of the ranks, in rank order of first appearance (a collective): where
+  // a run or benchmark ran, for its provenance.
+  std::vector<std::string> hosts() const;
 
   virtual void barrier() const = 0;
 

@@ -45,6 +45,19 @@ void broadcast_model(LogisticModel& m, Eigen::Index features, int classes, int o
   m.converged = meta[1] != 0;
 }
 
+// "a, b, c and 9 more": label values are public, and naming them shows why none matched.
+template <class Range, class Name>
+std::string some_values(const Range& values, Name name) {
+  constexpr std::size_t kShown = 12;
+  std::string out;
+  std::size_t n = 0;
+  for (const auto& v : values) {
+    if (n++ < kShown) out += (out.empty() ? "'" : ", '") + name(v) + "'";
+  }
+  if (n > kShown) out += " and " + std::to_string(n - kShown) + " more";
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace
 
 std::vector<LabelColumn> common_label_columns(const Corpus& synthetic, const RealSet& real, const EvalOptions& options) {
@@ -63,8 +76,10 @@ std::vector<LabelColumn> common_label_columns(const Corpus& synthetic, const Rea
     }
     const auto& counts = real.value_counts[c.real_index];
     if (std::none_of(c.classes.begin(), c.classes.end(), [&](const std::string& v) { return counts.count(v) > 0; })) {
-      throw InputError("label column '" + c.name + "': no value of " + options.synthetic_name + " occurs in " +
-                       real.source->name());
+      throw InputError("label column '" + c.name + "': no value of " + options.synthetic_name + " (" +
+                       some_values(c.classes, [](const std::string& v) { return v; }) + ") occurs in " + real.source->name() +
+                       " (" + some_values(counts, [](const auto& entry) { return entry.first; }) +
+                       "); values are compared as written, after removing the label prefixes");
     }
     out.push_back(std::move(c));
   }
@@ -93,7 +108,7 @@ std::vector<LabelColumnReport> downstream_reports(const Corpus& synthetic, const
   }
   // models[column][features]. Each model is trained on one thread (so it is the same whoever
   // trains it): model m goes to rank m % ranks, and a rank trains its models side by side on up
-  // to SECPE_THREADS threads.
+  // to options.threads threads.
   std::vector<std::vector<LogisticModel>> models(columns.size(), std::vector<LogisticModel>(makers.size()));
   auto owner = [&](std::size_t c, std::size_t f) { return static_cast<int>((f * columns.size() + c) % comm.size()); };
   std::vector<SparseRows> rows;
@@ -107,7 +122,7 @@ std::vector<LabelColumnReport> downstream_reports(const Corpus& synthetic, const
   log_info("eval: training " + std::to_string(columns.size() * makers.size()) + " classifiers");
   std::exception_ptr error;
   std::mutex error_mutex;
-  run_chunks(std::min(default_threads(), static_cast<int>(mine.size())), mine.size(),
+  run_chunks(std::min(options.threads > 0 ? options.threads : default_threads(), static_cast<int>(mine.size())), mine.size(),
              [&](int, std::size_t begin, std::size_t end) {
                for (std::size_t i = begin; i < end; ++i) {
                  const auto [c, f] = mine[i];

@@ -63,7 +63,7 @@ void precision_recall(const MatrixF& synthetic, const MatrixF& real, const EvalO
   report.knn_synthetic = static_cast<std::size_t>(synthetic.rows());
   report.knn_real = static_cast<std::size_t>(real.rows());
   if (synthetic.rows() <= options.knn || real.rows() <= options.knn) return;
-  const auto kernel = make_kernel(options.kernel);
+  const auto kernel = make_kernel(options.kernel, options.threads);
   auto radii = [&](const MatrixF& points) {
     const auto [begin, end] = comm.shard(static_cast<std::uint64_t>(points.rows()));
     const std::vector<double> mine = knn_ball_radii(points, static_cast<std::int64_t>(begin),

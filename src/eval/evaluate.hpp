@@ -36,6 +36,7 @@ struct EvalOptions {
   NearDuplicateOptions near_duplicates{};
   std::uint64_t seed = 1;               // picks the synthetic sample
   std::string kernel = "blas";          // nearest-centre kernel of precision and recall
+  int threads = 0;                      // per rank: classifiers side by side, the kernel (0: default_threads())
   std::string synthetic_name = "the synthetic set";  // for messages and the report (its file)
 };
 

@@ -10,6 +10,8 @@
 namespace secpe {
 void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
   const std::size_t initial = job.synthetic * static_cast<std::size_t>(job.variations);
+  // Aug-PE's voters stay where the kernel computes (a GPU's memory) for every iteration.
+  const std::unique_ptr<KeptRows> voters = job.voters ? job.kernel.keep(*job.voters) : nullptr;
   for (int t = job.first_iteration; t < job.iterations; ++t) {
     const Timer iter_start;
     const CandidatePool pool = make_candidate_pool(job.comm, job.generator, job.embedder, job.seed, job.label, t,
@@ -32,7 +34,7 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
     } else {
       job.ledger.charge(job.label, t, {{"released", {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"}},
                                        {"sigma", job.sigma}});
-      votes = augpe_votes(job.comm, *job.voters, pool.embeddings, job.kernel, job.metric, job.sigma,
+      votes = augpe_votes(job.comm, *voters, pool.embeddings, job.kernel, job.metric, job.sigma,
                           job.augpe_threshold, job.noise_key, job.label, t);
     }
     const double vote_seconds = t0.seconds();

@@ -28,6 +28,7 @@
 #include "evolve/training_texts.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
+#include "privacy/budgets.hpp"
 #include "privacy/augpe_accounting.hpp"
 #include "privacy/calibration.hpp"
 #include "privacy/conversions.hpp"
@@ -53,7 +54,9 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
           {"variations", c.variations},
           {"clusters", c.clusters},
           {"votes_per_centre", c.votes_per_centre},
-          {"eval_real", c.eval_real.string()},
+          // Whether labels keep their selection history for --eval-real; the file itself is only an
+          // input of the evaluation (post-processing of the releases), so a corrected one may resume.
+          {"eval_history", !c.eval_real.empty()},
           {"near_duplicate_share", c.near_duplicate_share},
           {"private_batch", c.private_batch},
           {"p", c.p},
@@ -80,6 +83,28 @@ nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) 
                                                                      {"max_tokens", c.http_generation.max_tokens},
                                                                      {"prompts", c.prompts.string()}}
                                               : nlohmann::ordered_json()}};
+}
+
+// Every label learns from its public records and N_syn follows their counts: a dataset without
+// any public record can make nothing (refused before any work), and a label without one gets no
+// synthetic text (named in a warning). Public counts are public under secret protection.
+void check_public_records(const RunConfig& config, const DatasetInfo& info, const std::vector<std::int64_t>& public_counts) {
+  std::string without;
+  std::size_t count = 0;
+  for (std::size_t l = 0; l < public_counts.size(); ++l) {
+    if (public_counts[l] > 0) continue;
+    if (count++ < 10) without += (without.empty() ? "'" : ", '") + info.labels.display(l) + "'";
+  }
+  const std::string change = "import it again with fewer or rarer secrets (secpe import --secret-count, --secret-quantile, a shorter "
+                             "--secrets-file, fewer --pii-categories)";
+  if (count == public_counts.size()) {
+    throw InputError(config.data.string() + ": every record holds a secret, so there is no public text to learn from and no "
+                     "label to make synthetic text for; " + change);
+  }
+  if (count > 0) {
+    log_warn(std::to_string(count) + " label(s) have no public record and get no synthetic text: " + without +
+             (count > 10 ? ", ..." : "") + "; to make text for them, " + change);
+  }
 }
 
 // ---- the stages of a run, in order ----
@@ -141,13 +166,12 @@ struct Calibration {
   std::vector<AugPESecretCost> augpe_costs;
 };
 
-Calibration calibrate(const Communicator& comm, const RunConfig& config, const Shard& shard) {
+Calibration calibrate(const Communicator& comm, const RunConfig& config, const Shard& shard, const SecretBudgets& budgets) {
   const DatasetInfo& info = shard.info();
   const std::size_t num_labels = shard.num_labels(), m = static_cast<std::size_t>(info.num_secrets);
   Calibration c;
   c.delta = config.delta > 0 ? config.delta : 1.0 / (double(info.num_records) * std::log(double(std::max<std::uint64_t>(info.num_records, 3))));
-  c.budgets = uniform_budgets(m, config.p, config.r);
-  if (!config.budgets_file.empty()) c.budgets = read_budgets_file(config.budgets_file, shard.reader.secret_names(), c.budgets);
+  c.budgets = budgets;
   const Timer timer;
   if (config.method == Method::kSecPE) {
     log_info("calibrating noise (" + calibration_name(config.calibration) + ")");
@@ -159,11 +183,14 @@ Calibration calibrate(const Communicator& comm, const RunConfig& config, const S
                                            .batch = config.private_batch,
                                            .mode = config.calibration,
                                            .threads = config.threads > 0 ? config.threads : default_threads()});
-    std::size_t lowered = 0;
-    for (const auto& l : c.plan.labels) lowered += l.has_private && l.batch_used < l.batch_requested ? 1 : 0;
-    if (lowered > 0) {
-      log_warn("the private batch B = " + std::to_string(config.private_batch) + " was lowered for " + std::to_string(lowered) +
-               " label(s) so that no sampling probability exceeds 1 (see private_batch_used in privacy.json)");
+    const bool lowered = std::any_of(c.plan.labels.begin(), c.plan.labels.end(),
+                                     [](const LabelNoise& l) { return l.has_private && l.batch_used < l.batch_requested; });
+    if (lowered) {
+      char batch[32];
+      std::snprintf(batch, sizeof batch, "%g", config.private_batch);
+      log_info(std::string("note: some labels hold too few private records to sample B = ") + batch +
+               " of them per iteration (--private-batch), so they sample fewer; the noise is calibrated for what is "
+               "sampled, so the guarantee holds and nothing is wrong (common on small datasets)");
     }
     log_info("noise calibrated in " + std::to_string(timer.seconds()) + " s" +
              (config.calibration == CalibrationMode::kExact ? " (lambda = " + std::to_string(c.plan.lambda) + ")" : ""));
@@ -228,12 +255,15 @@ std::map<std::size_t, LabelProgress> resume_checkpoint(const Communicator& comm,
 }
 
 // Stops the run at an iteration or label boundary when a rank was asked to (core/stop_signal.hpp);
-// every rank calls it at the same point and they agree, so all of them stop there.
-void stop_if_asked(const Communicator& comm, const std::string& where) {
+// every rank calls it at the same point and they agree, so all of them stop there. `where` says
+// where rank 0 stopped; `finished` counts the labels in the checkpoint (as `secpe inspect` does).
+void stop_if_asked(const Communicator& comm, const std::string& where, std::size_t finished, std::size_t labels,
+                   const std::filesystem::path& state_dir) {
   const int signal = static_cast<int>(comm.allreduce_max(static_cast<double>(stop_signal())));
   if (signal != 0) {
-    throw Interrupted("asked to stop by " + signal_name(signal) + "; stopped " + where +
-                      ", progress kept in the private state folder: run again, resuming");
+    throw Interrupted("asked to stop by " + signal_name(signal) + "; stopped " + where + " with " + std::to_string(finished) +
+                      " of " + std::to_string(labels) + " labels finished; progress kept in the private state folder " +
+                      state_dir.string() + ": run the same command again with --resume to continue from there");
   }
 }
 
@@ -389,13 +419,13 @@ class Evolution {
       LabelOutcome outcome = evolve(label, [&](const LabelOutcome& so_far, int done) {
         in_progress_[label] = {label, done, so_far};
         save(false);
-        stop_if_asked(comm_, "after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
+        stop_here("after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
       });
       in_progress_.erase(label);
       checkpoint_.labels[label] = std::move(outcome);
       save(true);
       progress_.step(++finished_, name(label));
-      stop_if_asked(comm_, "after label " + std::to_string(label));
+      stop_here("after label " + std::to_string(label));
     }
   }
 
@@ -447,7 +477,11 @@ class Evolution {
     }
     save(!finished.empty());
     if (!finished.empty()) progress_.step(finished_, finished);
-    stop_if_asked(comm_, where);
+    stop_here(where);
+  }
+
+  void stop_here(const std::string& where) const {
+    stop_if_asked(comm_, where, checkpoint_.labels.size(), run_.shard.num_labels(), run_.config.state_dir);
   }
 
   LabelOutcome evolve(std::size_t label, const std::function<void(const LabelOutcome&, int)>& after_iteration) {
@@ -486,17 +520,49 @@ class Evolution {
 };
 
 // Stage "evaluate" (--eval-real): the real file is read once before the run (so that a bad file
-// fails before any work); after the run, the initial population and the selection after every
-// iteration, over all labels, are scored as `secpe eval` would, one metrics.jsonl line each.
-std::optional<RealSet> prepare_eval(const Communicator& comm, const RunConfig& config, const DatasetInfo& info) {
+// or real labels that never match fail before any work); after the run, the initial population
+// and the selection after every iteration, over all labels, are scored as `secpe eval` would, one
+// metrics.jsonl line each. Label prefixes are removed from the real values as secpe eval does:
+// the dataset's and Aug-PE's.
+std::optional<RealSet> prepare_eval(const Communicator& comm, const RunConfig& config, const DatasetInfo& info,
+                                    const std::vector<std::size_t>& synthetic_per_label) {
   if (config.eval_real.empty()) return std::nullopt;
-  std::vector<std::string> prefixes;
+  std::vector<std::string> prefixes = CsvReadOptions{}.label_prefixes;
   for (const auto& p : info.labels.prefixes)
-    if (!p.empty()) prefixes.push_back(p);
+    if (!p.empty() && std::find(prefixes.begin(), prefixes.end(), p) == prefixes.end()) prefixes.push_back(p);
   const CsvReadOptions read{.text_column = "text", .label_columns = info.labels.columns, .label_prefixes = {},
                             .on_bad_record = OnBadRecord::kError};
-  return prepare_real_set(std::make_shared<CsvRealSource>(config.eval_real, read, prefixes),
-                          {.seed = config.seed}, comm);
+  std::shared_ptr<const RealSource> source;
+  if (corpus_format(config.eval_real, "") == CorpusFormat::kJsonl) {
+    Corpus corpus = read_corpus(config.eval_real, CorpusFormat::kJsonl, read);
+    strip_label_prefixes(corpus, prefixes);
+    source = std::make_shared<MemoryRealSource>(std::move(corpus), config.eval_real.string());
+  } else {
+    source = std::make_shared<CsvRealSource>(config.eval_real, read, prefixes);
+  }
+  RealSet real = prepare_real_set(source, {.seed = config.seed}, comm);
+  // The evaluation compares label values: some value the run makes text for must occur in the real
+  // file, column by column (label values are public, so the message names them).
+  for (std::size_t c = 0; c < info.labels.columns.size(); ++c) {
+    std::vector<std::string> ours;
+    bool matched = false;
+    for (std::size_t l = 0; l < info.labels.size(); ++l) {
+      if (synthetic_per_label[l] == 0) continue;
+      ours.push_back(info.labels.values[l][c]);
+      matched = matched || real.value_counts[c].count(info.labels.values[l][c]) > 0;
+    }
+    if (matched || ours.empty()) continue;
+    std::string theirs;
+    for (const auto& [value, n] : real.value_counts[c]) theirs += (theirs.empty() ? "'" : ", '") + value + "'";
+    std::sort(ours.begin(), ours.end());
+    ours.erase(std::unique(ours.begin(), ours.end()), ours.end());
+    std::string mine;
+    for (const auto& v : ours) mine += (mine.empty() ? "'" : ", '") + v + "'";
+    throw InputError("the real records of " + config.eval_real.string() + " match none of the dataset's values of label column '" +
+                     info.labels.columns[c] + "' (the dataset: " + mine + "; the file: " + theirs +
+                     "), so nothing could be evaluated; give a file with the dataset's labels");
+  }
+  return real;
 }
 
 std::vector<nlohmann::ordered_json> evaluate_populations(const Communicator& comm, const RunConfig& config, const DatasetInfo& info,
@@ -517,7 +583,7 @@ std::vector<nlohmann::ordered_json> evaluate_populations(const Communicator& com
     }
     return c;
   };
-  const EvalOptions options{.seed = config.seed, .kernel = config.kernel, .synthetic_name = "the population"};
+  const EvalOptions options{.seed = config.seed, .kernel = config.kernel, .threads = config.threads, .synthetic_name = "the population"};
   std::vector<nlohmann::ordered_json> lines;
   Progress progress("evaluate", static_cast<std::size_t>(config.iterations) + 1);
   for (int t = -1; t < config.iterations; ++t) {
@@ -572,9 +638,23 @@ std::string method_name(Method method) {
 }
 std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters::kAll ? "all" : "private"; }
 
-RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
-  const Timer run_timer;
-  const Shard shard(comm, config.data, shard_by_for(config.shard_by, config.method == Method::kAugPE));
+void check_completed_run(const RunConfig& config, const DatasetInfo& info, bool key_known) {
+  const auto path = checkpoint_path(config.state_dir);
+  if (!std::filesystem::is_regular_file(path)) return;  // state folder gone: nothing to compare
+  nlohmann::ordered_json saved = load_checkpoint(path).fingerprint, current = fingerprint(config, info);
+  saved.erase("eval_history");  // nothing is evaluated again
+  current.erase("eval_history");
+  if (!key_known) {  // an OS-drawn key is deleted when its run completes
+    saved.erase("noise_key_check");
+    current.erase("noise_key_check");
+  }
+  check_fingerprint(saved, current, path);
+}
+
+RunInputs prepare_run(const Communicator& comm, const RunConfig& config) {
+  RunInputs in;
+  in.shard = std::make_unique<Shard>(comm, config.data, shard_by_for(config.shard_by, config.method == Method::kAugPE));
+  const Shard& shard = *in.shard;
   const DatasetInfo& info = shard.info();
   if (!info.has_text && config.generator_corpus.empty() && !config.http_generator) {
     throw InputError(config.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");
@@ -584,9 +664,20 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
            std::to_string(num_labels) + " labels, " + std::to_string(info.num_secrets) + " secrets, d = " +
            std::to_string(info.embedding_dim) + "; " + std::to_string(comm.size()) + " rank(s), sharded by " + shard_by_name(shard.by));
   // Public records are public under secret protection, so N_syn follows their label counts.
-  const auto synthetic_per_label = split_synthetic(config.synthetic, shard.public_counts);
-  check_run_fits(estimate_run(config, synthetic_per_label, info.embedding_dim, shard.ids.size()), memory_per_rank_bytes());
+  in.synthetic_per_label = split_synthetic(config.synthetic, shard.public_counts);
+  check_public_records(config, info, shard.public_counts);
+  check_run_fits(estimate_run(config, in.synthetic_per_label, info.embedding_dim, shard.ids.size()), memory_per_rank_bytes());
+  in.budgets = uniform_budgets(static_cast<std::size_t>(info.num_secrets), config.p, config.r);
+  if (!config.budgets_file.empty()) in.budgets = read_budgets_file(config.budgets_file, shard.reader.secret_names(), in.budgets);
+  in.eval_real = prepare_eval(comm, config, info, in.synthetic_per_label);
+  return in;
+}
 
+RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const RunInputs& inputs) {
+  const Timer run_timer;
+  const Shard& shard = *inputs.shard;
+  const DatasetInfo& info = shard.info();
+  const std::size_t num_labels = shard.num_labels();
   PrivacyLedger ledger(num_labels, config.iterations);
   Checkpoint checkpoint{fingerprint(config, info), {}};
   std::map<std::size_t, LabelProgress> in_progress = resume_checkpoint(comm, config, num_labels, checkpoint, ledger);
@@ -595,12 +686,11 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
   const Models models = build_models(comm, config, shard);
   const double setup_seconds = timer.seconds();
   timer.restart();
-  const Calibration calibration = calibrate(comm, config, shard);
+  const Calibration calibration = calibrate(comm, config, shard, inputs.budgets);
   const double calibration_seconds = timer.seconds();
-  const std::optional<RealSet> eval_real = prepare_eval(comm, config, info);
 
   const RunContext run{.config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger};
-  Evolution(comm, run, synthetic_per_label, std::move(in_progress), checkpoint).run();
+  Evolution(comm, run, inputs.synthetic_per_label, std::move(in_progress), checkpoint).run();
 
   RunResult result;
   result.synthetic.resize(num_labels);
@@ -615,8 +705,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config) {
                                                                       .drop_leaking = config.drop_leaking},
                                                      result.synthetic, result.initial);
   result.privacy = privacy_report_of(config, calibration, checkpoint, ledger, models, std::move(leaks));
-  if (eval_real) {
-    for (auto& line : evaluate_populations(comm, config, info, checkpoint, *eval_real)) result.metrics.push_back(std::move(line));
+  if (inputs.eval_real) {
+    for (auto& line : evaluate_populations(comm, config, info, checkpoint, *inputs.eval_real)) result.metrics.push_back(std::move(line));
   }
   result.label_columns = info.labels.columns;
   result.label_prefixes = info.labels.prefixes;

@@ -3,6 +3,8 @@
 // protected evolution (SecPE) or the Aug-PE baseline, and assemble what rank 0 writes out.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +14,11 @@
 #include "compute/nearest.hpp"
 #include "core/secret_key.hpp"
 #include "dist/communicator.hpp"
+#include "eval/real_set.hpp"
 #include "evolve/shard.hpp"
 #include "http/http_embedder.hpp"
 #include "http/http_generator.hpp"
+#include "privacy/budgets.hpp"
 #include "privacy/secret_noise.hpp"
 #include "text/generator.hpp"
 
@@ -68,7 +72,7 @@ struct RunConfig {
   ShardBy shard_by = ShardBy::kAuto;  // records split by record range or by label (evolve/shard.hpp)
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first
   bool drop_leaking = false;        // leave texts with a PII pattern out of synthetic.csv and initial.csv (evolve/leak_report.hpp)
-  std::filesystem::path eval_real;  // real records (Aug-PE CSV): score every iteration's population (secpe eval)
+  std::filesystem::path eval_real;  // real records (Aug-PE CSV or JSON lines): score every iteration's population (secpe eval)
 };
 
 struct RunResult {
@@ -82,7 +86,27 @@ struct RunResult {
   std::vector<std::vector<std::string>> label_values;
 };
 
-RunResult run_pipeline(const Communicator& comm, const RunConfig& config);
+// What a run reads and checks before it makes any secret or does any costly work: this rank's
+// shard of the dataset, the per-secret budgets, N_syn per label, and the real set of --eval-real
+// (read once, its labels checked against the dataset's). InputError for a run that cannot succeed:
+// a dataset without public records, a budgets file that does not fit, real records whose label
+// values never match, a candidate pool that does not fit in memory.
+struct RunInputs {
+  std::unique_ptr<Shard> shard;
+  SecretBudgets budgets;
+  std::vector<std::size_t> synthetic_per_label;
+  std::optional<RealSet> eval_real;
+};
+RunInputs prepare_run(const Communicator& comm, const RunConfig& config);
+
+// --resume into an output folder that already holds a completed run (its run.json): rank 0
+// compares the settings its checkpoint was made with to these, the noise key (config.noise_key)
+// only when `key_known` (an OS-drawn key is deleted when its run completes), --eval-real not at
+// all (nothing is evaluated again), and throws InputError naming the first that differs.
+void check_completed_run(const RunConfig& config, const DatasetInfo& info, bool key_known);
+
+// The run itself, on the communicator `inputs` were prepared on; config.noise_key is settled.
+RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const RunInputs& inputs);
 
 std::string method_name(Method method);
 std::string augpe_voters_name(AugPEVoters voters);

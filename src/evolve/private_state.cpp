@@ -55,7 +55,8 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
                      "or it used a noise key file, which must be given again");
   } else {
     if (std::filesystem::exists(kept) || std::filesystem::exists(checkpoint_path(dir))) {
-      log_info("starting afresh: replacing an earlier run's private state in " + dir.string() + " (resume to continue it)");
+      log_info("starting afresh: replacing an earlier run's private state in " + dir.string() +
+               (std::filesystem::exists(kept) ? " (an unfinished run: --resume would have continued it)" : ""));
     }
     std::filesystem::remove(kept);
     std::filesystem::remove(checkpoint_path(dir));
@@ -67,6 +68,13 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
 
 void close_private_state(const PrivateState& state) {
   if (!state.key_from_file) std::filesystem::remove(key_path(state.dir));
+}
+
+void discard_unused_private_state(const PrivateState& state) {
+  std::error_code ec;
+  if (state.dir.empty() || std::filesystem::exists(checkpoint_path(state.dir), ec) || std::filesystem::exists(progress_path(state.dir), ec)) return;
+  if (!state.key_from_file) std::filesystem::remove(key_path(state.dir), ec);
+  if (std::filesystem::is_empty(state.dir, ec)) std::filesystem::remove(state.dir, ec);
 }
 
 std::string noise_key_source(const PrivateState& state) {

@@ -32,6 +32,11 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
 // Rank 0, after the outputs are written: deletes an OS-drawn key.
 void close_private_state(const PrivateState& state);
 
+// Rank 0, when a run fails: a kept key beside no checkpoint or progress protects nothing that
+// --resume could continue, so it is deleted (and the folder, when that leaves it empty): a run
+// that never released anything leaves no secret behind.
+void discard_unused_private_state(const PrivateState& state);
+
 // What run.json may say about the key: where it came from, never the key.
 std::string noise_key_source(const PrivateState& state);
 

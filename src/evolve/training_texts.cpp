@@ -39,7 +39,12 @@ std::vector<std::vector<std::string>> public_training_texts(const DatasetReader&
 std::vector<std::vector<std::string>> corpus_training_texts(const std::filesystem::path& path, const LabelSet& labels) {
   CsvReadOptions options;
   options.label_columns = labels.columns;
+  // The dataset's prefix where it has one; else Aug-PE's, stripped only from values carrying it, so
+  // an Aug-PE corpus matches a dataset imported from plain labels.
+  const std::vector<std::string> augpe = options.label_prefixes;
   options.label_prefixes = labels.prefixes;
+  for (std::size_t c = 0; c < options.label_prefixes.size() && c < augpe.size(); ++c)
+    if (options.label_prefixes[c].empty()) options.label_prefixes[c] = augpe[c];
   const Corpus corpus = read_augpe_csv(path, options);
   std::map<std::vector<std::string>, std::size_t> id_of;
   for (std::size_t l = 0; l < labels.size(); ++l) id_of[labels.values[l]] = l;

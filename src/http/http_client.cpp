@@ -33,11 +33,6 @@ struct ListDeleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
 
-std::size_t append_body(char* data, std::size_t size, std::size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
-  return size * n;
-}
-
 // One request's state across its attempts.
 struct Transfer {
   std::size_t index = 0;
@@ -46,7 +41,19 @@ struct Transfer {
   long last_status = 0;
   std::string last_error;  // curl's description of a transport failure (never a body)
   std::string response;
+  std::size_t max_bytes = 0;
+  bool too_large = false;  // the answer passed max_bytes (after decompression)
 };
+
+std::size_t append_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->response.size() + size * n > t->max_bytes) {
+    t->too_large = true;
+    return 0;  // libcurl stops the transfer (CURLE_WRITE_ERROR)
+  }
+  t->response.append(data, size * n);
+  return size * n;
+}
 
 // An easy handle in flight, removed from the multi handle and freed however the loop ends.
 struct Easy {
@@ -65,6 +72,156 @@ std::string describe_failure(const Transfer& t) {
   return t.last_status != 0 ? "HTTP " + std::to_string(t.last_status) : t.last_error;
 }
 
+std::string mib(std::size_t bytes) {
+  const double m = static_cast<double>(bytes) / (1 << 20);
+  return (m == static_cast<double>(static_cast<long long>(m)) ? std::to_string(static_cast<long long>(m)) : std::to_string(m).substr(0, 6)) + " MiB";
+}
+
+// One call of post_all: the transfers, the multi handle, the retry queue.
+class Batch {
+ public:
+  Batch(const HttpClientOptions& options, const std::string& target, const std::string& authorization, const std::vector<std::string>& bodies,
+        const HandBack* hand_back)
+      : options_(options), target_(target), bodies_(bodies), hand_back_(hand_back), transfers_(bodies.size()), jitter_(std::random_device{}()) {
+    multi_.reset(curl_multi_init());
+    headers_.reset(curl_slist_append(nullptr, "Content-Type: application/json"));
+    // No "Expect: 100-continue" on large bodies: a server that does not answer it would cost a
+    // second per request.
+    if (headers_) headers_.reset(curl_slist_append(headers_.release(), "Expect:"));
+    if (!authorization.empty() && headers_) headers_.reset(curl_slist_append(headers_.release(), authorization.c_str()));
+    if (!multi_ || !headers_) throw std::runtime_error("libcurl: cannot initialise");
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      transfers_[i].index = i;
+      transfers_[i].max_bytes = options.max_response_bytes;
+      waiting_.push_back(i);
+    }
+  }
+
+  std::vector<HttpAnswer> run(const std::string& stage);
+
+ private:
+  void start(std::size_t i);
+  void finished(CURLMsg* msg, Progress& progress);
+  void wait();
+
+  const HttpClientOptions& options_;
+  const std::string& target_;
+  const std::vector<std::string>& bodies_;
+  const HandBack* hand_back_;
+  std::unique_ptr<CURLM, MultiDeleter> multi_;
+  std::unique_ptr<curl_slist, ListDeleter> headers_;
+  std::vector<Transfer> transfers_;
+  std::vector<long> statuses_ = std::vector<long>(bodies_.size(), 0);
+  std::deque<std::size_t> waiting_;
+  std::map<CURL*, std::pair<std::unique_ptr<Easy>, std::size_t>> active_;
+  std::size_t done_ = 0, retries_ = 0;
+  // Jitter only shapes the timing of retries, never a result: seeded from the OS.
+  std::mt19937_64 jitter_;
+};
+
+void Batch::start(std::size_t i) {
+  Transfer& t = transfers_[i];
+  CURL* h = curl_easy_init();
+  if (!h) throw std::runtime_error("libcurl: cannot create a transfer");
+  auto easy = std::make_unique<Easy>(multi_.get(), h);
+  t.response.clear();
+  ++t.attempts;
+  curl_easy_setopt(h, CURLOPT_URL, target_.c_str());
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers_.get());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDS, bodies_[i].data());
+  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(bodies_[i].size()));
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &t);
+  // A declared length over the limit fails before any byte is kept; the write callback bounds
+  // the rest (chunked or compressed answers).
+  curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options_.max_response_bytes));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_s * 1000.0));
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+  curl_multi_add_handle(multi_.get(), h);
+  active_.emplace(h, std::make_pair(std::move(easy), i));
+}
+
+void Batch::finished(CURLMsg* msg, Progress& progress) {
+  const CURLcode result = msg->data.result;
+  auto node = active_.extract(msg->easy_handle);
+  Transfer& t = transfers_[node.mapped().second];
+  long status = 0;
+  curl_off_t retry_after = 0;
+  if (result == CURLE_OK) {
+    curl_easy_getinfo(node.key(), CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_getinfo(node.key(), CURLINFO_RETRY_AFTER, &retry_after);
+  }
+  t.last_status = status;
+  t.last_error = result == CURLE_OK ? "" : curl_easy_strerror(result);
+  node.mapped().first.reset();  // msg is not used past this point: removing the handle invalidates it
+  if (t.too_large || result == CURLE_FILESIZE_EXCEEDED) {
+    throw InputError(target_ + ": the answer is over the response size limit of " + mib(options_.max_response_bytes) +
+                     " (after decompression)");
+  }
+  const bool success = result == CURLE_OK && status >= 200 && status < 300;
+  if (success || (result == CURLE_OK && hand_back_ && (*hand_back_)(status, t.response))) {
+    statuses_[t.index] = status;
+    progress.step(++done_);
+    return;
+  }
+  if (!retryable_status(status) || t.attempts > options_.max_retries) {
+    throw InputError(target_ + ": " + describe_failure(t) + " after " + std::to_string(t.attempts) + " attempt(s)" +
+                     (retryable_status(status) ? " (the retry cap)" : ""));
+  }
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const double backoff = backoff_seconds(options_, t.attempts, unit(jitter_));
+  const double wait = std::max(backoff, std::min(static_cast<double>(retry_after), options_.retry_after_max_s));
+  // The first retry of a call is logged as it happens, the rest counted (a rate-limited
+  // server would otherwise flood the log).
+  if (retries_++ == 0) {
+    log_warn(target_ + ": " + describe_failure(t) + "; retrying in " + std::to_string(wait).substr(0, 4) + " s" +
+             (wait > backoff ? " (the server's Retry-After)" : "") + " (retry " + std::to_string(t.attempts) + " of " +
+             std::to_string(options_.max_retries) + ")");
+  }
+  t.not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
+  waiting_.push_back(t.index);
+}
+
+void Batch::wait() {
+  if (active_.empty()) {
+    // Only retries wait: sleep until the first may start.
+    auto first = Clock::time_point::max();
+    for (std::size_t i : waiting_) first = std::min(first, transfers_[i].not_before);
+    std::this_thread::sleep_until(std::min(first, Clock::now() + std::chrono::milliseconds(200)));
+  } else {
+    curl_multi_poll(multi_.get(), nullptr, 0, 100, nullptr);
+  }
+}
+
+std::vector<HttpAnswer> Batch::run(const std::string& stage) {
+  Progress progress(stage, bodies_.size());
+  while (done_ < bodies_.size()) {
+    const auto now = Clock::now();
+    // Start what may start: the queue is ordered by readiness except for retries, so scan it.
+    for (auto it = waiting_.begin(); it != waiting_.end() && active_.size() < static_cast<std::size_t>(options_.concurrency);) {
+      if (transfers_[*it].not_before <= now) {
+        start(*it);
+        it = waiting_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    int running = 0;
+    curl_multi_perform(multi_.get(), &running);
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi_.get(), &left)) {
+      if (msg->msg == CURLMSG_DONE) finished(msg, progress);
+    }
+    if (done_ < bodies_.size()) wait();
+  }
+  if (retries_ > 1) log_warn(target_ + ": " + std::to_string(retries_) + " retries for " + std::to_string(bodies_.size()) + " requests");
+  std::vector<HttpAnswer> out;
+  out.reserve(bodies_.size());
+  for (auto& t : transfers_) out.push_back({statuses_[t.index], std::move(t.response)});
+  return out;
+}
+
 }  // namespace
 
 double backoff_seconds(const HttpClientOptions& options, int attempt, double jitter01) {
@@ -74,13 +231,28 @@ double backoff_seconds(const HttpClientOptions& options, int attempt, double jit
 
 bool retryable_status(long status) { return status == 0 || status == 408 || status == 429 || status >= 500; }
 
+void check_base_url(const std::string& url) {
+  const std::size_t scheme = url.find("://");
+  const std::string name = scheme == std::string::npos ? "" : url.substr(0, scheme);
+  if (name != "http" && name != "https") throw InputError("the API URL must start with http:// or https://");
+  const std::string rest = url.substr(scheme + 3);
+  const std::string authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != std::string::npos) {
+    throw InputError("the API URL holds credentials (user:password@host), which secpe refuses: URLs are written to run.json, datasets "
+                     "and logs; give the key in an environment variable instead (sent as a Bearer token, never written)");
+  }
+  if (authority.empty()) throw InputError("the API URL names no host");
+  if (rest.find_first_of("?#") != std::string::npos) {
+    throw InputError("the API URL has a query or fragment (?... or #...); give a base URL such as http://host:8000/v1, keys in an environment variable");
+  }
+}
+
 HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options)) {
   global_init();
-  if (!options_.base_url.starts_with("http://") && !options_.base_url.starts_with("https://")) {
-    throw InputError("the API URL must start with http:// or https://, not '" + options_.base_url + "'");
-  }
+  check_base_url(options_.base_url);
   while (options_.base_url.ends_with("/")) options_.base_url.pop_back();
   if (options_.concurrency < 1) throw InputError("HTTP concurrency must be at least 1");
+  if (options_.max_response_bytes < 1) throw InputError("the HTTP response size limit must be at least 1 byte");
   if (!options_.api_key_env.empty()) {
     const char* key = std::getenv(options_.api_key_env.c_str());
     if (!key || !*key) {
@@ -92,103 +264,16 @@ HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options))
 
 std::string HttpClient::url(const std::string& path) const { return options_.base_url + path; }
 
-std::vector<std::string> HttpClient::post_all(const std::string& path, const std::vector<std::string>& bodies,
-                                              const std::string& stage) const {
+std::vector<HttpAnswer> HttpClient::post_all(const std::string& path, const std::vector<std::string>& bodies, const std::string& stage,
+                                             const HandBack& hand_back) const {
   const std::string target = url(path);
-  std::unique_ptr<CURLM, MultiDeleter> multi(curl_multi_init());
-  std::unique_ptr<curl_slist, ListDeleter> headers(curl_slist_append(nullptr, "Content-Type: application/json"));
-  if (!authorization_.empty()) headers.reset(curl_slist_append(headers.release(), authorization_.c_str()));
-  if (!multi || !headers) throw std::runtime_error("libcurl: cannot initialise");
+  return Batch(options_, target, authorization_, bodies, hand_back ? &hand_back : nullptr).run(stage);
+}
 
-  std::vector<Transfer> transfers(bodies.size());
-  std::deque<std::size_t> waiting;
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    transfers[i].index = i;
-    waiting.push_back(i);
-  }
-  // Jitter only shapes the timing of retries, never a result: seeded from the OS.
-  std::mt19937_64 jitter(std::random_device{}());
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::map<CURL*, std::pair<std::unique_ptr<Easy>, std::size_t>> active;
-  std::size_t done = 0, retries = 0;
-  Progress progress(stage, bodies.size());
-
-  auto start = [&](std::size_t i) {
-    Transfer& t = transfers[i];
-    CURL* h = curl_easy_init();
-    if (!h) throw std::runtime_error("libcurl: cannot create a transfer");
-    auto easy = std::make_unique<Easy>(multi.get(), h);
-    t.response.clear();
-    ++t.attempts;
-    curl_easy_setopt(h, CURLOPT_URL, target.c_str());
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, bodies[i].data());
-    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(bodies[i].size()));
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, append_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &t.response);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_s * 1000.0));
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-    curl_multi_add_handle(multi.get(), h);
-    active.emplace(h, std::make_pair(std::move(easy), i));
-  };
-
-  while (done < bodies.size()) {
-    const auto now = Clock::now();
-    // Start what may start: the queue is ordered by readiness except for retries, so scan it.
-    for (auto it = waiting.begin(); it != waiting.end() && active.size() < static_cast<std::size_t>(options_.concurrency);) {
-      if (transfers[*it].not_before <= now) {
-        start(*it);
-        it = waiting.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    int running = 0;
-    curl_multi_perform(multi.get(), &running);
-    int left = 0;
-    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &left)) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      const CURLcode result = msg->data.result;
-      auto node = active.extract(msg->easy_handle);
-      Transfer& t = transfers[node.mapped().second];
-      long status = 0;
-      if (result == CURLE_OK) curl_easy_getinfo(node.key(), CURLINFO_RESPONSE_CODE, &status);
-      t.last_status = status;
-      t.last_error = result == CURLE_OK ? "" : curl_easy_strerror(result);
-      node.mapped().first.reset();  // msg is not used past this point: removing the handle invalidates it
-      if (result == CURLE_OK && status >= 200 && status < 300) {
-        progress.step(++done);
-        continue;
-      }
-      if (!retryable_status(status) || t.attempts > options_.max_retries) {
-        throw InputError(target + ": " + describe_failure(t) + " after " + std::to_string(t.attempts) + " attempt(s)" +
-                         (retryable_status(status) ? " (the retry cap)" : ""));
-      }
-      const double wait = backoff_seconds(options_, t.attempts, unit(jitter));
-      // The first retry of a call is logged as it happens, the rest counted (a rate-limited
-      // server would otherwise flood the log).
-      if (retries++ == 0) {
-        log_warn(target + ": " + describe_failure(t) + "; retrying in " + std::to_string(wait).substr(0, 4) + " s (retry " +
-                 std::to_string(t.attempts) + " of " + std::to_string(options_.max_retries) + ")");
-      }
-      t.not_before = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
-      waiting.push_back(t.index);
-    }
-    if (done == bodies.size()) break;
-    if (active.empty()) {
-      // Only retries wait: sleep until the first may start.
-      auto first = Clock::time_point::max();
-      for (std::size_t i : waiting) first = std::min(first, transfers[i].not_before);
-      std::this_thread::sleep_until(std::min(first, Clock::now() + std::chrono::milliseconds(200)));
-    } else {
-      curl_multi_poll(multi.get(), nullptr, 0, 100, nullptr);
-    }
-  }
-  if (retries > 1) log_warn(target + ": " + std::to_string(retries) + " retries for " + std::to_string(bodies.size()) + " requests");
+std::vector<std::string> HttpClient::post_all(const std::string& path, const std::vector<std::string>& bodies, const std::string& stage) const {
   std::vector<std::string> out;
   out.reserve(bodies.size());
-  for (auto& t : transfers) out.push_back(std::move(t.response));
+  for (auto& answer : post_all(path, bodies, stage, HandBack())) out.push_back(std::move(answer.body));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "http/refusal.hpp"
 
 namespace secpe {
 namespace {
@@ -80,9 +81,16 @@ std::vector<std::string> HttpGenerator::generate(std::vector<GenerationTask>& ta
       bodies.push_back(std::move(body));
     }
   }
-  const std::vector<std::string> responses = client_.post_all(path(), bodies, "http generate");
-  for (std::size_t k = 0; k < responses.size(); ++k) {
-    out[missing[k]] = parse_generation_response(responses[k], options_.api, client_.url(path()));
+  const HandBack overflow = [](long status, std::string_view body) { return classify_refusal(status, body) == Refusal::kContextOverflow; };
+  const std::vector<HttpAnswer> answers = client_.post_all(path(), bodies, "http generate", overflow);
+  for (std::size_t k = 0; k < answers.size(); ++k) {
+    if (answers[k].status < 200 || answers[k].status >= 300) {
+      throw InputError(client_.url(path()) + ": the prompt of text " + std::to_string(missing[k]) + " of this batch (label " +
+                       std::to_string(tasks[missing[k]].label) + ") and its " + std::to_string(options_.max_tokens) +
+                       " completion tokens are longer than the model takes (its context length; HTTP " + std::to_string(answers[k].status) +
+                       "); lower the maximum tokens or shorten the prompts");
+    }
+    out[missing[k]] = parse_generation_response(answers[k].body, options_.api, client_.url(path()));
     cache_.put(keys[missing[k]], out[missing[k]]);
   }
   return out;

@@ -1,7 +1,10 @@
 #pragma once
 // A text corpus as read from a user's file: texts and their label values, before it becomes an
-// HDF5 dataset. Label values are stored as they appear in the file, minus any stripped prefix
-// (Aug-PE writes "Business Category: Restaurants"; we store "Restaurants").
+// HDF5 dataset. Label values are stored as they are written in the file (a JSON number 5.0 as
+// "5.0", never re-printed), minus a stripped prefix (Aug-PE writes "Business Category:
+// Restaurants"; we store "Restaurants"). A column's prefix is recorded only when some value of it
+// carried the prefix, so synthetic.csv writes the labels back as the input had them: with the
+// prefix for Aug-PE-shaped input, plain for plain columns.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -14,7 +17,7 @@ namespace secpe {
 
 struct Corpus {
   std::vector<std::string> label_columns;    // column (or JSON field) names, e.g. {"label1","label2"}
-  std::vector<std::string> label_prefixes;   // the prefix stripped from each column ("" for none)
+  std::vector<std::string> label_prefixes;   // per column: the prefix stripped from its values ("" when none carried it)
   std::vector<std::string> texts;
   std::vector<std::vector<std::string>> labels;  // per record, one value per label column
   std::size_t bad_records_skipped = 0;           // with on_bad_record = skip
@@ -25,7 +28,8 @@ enum class OnBadRecord { kError, kSkip };
 struct CsvReadOptions {
   std::string text_column = "text";
   std::vector<std::string> label_columns = {"label1", "label2"};
-  // Stripped from the start of each label column's values when present (one per label column).
+  // Stripped from the start of each label column's values when present (one per label column);
+  // Corpus::label_prefixes records it for the columns where some value carried it.
   std::vector<std::string> label_prefixes = {"Business Category: ", "Review Stars: "};
   OnBadRecord on_bad_record = OnBadRecord::kError;
 };
@@ -51,7 +55,8 @@ class AugpeCsvStream {
                  std::size_t block_bytes = std::size_t{16} << 20);
   ~AugpeCsvStream();
   // Replaces chunk's records with the next (at most max_records) good ones; chunk.bad_records_skipped
-  // counts the records skipped on the way. False when the file held nothing more.
+  // counts the records skipped on the way, chunk.label_prefixes the prefixes carried by some value
+  // so far. False when the file held nothing more.
   bool next(std::size_t max_records, Corpus& chunk);
   std::uint64_t bytes_read() const;  // for progress
   std::uint64_t file_size() const;
@@ -65,8 +70,20 @@ class AugpeCsvStream {
 // The header row's column names (InputError for a missing or empty file, or a malformed header).
 std::vector<std::string> read_csv_header(const std::filesystem::path& path);
 
-// One JSON object per line; label values may be strings or numbers.
+// One JSON object per line; label values may be strings or numbers, kept as written.
 Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& options);
+// The field names of the first record (sorted); InputError when there is none or it is no object.
+std::vector<std::string> read_jsonl_field_names(const std::filesystem::path& path);
+
+// The two corpus formats: Aug-PE's CSV and JSON lines. `given` is "augpe-csv" (or "csv"),
+// "jsonl", or empty for the file's extension (".jsonl": jsonl, else augpe-csv); InputError
+// ("must be augpe-csv or jsonl, not ...", for the caller to prefix with its option) otherwise.
+enum class CorpusFormat { kAugpeCsv, kJsonl };
+CorpusFormat corpus_format(const std::filesystem::path& path, const std::string& given);
+// A whole corpus of either format, JSON lines reading the fields that CSV reads as columns.
+Corpus read_corpus(const std::filesystem::path& path, CorpusFormat format, const CsvReadOptions& options);
+// A file's column (CSV header) or field (first JSON record) names.
+std::vector<std::string> read_column_names(const std::filesystem::path& path, CorpusFormat format);
 
 // Writes "text,<col1>,<col2>..." and one row per record, quoting as RFC 4180 requires and
 // putting each column's prefix back in front of its value (Aug-PE's format).

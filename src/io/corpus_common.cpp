@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "io/corpus.hpp"
 #include "io/internal.hpp"
 
 namespace secpe {
@@ -49,8 +50,35 @@ std::vector<std::string> prefixes_for_columns(const std::vector<std::string>& co
   return out;
 }
 
-void strip_prefix(std::string& value, const std::string& prefix) {
-  if (!prefix.empty() && value.starts_with(prefix)) value.erase(0, prefix.size());
+bool strip_prefix(std::string& value, const std::string& prefix) {
+  if (prefix.empty() || !value.starts_with(prefix)) return false;
+  value.erase(0, prefix.size());
+  return true;
+}
+
+std::vector<std::string> prefixes_written(const std::vector<std::string>& prefixes, const std::vector<bool>& seen) {
+  std::vector<std::string> out(prefixes.size());
+  for (std::size_t c = 0; c < prefixes.size(); ++c) out[c] = seen[c] ? prefixes[c] : std::string();
+  return out;
+}
+
+CorpusFormat corpus_format(const std::filesystem::path& path, const std::string& given) {
+  if (given.empty()) return path.extension() == ".jsonl" ? CorpusFormat::kJsonl : CorpusFormat::kAugpeCsv;
+  if (given == "augpe-csv" || given == "csv") return CorpusFormat::kAugpeCsv;
+  if (given == "jsonl") return CorpusFormat::kJsonl;
+  throw InputError("must be augpe-csv or jsonl, not '" + given + "'");
+}
+
+Corpus read_corpus(const std::filesystem::path& path, CorpusFormat format, const CsvReadOptions& options) {
+  if (format == CorpusFormat::kAugpeCsv) return read_augpe_csv(path, options);
+  return read_jsonl(path, {.text_field = options.text_column,
+                           .label_fields = options.label_columns,
+                           .label_prefixes = options.label_prefixes,
+                           .on_bad_record = options.on_bad_record});
+}
+
+std::vector<std::string> read_column_names(const std::filesystem::path& path, CorpusFormat format) {
+  return format == CorpusFormat::kAugpeCsv ? read_csv_header(path) : read_jsonl_field_names(path);
 }
 
 bool is_blank(std::string_view text) {

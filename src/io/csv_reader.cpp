@@ -42,6 +42,7 @@ struct AugpeCsvStream::State {
   CsvFileScanner scanner;
   CsvReadOptions options;
   std::vector<std::string> prefixes;
+  std::vector<bool> prefix_seen;  // per label column: some value so far carried its prefix
   std::size_t num_columns = 0;
   std::size_t text_index = 0;
   std::vector<std::size_t> label_index;
@@ -56,6 +57,7 @@ AugpeCsvStream::AugpeCsvStream(const std::filesystem::path& path, const CsvReadO
   State& s = *state_;
   s.options = options;
   s.prefixes = prefixes_for_columns(options.label_columns, options.label_prefixes);
+  s.prefix_seen.assign(s.prefixes.size(), false);
   const std::vector<std::string> header = read_header(s.scanner, s.file);
   s.num_columns = header.size();
   s.text_index = find_column(header, options.text_column, s.file);
@@ -70,7 +72,6 @@ std::uint64_t AugpeCsvStream::file_size() const { return state_->scanner.file_si
 bool AugpeCsvStream::next(std::size_t max_records, Corpus& chunk) {
   State& s = *state_;
   chunk.label_columns = s.options.label_columns;
-  chunk.label_prefixes = s.prefixes;
   chunk.texts.clear();
   chunk.labels.clear();
   chunk.bad_records_skipped = 0;
@@ -112,7 +113,7 @@ bool AugpeCsvStream::next(std::size_t max_records, Corpus& chunk) {
     values.reserve(s.label_index.size());
     for (std::size_t c = 0; c < s.label_index.size(); ++c) {
       values.push_back(s.fields[s.label_index[c]]);
-      strip_prefix(values.back(), s.prefixes[c]);
+      if (strip_prefix(values.back(), s.prefixes[c])) s.prefix_seen[c] = true;
     }
     // Copied, not moved: the copy is allocated at its exact size and the scanner keeps its
     // grown buffer for the next record (moving made every record regrow from nothing).
@@ -120,6 +121,7 @@ bool AugpeCsvStream::next(std::size_t max_records, Corpus& chunk) {
     chunk.labels.push_back(std::move(values));
   }
   s.skipped += chunk.bad_records_skipped;
+  chunk.label_prefixes = prefixes_written(s.prefixes, s.prefix_seen);
   return any;
 }
 

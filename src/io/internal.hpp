@@ -27,8 +27,12 @@ std::string read_whole_file(const std::filesystem::path& path);
 std::vector<std::string> prefixes_for_columns(const std::vector<std::string>& columns,
                                               const std::vector<std::string>& prefixes);
 
-// Removes `prefix` from the front of `value` when it is there.
-void strip_prefix(std::string& value, const std::string& prefix);
+// Removes `prefix` from the front of `value` when it is there; true when it was.
+bool strip_prefix(std::string& value, const std::string& prefix);
+
+// The prefix each column is written back with: the given one where some value carried it, ""
+// where none did (a column of plain values stays plain in synthetic.csv).
+std::vector<std::string> prefixes_written(const std::vector<std::string>& prefixes, const std::vector<bool>& seen);
 
 // True when `s` holds a NUL byte: HDF5's fixed-length strings and C APIs would cut the value
 // there, so a record with one is refused at import rather than silently changed.

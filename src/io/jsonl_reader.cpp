@@ -1,10 +1,8 @@
 // Reads a JSON-lines corpus: one object per line with a text field and label fields. The parser's
 // own error messages quote the input, so they are never passed on: errors say file:line and what
-// was wrong, nothing more.
-#include <array>
-#include <charconv>
+// was wrong, nothing more. Label values keep the form they are written in (io/corpus.hpp).
+#include <map>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "core/error.hpp"
 #include "io/corpus.hpp"
@@ -13,19 +11,67 @@
 namespace secpe {
 namespace {
 
-// A label value as text: strings as they are, numbers in their shortest exact form (5 -> "5",
-// 4.5 -> "4.5"). Anything else is not a label.
-std::optional<std::string> label_text(const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_number_integer() && value.is_number_unsigned()) return std::to_string(value.get<std::uint64_t>());
-  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
-  if (value.is_number_float()) {
-    std::array<char, 64> buf{};
-    const auto result = std::to_chars(buf.data(), buf.data() + buf.size(), value.get<double>());
-    return std::string(buf.data(), result.ptr);
+// The top-level fields of one JSON object as written: strings as their value, numbers as their
+// text in the file ("5.0" stays "5.0", 1e3 stays 1e3; integers in their canonical form), and
+// anything else (null, true, objects, arrays) as kOther. A SAX pass, so no number is parsed
+// into a double and printed back.
+class TopLevelFields : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  enum class Kind { kString, kNumber, kOther };
+  struct Field {
+    Kind kind = Kind::kOther;
+    std::string text;
+  };
+
+  bool is_object() const { return object_; }
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, field] : fields_) out.push_back(name);
+    return out;
   }
-  return std::nullopt;
-}
+  const Field* find(const std::string& name) const {
+    const auto it = fields_.find(name);
+    return it == fields_.end() ? nullptr : &it->second;
+  }
+
+  bool null() override { return value(Kind::kOther, {}); }
+  bool boolean(bool) override { return value(Kind::kOther, {}); }
+  bool number_integer(number_integer_t v) override { return value(Kind::kNumber, std::to_string(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return value(Kind::kNumber, std::to_string(v)); }
+  bool number_float(number_float_t, const string_t& text) override { return value(Kind::kNumber, text); }
+  bool string(string_t& v) override { return value(Kind::kString, v); }
+  bool binary(binary_t&) override { return value(Kind::kOther, {}); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    if (depth_ == 1) key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool value(Kind kind, std::string text) {
+    if (depth_ == 1) fields_[key_] = {kind, std::move(text)};
+    return true;  // a scalar at depth 0 leaves object_ false: not an object
+  }
+  bool open(bool object) {
+    if (depth_ == 0) object_ = object;
+    if (depth_ == 1) fields_[key_] = {Kind::kOther, {}};
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+
+  std::map<std::string, Field> fields_;
+  std::string key_;
+  int depth_ = 0;
+  bool object_ = false;
+};
 
 }  // namespace
 
@@ -33,7 +79,8 @@ Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& opt
   const std::string file = path.string();
   Corpus corpus;
   corpus.label_columns = options.label_fields;
-  corpus.label_prefixes = prefixes_for_columns(options.label_fields, options.label_prefixes);
+  const std::vector<std::string> prefixes = prefixes_for_columns(options.label_fields, options.label_prefixes);
+  std::vector<bool> prefix_seen(prefixes.size(), false);
 
   const std::string data = read_whole_file(path);
   std::string_view rest(data);
@@ -56,8 +103,8 @@ Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& opt
       bad("invalid UTF-8");
       continue;
     }
-    const auto object = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (object.is_discarded()) {
+    TopLevelFields object;
+    if (!nlohmann::json::sax_parse(line, &object)) {
       bad("invalid JSON");
       continue;
     }
@@ -65,16 +112,16 @@ Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& opt
       bad("not a JSON object");
       continue;
     }
-    const auto text = object.find(options.text_field);
-    if (text == object.end()) {
+    const auto* text = object.find(options.text_field);
+    if (!text) {
       bad("missing field '" + options.text_field + "'");
       continue;
     }
-    if (!text->is_string()) {
+    if (text->kind != TopLevelFields::Kind::kString) {
       bad("field '" + options.text_field + "' is not a string");
       continue;
     }
-    if (is_blank(text->get_ref<const std::string&>())) {
+    if (is_blank(text->text)) {
       bad("empty text in field '" + options.text_field + "'");
       continue;
     }
@@ -82,17 +129,17 @@ Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& opt
     std::string problem;
     for (std::size_t c = 0; c < options.label_fields.size() && problem.empty(); ++c) {
       const auto& name = options.label_fields[c];
-      const auto field = object.find(name);
-      if (field == object.end()) {
+      const auto* field = object.find(name);
+      if (!field) {
         problem = "missing field '" + name + "'";
-      } else if (auto value = label_text(*field)) {
-        strip_prefix(*value, corpus.label_prefixes[c]);
-        values.push_back(std::move(*value));
+      } else if (field->kind != TopLevelFields::Kind::kOther) {
+        values.push_back(field->text);
+        if (strip_prefix(values.back(), prefixes[c])) prefix_seen[c] = true;
       } else {
         problem = "field '" + name + "' is not a string or a number";
       }
     }
-    if (problem.empty() && has_nul(text->get_ref<const std::string&>())) problem = "NUL character in field '" + options.text_field + "'";
+    if (problem.empty() && has_nul(text->text)) problem = "NUL character in field '" + options.text_field + "'";
     for (std::size_t c = 0; c < values.size() && problem.empty(); ++c) {
       if (has_nul(values[c])) problem = "NUL character in field '" + options.label_fields[c] + "'";
     }
@@ -100,10 +147,27 @@ Corpus read_jsonl(const std::filesystem::path& path, const JsonlReadOptions& opt
       bad(problem);
       continue;
     }
-    corpus.texts.push_back(text->get<std::string>());
+    corpus.texts.push_back(text->text);
     corpus.labels.push_back(std::move(values));
   }
+  corpus.label_prefixes = prefixes_written(prefixes, prefix_seen);
   return corpus;
+}
+
+std::vector<std::string> read_jsonl_field_names(const std::filesystem::path& path) {
+  const std::string data = read_whole_file(path);
+  std::string_view rest(data);
+  if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);
+  for (long long number = 1; !rest.empty(); ++number) {
+    const std::size_t newline = rest.find('\n');
+    const std::string_view line = rest.substr(0, newline);
+    rest.remove_prefix(newline == std::string_view::npos ? rest.size() : newline + 1);
+    if (is_blank(line)) continue;
+    TopLevelFields object;
+    if (!nlohmann::json::sax_parse(line, &object) || !object.is_object()) throw input_error_at(path.string(), number, "not a JSON object");
+    return object.names();
+  }
+  throw InputError(path.string() + ": no records");
 }
 
 }  // namespace secpe

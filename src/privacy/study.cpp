@@ -1,10 +1,12 @@
 #include "privacy/study.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "privacy/blow_up.hpp"
 #include "privacy/calibration.hpp"
@@ -52,42 +54,61 @@ Sampling sample(const SecretMatrix& rows, const std::vector<double>& weights, do
   return out;
 }
 
-// f(profile) for every distinct profile on up to 8 threads (profile u to thread u mod threads).
-template <typename F>
-void for_each_profile(const HolderProfiles& profiles, F&& f) {
-  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 8));
+// The distinct profiles in the order of their most exposed secret (`order`: secrets, most exposed
+// first).
+std::vector<std::size_t> profiles_by_exposure(const HolderProfiles& profiles, const std::vector<std::size_t>& order) {
+  std::vector<std::size_t> rank(profiles.size(), order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) rank[profiles.profile_of(order[k])] = std::min(rank[profiles.profile_of(order[k])], k);
+  std::vector<std::size_t> by_exposure(profiles.size());
+  std::iota(by_exposure.begin(), by_exposure.end(), std::size_t{0});
+  std::stable_sort(by_exposure.begin(), by_exposure.end(), [&](auto a, auto b) { return rank[a] < rank[b]; });
+  return by_exposure;
+}
+
+std::size_t study_threads(const PrivacyStudyOptions& o) { return static_cast<std::size_t>(std::max(1, o.threads > 0 ? o.threads : default_threads())); }
+
+// f(t, u) for every distinct profile u in `todo`, on the options' threads (entry k of `todo` on
+// thread k % threads), reporting `stage` through the options' progress callback from thread 0 in
+// secrets (a profile counts as the secrets that have it), never in profiles.
+template <class F>
+void for_each_profile(const HolderProfiles& profiles, const std::vector<std::size_t>& todo, const PrivacyStudyOptions& o,
+                      const std::string& stage, F&& f) {
+  const std::size_t n = todo.size(), secrets = profiles.num_secrets();
+  const std::size_t threads = std::min(study_threads(o), std::max<std::size_t>(n, 1));
+  std::vector<std::size_t> weight(profiles.size(), 0);
+  for (std::size_t j = 0; j < secrets; ++j) ++weight[profiles.profile_of(j)];
+  std::atomic<std::size_t> done{0};
+  auto work = [&](std::size_t t) {
+    for (std::size_t k = t; k < n; k += threads) {
+      f(t, todo[k]);
+      const std::size_t now = done += weight[todo[k]];
+      if (t == 0 && o.progress && now < secrets) o.progress(stage, now, secrets);
+    }
+  };
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      for (std::size_t u = t; u < profiles.size(); u += threads) f(t, u);
-    });
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
   for (auto& t : pool) t.join();
+  if (o.progress) o.progress(stage, secrets, secrets);
 }
 
 // The exact sigma_j of the secrets (into `per_secret` when given, else only what the maximum
 // needs), one root search per distinct profile, most exposed first (`order`); returns max_j
 // sigma_j. Without per-secret output, a profile that the cheap screen certifies at the running
 // maximum cannot raise it and is skipped.
-double exact_sigmas(const Sampling& s, int iterations, const std::vector<std::size_t>& order,
-                    std::vector<SecretStudy>* per_secret) {
+double exact_sigmas(const Sampling& s, const PrivacyStudyOptions& o, const std::vector<std::size_t>& order,
+                    std::vector<SecretStudy>* per_secret, const std::string& stage) {
   const HolderProfiles& profiles = s.profiles;
-  // Profiles in the order of their most exposed secret.
-  std::vector<std::size_t> rank(profiles.size(), order.size());
-  for (std::size_t k = 0; k < order.size(); ++k) rank[profiles.profile_of(order[k])] = std::min(rank[profiles.profile_of(order[k])], k);
-  std::vector<std::size_t> by_exposure(profiles.size());
-  std::iota(by_exposure.begin(), by_exposure.end(), std::size_t{0});
-  std::stable_sort(by_exposure.begin(), by_exposure.end(), [&](auto a, auto b) { return rank[a] < rank[b]; });
   std::vector<double> sigma(profiles.size(), 0.0);
-  std::vector<double> best(16, 0.0);
-  for_each_profile(profiles, [&](unsigned t, std::size_t k) {
-    const std::size_t u = by_exposure[k];
+  std::vector<double> best(study_threads(o), 0.0);
+  for_each_profile(profiles, profiles_by_exposure(profiles, order), o, stage, [&](std::size_t t, std::size_t u) {
     const HolderProfile& h = profiles[u];
     const std::vector<double>& pi = h.releases[0].pmf;
     if (!per_secret && best[t] > 0) {
-      const MixtureRelease release{pi, kCountsAndCentresScale / best[t], iterations};
+      const MixtureRelease release{pi, kCountsAndCentresScale / best[t], o.iterations};
       if (blow_up_screen(std::span<const MixtureRelease>(&release, 1), h.p) <= h.r) return;
     }
-    sigma[u] = calibrate_sigma_exact(pi, kCountsAndCentresScale, iterations, h.p, h.r);
+    sigma[u] = calibrate_sigma_exact(pi, kCountsAndCentresScale, o.iterations, h.p, h.r);
     best[t] = std::max(best[t], sigma[u]);
   });
   if (per_secret)
@@ -133,15 +154,16 @@ PrivacyStudy study_privacy(const SecretMatrix& rows, const SecretBudgets& budget
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return study.secrets[a].sigma_paper / eta[a] > study.secrets[b].sigma_paper / eta[b]; });
-  study.sigma_exact = exact_sigmas(used, o.iterations, order, o.per_secret_exact ? &study.secrets : nullptr);
-  study.sigma_exact_spread = exact_sigmas(spread, o.iterations, order, nullptr);
+  study.sigma_exact = exact_sigmas(used, o, order, o.per_secret_exact ? &study.secrets : nullptr, "privacy: exact sigma per secret");
+  study.sigma_exact_spread = exact_sigmas(spread, o, order, nullptr, "privacy: exact sigma, spread LP solution");
 
   study.sigma_evaluated = o.sigma > 0 ? o.sigma : study.sigma_paper;
   std::vector<double> r_at(used.profiles.size());
-  for_each_profile(used.profiles, [&](unsigned, std::size_t u) {
-    const HolderProfile& h = used.profiles[u];
-    r_at[u] = achieved_r_exact(h.releases[0].pmf, kCountsAndCentresScale, study.sigma_evaluated, o.iterations, h.p);
-  });
+  for_each_profile(used.profiles, profiles_by_exposure(used.profiles, order), o, "privacy: achieved r at the evaluated sigma",
+                   [&](std::size_t, std::size_t u) {
+                     const HolderProfile& h = used.profiles[u];
+                     r_at[u] = achieved_r_exact(h.releases[0].pmf, kCountsAndCentresScale, study.sigma_evaluated, o.iterations, h.p);
+                   });
   for (std::size_t j = 0; j < m; ++j) study.secrets[j].r_at_sigma = r_at[used.profiles.profile_of(j)];
   const double records = double(std::max<std::uint64_t>(o.records, rows.rows()));
   auto ratio = [&](double sigma) { return sigma > 0 ? (study.sigma_gdp / records) / (sigma / study.batch_used) : 0.0; };

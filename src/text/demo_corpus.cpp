@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/rng.hpp"
 #include "text/demo_banks.hpp"
 
@@ -225,6 +226,113 @@ Tone body_tone(int stars, CounterRng& rng) {
   return static_cast<Tone>(pick_weighted(kTone[stars - 1], 3, rng));
 }
 
+// With `plain_name` the business is named "the <noun> <suffix>": the other styles can read as a
+// person ("Misty Stone") to `--secrets pii`.
+Review make_review(const Category& cat, bool plain_name, CounterRng& rng) {
+  const Banks& b = banks();
+  Review r;
+  r.cat = &cat;
+  r.place = std::string(pick_skewed(cat.places, rng));
+  auto name_style = rng.below(3);
+  if (plain_name) name_style = 1;
+  r.biz = name_style == 0   ? std::string(pick(b.name_adj, rng)) + " " + std::string(pick(b.name_noun, rng))
+          : name_style == 1 ? "the " + std::string(pick(b.name_noun, rng)) + " " + std::string(pick(cat.suffixes, rng))
+                            : std::string(pick(b.name_adj, rng)) + " " + std::string(pick(b.name_noun, rng)) + " " +
+                                  std::string(pick(cat.suffixes, rng));
+  r.staff = std::string(pick_skewed(cat.staff, rng));
+  r.name = std::string(pick(b.staff_names, rng));
+  r.city = std::string(pick_skewed(b.cities, rng));
+  r.friend_ = std::string(pick(b.friends, rng));
+  r.time = std::string(pick(b.times, rng));
+  r.item = std::string(pick_skewed(cat.items, rng));
+  if (cat.label == "Restaurants" && rng.uniform() < 0.3) r.item = std::string(pick(b.food_mods, rng)) + " " + r.item;
+  do r.item2 = std::string(pick_skewed(cat.items, rng));
+  while (r.item2 == r.item && cat.items.size() > 1);
+  return r;
+}
+
+// The opener and one to four body sentences into `sentences`; returns their word count. With
+// `no_staff_name` no sentence names a staff member (`--secrets pii` takes the name for a PERSON).
+std::size_t write_body(const Review& r, int stars, Tone overall, bool no_staff_name, CounterRng& rng,
+                       std::vector<std::string>& sentences) {
+  const Banks& b = banks();
+  const Category& cat = *r.cat;
+  const Tone open_tone = (stars == 4 && rng.uniform() < 0.2) || (stars == 2 && rng.uniform() < 0.3) ? kMid : overall;
+  sentences.clear();
+  sentences.push_back(fill(pick(b.open[open_tone], rng), r, rng));
+  const auto target_words = static_cast<std::size_t>(30 + 85 * std::pow(rng.uniform(), 1.7));
+  std::size_t words = word_count(sentences[0]);
+  std::vector<std::string_view> used;
+  const int max_body = 1 + static_cast<int>(rng.below(4));
+  for (int k = 0; k < 4 && (k < max_body || words < 30); ++k) {
+    if (k > 0 && words >= target_words) break;
+    const Tone tone = body_tone(stars, rng);
+    const double u = rng.uniform();
+    const Bank& bank = u < 0.45  ? (tone == kPos ? cat.pos : tone == kMid ? cat.mid : cat.neg)
+                       : u < 0.7 ? b.service[tone]
+                       : u < 0.88 ? b.aspect[tone]
+                                  : b.asides;
+    std::string_view tmpl = pick(bank, rng);
+    if (std::find(used.begin(), used.end(), tmpl) != used.end()) tmpl = pick(bank, rng);
+    while (no_staff_name && tmpl.find("{name}") != std::string_view::npos) tmpl = pick(bank, rng);
+    used.push_back(tmpl);
+    sentences.push_back(fill(tmpl, r, rng));
+    words += word_count(sentences.back());
+  }
+  return words;
+}
+
+// Every planted secret once, in order of first use, and its index.
+struct PlantedList {
+  std::vector<std::string> secrets;
+  std::unordered_map<std::string, std::int32_t> ids;
+
+  std::int32_t id(std::string secret) {
+    auto [it, inserted] = ids.emplace(secret, static_cast<std::int32_t>(secrets.size()));
+    if (inserted) secrets.push_back(std::move(secret));
+    return it->second;
+  }
+};
+
+// Inserts one to three secrets of `pool` into the review's sentences (after the opener); returns
+// their sorted indices in `planted`.
+std::vector<std::int32_t> plant_secrets(const std::vector<PlantedSecret>& pool, const Review& r, Tone overall,
+                                        CounterRng& rng, std::vector<std::string>& sentences, PlantedList& planted) {
+  const Banks& b = banks();
+  const double u = rng.uniform();
+  const std::size_t want = std::min<std::size_t>(pool.size(), u < 0.75 ? 1 : u < 0.95 ? 2 : 3);
+  std::vector<std::size_t> chosen;
+  while (chosen.size() < want) {
+    const std::size_t c = rng.below(pool.size());
+    if (std::find(chosen.begin(), chosen.end(), c) == chosen.end()) chosen.push_back(c);
+  }
+  std::vector<std::int32_t> ids;
+  for (std::size_t c : chosen) {
+    const PlantedSecret& s = pool[c];
+    const Bank& bank = b.secret_sentences[s.kind][overall];
+    const std::size_t at = 1 + rng.below(sentences.size());
+    sentences.insert(sentences.begin() + static_cast<std::ptrdiff_t>(at), fill(pick(bank, rng), r, rng, s.text));
+    ids.push_back(planted.id(lower(s.text)));
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// Whether a label's next review may hold planted secrets (the caller drew that it would), counting
+// it: a label's first `min_public` reviews never do, nor one that would put more than
+// `max_private_share` of the label's reviews so far private. Decided in record order, so record i
+// depends on the records before it only.
+struct LabelTally {
+  std::size_t records = 0, planted = 0;
+
+  bool admit(bool drawn, const DemoCorpusOptions& o) {
+    const std::size_t j = records++;
+    const bool ok = drawn && j >= o.min_public && double(planted + 1) <= o.max_private_share * double(j + 1);
+    planted += ok ? 1 : 0;
+    return ok;
+  }
+};
+
 }  // namespace
 
 std::vector<LabelShare> yelp_label_shares() {
@@ -240,6 +348,8 @@ std::vector<LabelShare> yelp_label_shares() {
 DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
   if (!(options.secret_rate >= 0.0 && options.secret_rate <= 1.0))
     throw InputError("demo corpus: secret_rate must be in [0, 1]");
+  if (!(options.max_private_share >= 0.0 && options.max_private_share <= 1.0))
+    throw InputError("demo corpus: max_private_share must be in [0, 1]");
   const Banks& b = banks();
   DemoCorpus out;
   out.corpus.label_columns = {"label1", "label2"};
@@ -249,59 +359,27 @@ DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
   out.secrets_of.reserve(options.records);
   std::vector<double> cat_weights;
   for (const auto& c : b.categories) cat_weights.push_back(c.weight);
-
-  std::unordered_map<std::string, std::int32_t> planted_ids;
+  std::vector<LabelTally> tally(b.categories.size() * 5);
+  PlantedList planted;
   std::vector<PlantedSecret> pool;
   std::size_t pool_block = static_cast<std::size_t>(-1);
   std::vector<std::string> sentences;
 
+  Progress progress("corpus", options.records);
   for (std::size_t i = 0; i < options.records; ++i) {
+    if (i % 8192 == 0) progress.step(i);
     CounterRng rng(options.seed, Stream::kCorpus, i, 0);
-    const bool has_secret = rng.uniform() < options.secret_rate;
-    const Category& cat = b.categories[pick_weighted(cat_weights.data(), cat_weights.size(), rng)];
+    const bool drawn = rng.uniform() < options.secret_rate;
+    const std::size_t c = pick_weighted(cat_weights.data(), cat_weights.size(), rng);
+    const Category& cat = b.categories[c];
     const int stars = 1 + static_cast<int>(pick_weighted(kStarWeights, 5, rng));
+    LabelTally& label = tally[c * 5 + static_cast<std::size_t>(stars - 1)];
+    const bool reserved = label.records < options.min_public;  // public under --secrets pii too
+    const bool has_secret = label.admit(drawn, options);
 
-    Review r;
-    r.cat = &cat;
-    r.place = std::string(pick_skewed(cat.places, rng));
-    const auto name_style = rng.below(3);
-    r.biz = name_style == 0   ? std::string(pick(b.name_adj, rng)) + " " + std::string(pick(b.name_noun, rng))
-            : name_style == 1 ? "the " + std::string(pick(b.name_noun, rng)) + " " + std::string(pick(cat.suffixes, rng))
-                              : std::string(pick(b.name_adj, rng)) + " " + std::string(pick(b.name_noun, rng)) + " " +
-                                    std::string(pick(cat.suffixes, rng));
-    r.staff = std::string(pick_skewed(cat.staff, rng));
-    r.name = std::string(pick(b.staff_names, rng));
-    r.city = std::string(pick_skewed(b.cities, rng));
-    r.friend_ = std::string(pick(b.friends, rng));
-    r.time = std::string(pick(b.times, rng));
-    r.item = std::string(pick_skewed(cat.items, rng));
-    if (cat.label == "Restaurants" && rng.uniform() < 0.3) r.item = std::string(pick(b.food_mods, rng)) + " " + r.item;
-    do r.item2 = std::string(pick_skewed(cat.items, rng));
-    while (r.item2 == r.item && cat.items.size() > 1);
-
+    const Review r = make_review(cat, reserved, rng);
     const Tone overall = stars >= 4 ? kPos : stars == 3 ? kMid : kNeg;
-    const Tone open_tone = (stars == 4 && rng.uniform() < 0.2) || (stars == 2 && rng.uniform() < 0.3) ? kMid : overall;
-    sentences.clear();
-    sentences.push_back(fill(pick(b.open[open_tone], rng), r, rng));
-    const auto target_words = static_cast<std::size_t>(30 + 85 * std::pow(rng.uniform(), 1.7));
-    std::size_t words = word_count(sentences[0]);
-    std::vector<std::string_view> used;
-    const int max_body = 1 + static_cast<int>(rng.below(4));
-    for (int k = 0; k < 4 && (k < max_body || words < 30); ++k) {
-      if (k > 0 && words >= target_words) break;
-      const Tone tone = body_tone(stars, rng);
-      const double u = rng.uniform();
-      const Bank& bank = u < 0.45  ? (tone == kPos ? cat.pos : tone == kMid ? cat.mid : cat.neg)
-                         : u < 0.7 ? b.service[tone]
-                         : u < 0.88 ? b.aspect[tone]
-                                    : b.asides;
-      std::string_view tmpl = pick(bank, rng);
-      if (std::find(used.begin(), used.end(), tmpl) != used.end()) tmpl = pick(bank, rng);
-      used.push_back(tmpl);
-      sentences.push_back(fill(tmpl, r, rng));
-      words += word_count(sentences.back());
-    }
-
+    const std::size_t words = write_body(r, stars, overall, reserved, rng, sentences);
     std::vector<std::int32_t> ids;
     if (has_secret) {
       const std::size_t block = i / kBlock;
@@ -309,24 +387,7 @@ DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
         pool = secret_pool(options.seed, block, options.secret_rate);
         pool_block = block;
       }
-      const double u = rng.uniform();
-      const std::size_t want = std::min<std::size_t>(pool.size(), u < 0.75 ? 1 : u < 0.95 ? 2 : 3);
-      std::vector<std::size_t> chosen;
-      while (chosen.size() < want) {
-        const std::size_t c = rng.below(pool.size());
-        if (std::find(chosen.begin(), chosen.end(), c) == chosen.end()) chosen.push_back(c);
-      }
-      for (std::size_t c : chosen) {
-        const PlantedSecret& s = pool[c];
-        const Bank& bank = b.secret_sentences[s.kind][overall];
-        const std::size_t at = 1 + rng.below(sentences.size());  // after the opener
-        sentences.insert(sentences.begin() + static_cast<std::ptrdiff_t>(at), fill(pick(bank, rng), r, rng, s.text));
-        std::string key = lower(s.text);
-        auto [it, inserted] = planted_ids.emplace(key, static_cast<std::int32_t>(out.planted.size()));
-        if (inserted) out.planted.push_back(std::move(key));
-        ids.push_back(it->second);
-      }
-      std::sort(ids.begin(), ids.end());
+      ids = plant_secrets(pool, r, overall, rng, sentences, planted);
     }
     if (sentences.size() < 6 && (words < 40 || rng.uniform() < 0.7))
       sentences.push_back(fill(pick(b.close[overall], rng), r, rng));
@@ -340,6 +401,8 @@ DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
     out.corpus.labels.push_back({std::string(cat.label), kStars[stars - 1]});
     out.secrets_of.push_back(std::move(ids));
   }
+  progress.finish();
+  out.planted = std::move(planted.secrets);
   return out;
 }
 

@@ -84,6 +84,43 @@ constexpr std::string_view kSurnames[] = {
     "le", "pham", "park", "choi", "cohen", "murphy", "obrien", "kowalski", "schneider", "muller", "rossi",
 };
 
+constexpr std::string_view kPersonNouns[] = {
+    "waiter", "waitress", "server", "bartender", "barista", "manager", "owner", "chef", "cook", "host", "hostess",
+    "stylist", "barber", "mechanic", "technician", "tech", "dentist", "doctor", "nurse", "agent", "realtor", "driver",
+    "trainer", "instructor", "teacher", "tutor", "guide", "planner", "contractor", "plumber", "electrician", "installer",
+    "groomer", "photographer", "accountant", "lawyer", "attorney", "receptionist", "cashier", "clerk", "valet",
+    "sommelier", "therapist", "masseuse", "rep", "representative", "salesman", "saleswoman", "associate", "dishwasher",
+    "busboy", "nanny", "babysitter", "sitter", "vet", "pharmacist", "optometrist", "surgeon", "pediatrician",
+    "physician", "dermatologist", "chiropractor", "locksmith", "painter", "mover", "handyman", "detailer", "coach",
+    "counselor", "officer", "landlord", "neighbor", "neighbour", "friend", "husband", "wife", "boyfriend", "girlfriend",
+    "son", "daughter", "brother", "sister", "mom", "dad", "boss", "coworker", "named", "lifeguard", "inspector",
+};
+
+// Words after which a capitalised word names a business, a building or a place.
+constexpr std::string_view kBusinessWords[] = {
+    "kitchen", "cafe", "grill", "bar", "bistro", "pizza", "pizzeria", "tacos", "taqueria", "deli", "bakery", "diner",
+    "house", "restaurant", "salon", "spa", "plaza", "park", "street", "avenue", "road", "boulevard", "center", "centre",
+    "mall", "market", "hotel", "inn", "lodge", "motel", "shop", "store", "studio", "gallery", "theater", "theatre",
+    "hall", "lane", "square", "tavern", "pub", "lounge", "club", "garden", "gardens", "burger", "burgers", "noodle",
+    "noodles", "sushi", "express", "cantina", "steakhouse", "dental", "auto", "nails", "beauty", "fitness", "gym",
+    "cleaners", "repair", "plumbing", "realty", "church", "school", "hospital", "clinic", "medical", "university",
+    "college", "library", "museum", "zoo", "airport", "station", "lake", "river", "mountain", "beach", "bay", "valley",
+    "hills", "heights", "village", "creek", "canyon", "point", "county", "city", "springs", "ranch", "farm", "farms",
+    "winery", "brewery", "brewing", "coffee", "donuts", "bagels", "bbq", "smokehouse", "seafood", "wings", "island",
+    "bridge", "tower", "building", "arena", "stadium", "field", "memorial", "high", "elementary", "academy", "institute",
+    "foundation", "company", "co", "inc", "llc", "group", "boutique", "bridal", "cleaning", "cuisine", "eatery",
+    "creamery", "catering", "apartments", "towers", "court", "place", "drive", "way", "trail", "highway", "freeway",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "day", "night", "special", "christmas",
+    // dishes and drinks named like people ("Tom Kha", "Shirley Temple", "the Michael Vegetarian")
+    "kha", "yum", "ka", "temple", "fries", "vegetarian", "vegan", "salad", "sandwich", "roll", "rolls", "soup", "plate",
+    "platter", "combo", "bowl", "burrito", "omelette", "omelet", "benedict", "sundae", "cocktail", "martini", "margarita",
+    // the states and provinces of the Yelp data ("Brandon Florida")
+    "alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware", "florida", "hawaii",
+    "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky", "louisiana", "maine", "maryland", "massachusetts",
+    "michigan", "minnesota", "mississippi", "missouri", "montana", "nebraska", "nevada", "ohio", "oklahoma", "oregon",
+    "pennsylvania", "tennessee", "texas", "utah", "vermont", "wisconsin", "wyoming", "ontario", "quebec", "alberta",
+};
+
 using Set = std::unordered_set<std::string_view>;
 
 std::string lower(std::string_view w) {
@@ -118,6 +155,16 @@ bool is_title(std::string_view word) {
   if (word.ends_with('.')) word.remove_suffix(1);
   const std::string w = lower(word);
   return w == "mr" || w == "mrs" || w == "ms" || w == "miss" || w == "dr";
+}
+
+bool is_person_noun(std::string_view word) {
+  static const Set nouns(std::begin(kPersonNouns), std::end(kPersonNouns));
+  return word.size() >= 2 && word.size() <= 16 && nouns.count(lower(word)) > 0;
+}
+
+bool ends_a_business_name(std::string_view word) {
+  static const Set words(std::begin(kBusinessWords), std::end(kBusinessWords));
+  return word.size() >= 2 && word.size() <= 16 && words.count(lower(word)) > 0;
 }
 
 }  // namespace secpe::person_names

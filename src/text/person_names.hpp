@@ -20,5 +20,11 @@ bool is_surname(std::string_view word);
 bool is_place_prefix(std::string_view word);
 // Mr, Mrs, Ms, Miss, Dr (with or without the dot): a capitalised word after one is a name.
 bool is_title(std::string_view word);
+// Words for a person's job or relation ("waiter", "realtor", "sister"): a first name right after
+// one is a person's ("our waiter Mark").
+bool is_person_noun(std::string_view word);
+// Capitalised words that end the name of a business or a place rather than being a surname
+// ("Plaza", "Kitchen", "Island"): "Charles Plaza" is no person.
+bool ends_a_business_name(std::string_view word);
 
 }  // namespace secpe::person_names

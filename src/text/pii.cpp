@@ -407,8 +407,50 @@ Span zip_digits(const Text& t, std::size_t k, bool plus4_required) {
   return t.ends_token(end) && !(t.at(end) == '-' && digit(t.at(end + 1))) ? Span{k, end} : Span{};
 }
 
+// The word before position i ("St" in "St. Albert", "Santa" in "Santa Barbara"), or "".
+std::string_view previous_word(const Text& t, std::size_t i) {
+  std::size_t end = i;
+  if (end > 0 && t.s[end - 1] == ' ') --end;
+  else return {};
+  if (end > 0 && t.s[end - 1] == '.') --end;
+  std::size_t begin = end;
+  while (begin > 0 && alnum(t.s[begin - 1])) --begin;
+  return t.s.substr(begin, end - begin);
+}
+
+bool lower_word_in(std::string_view w, std::initializer_list<std::string_view> words) {
+  std::string lowered;
+  text_detail::append_lower(lowered, w);
+  for (const auto word : words)
+    if (lowered == word) return true;
+  return false;
+}
+
+// A bare five-digit code after a place preposition ("deliver within 85004", "from 85255 last
+// year"): a ZIP code when nothing makes it a count. Not after "1 in" or "one in" (odds), not a
+// round thousand ("within 15000 points"), and followed by the end of the clause or by a word
+// that cannot be the unit of a count ("only", "last", "and", ...), never by a noun such as "steps".
+Span scan_zip_after_preposition(const Text& t, std::size_t i) {
+  const std::string_view before = previous_word(t, i);
+  if (!lower_word_in(before, {"within", "in", "near", "around", "from", "to"})) return {};
+  const std::string_view two_before = previous_word(t, static_cast<std::size_t>(before.data() - t.s.data()));
+  if (!two_before.empty() && (digit(two_before.back()) || lower_word_in(two_before, {"one", "odds"}))) return {};
+  const Span zip = zip_digits(t, i, false);
+  if (!zip || t.s.substr(zip.end - 3, 3) == "000") return {};
+  const char next = t.at(zip.end);
+  if (next == '\0' || std::string_view(".,;:!?)").find(next) != std::string_view::npos) return zip;
+  if (next != ' ') return {};
+  const std::size_t word = zip.end + 1, len = t.letters(word);
+  const bool clause_word = len > 0 && lower_word_in(t.s.substr(word, len), {"only", "last", "and", "or", "but", "area", "zip", "for", "because",
+                                                                            "since", "so", "too", "anymore", "yet", "today", "now"});
+  return clause_word && t.ends_token(word + len) ? zip : Span{};
+}
+
 Span scan_zip(const Text& t, std::size_t i) {
-  if (digit(t.at(i))) return zip_digits(t, i, true);
+  if (digit(t.at(i))) {
+    const Span plus4 = zip_digits(t, i, true);
+    return plus4 ? plus4 : scan_zip_after_preposition(t, i);
+  }
   std::size_t k;
   if (upper(t.at(i)) && upper(t.at(i + 1)) && !alnum(t.at(i + 2)) && is_state(t.s.substr(i, 2))) k = i + 2;
   else if (t.starts_with_nocase(i, "zip code")) k = i + 8;
@@ -417,6 +459,7 @@ Span scan_zip(const Text& t, std::size_t i) {
   else return {};
   if (t.at(k) == ':' || t.at(k) == ',') ++k;
   if (t.at(k) != ' ') return {};
+  if (k > i + 2 && t.starts_with_nocase(k, " is ")) k += 3;  // "my zip is 61820" (not after a state)
   return zip_digits(t, k + 1, false);  // the match is the code alone
 }
 
@@ -468,15 +511,17 @@ Span scan_street(const Text& t, std::size_t i) {
 }
 
 // ---- PERSON: Title Name, First Surname, or an unambiguous first name alone ----
-// The word before position i ("St" in "St. Albert", "Santa" in "Santa Barbara"), or "".
-std::string_view previous_word(const Text& t, std::size_t i) {
-  std::size_t end = i;
-  if (end > 0 && t.s[end - 1] == ' ') --end;
-  else return {};
-  if (end > 0 && t.s[end - 1] == '.') --end;
-  std::size_t begin = end;
-  while (begin > 0 && alpha(t.s[begin - 1])) --begin;
-  return t.s.substr(begin, end - begin);
+// The capitalised word after a space at `end`, or "".
+std::string_view following_word(const Text& t, std::size_t end) {
+  const std::size_t next = t.at(end) == ' ' ? t.capitalised(end + 1) : 0;
+  return next ? t.s.substr(end + 1, next - end - 1) : std::string_view();
+}
+
+// "Ruth's Chris", "Denny's Jessica": a name right after a capitalised possessive belongs to a business.
+bool after_possessive(const Text& t, std::size_t i) {
+  if (i < 4 || t.s[i - 1] != ' ') return false;
+  const std::string_view before = t.s.substr(0, i - 1);
+  return before.ends_with("'s") || before.ends_with("\xE2\x80\x99s");
 }
 
 Span scan_person(const Text& t, std::size_t i) {
@@ -491,11 +536,30 @@ Span scan_person(const Text& t, std::size_t i) {
     return name ? Span{i, name} : Span{};
   }
   const auto kind = person_names::first_name(first);
-  if (kind == person_names::FirstName::kNo || person_names::is_place_prefix(previous_word(t, i))) return {};
+  const std::string_view before = previous_word(t, i);
+  if (kind == person_names::FirstName::kNo || person_names::is_place_prefix(before) || after_possessive(t, i)) return {};
+  // After a word for a person's job or relation ("our waiter", "my realtor") a first name and the
+  // capitalised word after it are a person's name ("the bartender Kevin Brennan").
+  const bool role = person_names::is_person_noun(before);
   const std::size_t last = next_word(first_end);
-  if (last && person_names::is_surname(t.s.substr(first_end + 1, last - first_end - 1))) return {i, last};
-  // Alone, and not the start of a longer capitalised name ("Charles Plaza", "Mary Kitchen").
-  if (kind == person_names::FirstName::kAmbiguous || last) return {};
+  const std::string_view second = last ? t.s.substr(first_end + 1, last - first_end - 1) : std::string_view();
+  // A pair that goes on into a business or place ("Holly Berry Farm") names that, not a person; so
+  // does a first name that is also a word before a surname that is also one ("Lincoln Park").
+  if (last && person_names::ends_a_business_name(following_word(t, last))) return {};
+  if (last && person_names::is_surname(second) &&
+      !(kind == person_names::FirstName::kAmbiguous && !role && person_names::ends_a_business_name(second))) {
+    return {i, last};
+  }
+  // A surname off the list ("Kevin Brennan") after a clear first name or a role noun, unless the
+  // pair reads as a business or a place ("Charles Plaza", "Mary Kitchen") or continues a longer
+  // capitalised name ("Prince Edward Island").
+  if (last) {
+    const bool clear = role || (kind == person_names::FirstName::kYes && !upper(before.empty() ? 'a' : before.front()));
+    return clear && !person_names::ends_a_business_name(second) ? Span{i, last} : Span{};
+  }
+  // A name that is also a word counts only in a pair: alone it would become a secret matched as a
+  // word in every record ("our waitress Joy" would make every "joy" private).
+  if (kind == person_names::FirstName::kAmbiguous) return {};
   // "Wendy's", "Denny's": a possessive first name alone is more often a business than a person.
   if (t.at(first_end) == '\'' || t.s.substr(first_end).starts_with("\xE2\x80\x99")) return {};
   return {i, first_end};

@@ -117,12 +117,82 @@ class FirstWordIndex {
   std::size_t mask_ = 0;
 };
 
+// The `take` words of `vocab` (sorted by descending frequency) centred on `quantile`, then, when
+// `max_private` limits the records they may make private, the next ones outward in order of
+// distance from that centre, skipping any word that would pass the limit (see secrets.hpp).
+std::vector<std::string> words_near_quantile(const std::vector<std::pair<std::uint64_t, const std::string*>>& vocab,
+                                             const std::vector<std::string>& texts, const RandomWordOptions& o,
+                                             const std::vector<std::int32_t>& label_of) {
+  const std::size_t n = vocab.size();
+  const std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(o.count), n);
+  const auto centre = static_cast<std::size_t>(std::llround(o.quantile * static_cast<double>(n)));
+  std::size_t begin = centre >= take / 2 ? centre - take / 2 : 0;
+  begin = std::min(begin, n - take);
+  if (o.max_private_share >= 1.0) {
+    std::vector<std::string> out;
+    for (std::size_t i = begin; i < begin + take; ++i) out.push_back(*vocab[i].second);
+    return out;
+  }
+  // Candidates in order of distance from the window's middle (ties: the more frequent word): the
+  // first `take` of them are the window itself.
+  const double middle = static_cast<double>(begin) + (static_cast<double>(take) - 1.0) / 2.0;
+  const double reach = std::max(10.0 * static_cast<double>(take), static_cast<double>(take));
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::abs(static_cast<double>(i) - middle) <= reach) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::abs(static_cast<double>(a) - middle) < std::abs(static_cast<double>(b) - middle);
+  });
+  SecretSet candidates;
+  for (const std::size_t i : order) candidates.secrets.push_back(*vocab[i].second);
+  // Which records each candidate makes private, with detect_secrets' own matching.
+  const SecretMatrix holders = detect_secrets(texts, candidates);
+  std::vector<std::vector<std::uint32_t>> records_of(order.size());
+  for (std::size_t r = 0; r < holders.rows(); ++r)
+    for (const auto j : holders.secrets_of(r)) records_of[static_cast<std::size_t>(j)].push_back(static_cast<std::uint32_t>(r));
+  const auto limit = static_cast<std::size_t>(o.max_private_share * static_cast<double>(texts.size()));
+  std::vector<bool> made_private(texts.size(), false);
+  std::size_t private_records = 0;
+  std::vector<std::int64_t> public_left;  // per label, when labels are given
+  for (const auto l : label_of) {
+    if (static_cast<std::size_t>(l) >= public_left.size()) public_left.resize(static_cast<std::size_t>(l) + 1, 0);
+    ++public_left[static_cast<std::size_t>(l)];
+  }
+  std::vector<std::int64_t> taken(public_left.size(), 0);
+  std::vector<std::size_t> chosen;  // vocabulary positions
+  for (std::size_t k = 0; k < order.size() && chosen.size() < take; ++k) {
+    std::size_t added = 0;
+    std::fill(taken.begin(), taken.end(), 0);
+    bool empties_a_label = false;
+    for (const auto r : records_of[k]) {
+      if (made_private[r]) continue;
+      ++added;
+      if (!label_of.empty()) {
+        const auto l = static_cast<std::size_t>(label_of[r]);
+        empties_a_label = empties_a_label || ++taken[l] == public_left[l];
+      }
+    }
+    if (private_records + added > limit || empties_a_label) continue;
+    for (const auto r : records_of[k]) {
+      if (!made_private[r] && !label_of.empty()) --public_left[static_cast<std::size_t>(label_of[r])];
+      made_private[r] = true;
+    }
+    private_records += added;
+    chosen.push_back(order[k]);
+  }
+  std::sort(chosen.begin(), chosen.end());  // frequency order, as without a limit
+  std::vector<std::string> out;
+  for (const std::size_t i : chosen) out.push_back(*vocab[i].second);
+  return out;
+}
+
 }  // namespace
 
-SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, int count, double quantile,
-                                     const std::vector<std::string>& published, int min_length) {
-  if (count <= 0) throw InputError("random-word secrets: the number of secrets must be positive");
-  if (!(quantile >= 0.0 && quantile <= 1.0)) throw InputError("random-word secrets: the quantile must be in [0, 1]");
+SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, const RandomWordOptions& o,
+                                     const std::vector<std::string>& published, const std::vector<std::int32_t>& label_of) {
+  if (o.count <= 0) throw InputError("random-word secrets: the number of secrets must be positive");
+  if (!(o.quantile >= 0.0 && o.quantile <= 1.0)) throw InputError("random-word secrets: the quantile must be in [0, 1]");
+  if (!(o.max_private_share >= 0.0 && o.max_private_share <= 1.0)) throw InputError("random-word secrets: the private share must be in [0, 1]");
   std::unordered_map<std::string, std::uint64_t, StringHash, std::equal_to<>> freq;
   std::string buf;
   for (const auto& text : texts) {
@@ -141,21 +211,21 @@ SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, int 
   std::vector<std::pair<std::uint64_t, const std::string*>> vocab;
   vocab.reserve(freq.size());
   for (const auto& [w, c] : freq) {
-    if (is_all_digits(w) || letter_count(w) < min_length) continue;
+    if (is_all_digits(w) || letter_count(w) < o.min_length) continue;
     vocab.emplace_back(c, &w);
   }
   if (vocab.empty()) throw InputError("random-word secrets: the corpus has no words to choose from");
   std::sort(vocab.begin(), vocab.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : *a.second < *b.second;
   });
-  const std::size_t n = vocab.size();
-  const std::size_t take = std::min<std::size_t>(static_cast<std::size_t>(count), n);
-  const auto centre = static_cast<std::size_t>(std::llround(quantile * static_cast<double>(n)));
-  std::size_t begin = centre >= take / 2 ? centre - take / 2 : 0;
-  begin = std::min(begin, n - take);
   SecretSet set;
   set.mode = "random-word";
-  for (std::size_t i = begin; i < begin + take; ++i) set.secrets.push_back(*vocab[i].second);
+  if (!label_of.empty() && label_of.size() != texts.size()) throw std::invalid_argument("choose_random_word_secrets: one label per text");
+  set.secrets = words_near_quantile(vocab, texts, o, label_of);
+  if (set.secrets.empty()) {
+    throw InputError("random-word secrets: every word near the quantile would make more than the allowed share of the "
+                     "records, or every record of a label, private");
+  }
   set.categories.assign(set.secrets.size(), kRandomWordCategory);
   return set;
 }

@@ -21,9 +21,23 @@ struct SecretSet {
 // vocabulary by descending frequency (ties by the word itself), and take `count` words centred on
 // position `quantile` * vocabulary size, skipping words of fewer than `min_length` letters and the
 // words of `published` (label values: they are published with the synthetic data, so they can
-// never be secrets).
-SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, int count, double quantile,
-                                     const std::vector<std::string>& published = {}, int min_length = 3);
+// never be secrets). With max_private_share < 1, words are taken in order of their distance from
+// that centre, and a word that would make more than that share of the records private is passed
+// over for the next (rarer or more frequent) one, within 10 x count positions of the centre: so on
+// a small corpus, or one of few distinct words, where `count` words around the quantile would
+// make most records private, fewer words are chosen and most records stay public. Where the limit
+// never binds, the words are exactly the `count` centred ones (the paper's choice). With
+// `label_of` (each text's label) as well, no word is taken that would leave a label without a
+// public record (the generator learns from them, and N_syn follows their counts); a limit of 1
+// applies neither rule.
+struct RandomWordOptions {
+  int count = 100;
+  double quantile = 0.2;
+  double max_private_share = 0.3;  // 1: no limit (the paper's setting)
+  int min_length = 3;
+};
+SecretSet choose_random_word_secrets(const std::vector<std::string>& texts, const RandomWordOptions& options,
+                                     const std::vector<std::string>& published = {}, const std::vector<std::int32_t>& label_of = {});
 
 // A secrets-list file: one secret per line (word or phrase, matched case-insensitively on word
 // boundaries); blank lines and lines starting with '#' are ignored. Errors name file and line.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `secpe audit`: a small audit of the real release passes (the measured leakage stays within the
 # accountant's certificate, exit 0), the same audit of a deliberately broken release (half the
-# noise) fails (exit 3), the result does not depend on the rank count, and bad options are errors.
+# noise) fails (exit 3), the result does not depend on the rank or thread count, and bad options
+# are errors.
 set -uo pipefail
 SECPE=$1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -36,14 +37,19 @@ assert v["exceeds"] is True and v["worst_ratio"] > 2 and v["implied_b_at_p_lower
 assert "BROKEN" in j["release"]["note"]
 PY
 
-# The same audit on 2 ranks (trials split, counts summed exactly): the same report.
-mpirun -n 2 --oversubscribe "$SECPE" audit "${SMALL[@]}" --out "$T/ok2.json" > /dev/null || fail "2-rank audit"
-python3 - "$T/ok.json" "$T/ok2.json" <<'PY' || fail "rank-count dependence"
+# The same audit on 2 ranks, on 3 threads, and on 2 ranks of 2 threads (trials split, counts summed
+# exactly): the same report as 1 rank of 1 thread.
+"$SECPE" audit "${SMALL[@]}" --threads 1 --out "$T/ok1.json" > /dev/null || fail "1-thread audit"
+"$SECPE" audit "${SMALL[@]}" --threads 3 --out "$T/ok3.json" > /dev/null || fail "3-thread audit"
+mpirun -n 2 --oversubscribe "$SECPE" audit "${SMALL[@]}" --threads 1 --out "$T/ok2.json" > /dev/null || fail "2-rank audit"
+mpirun -n 2 --oversubscribe "$SECPE" audit "${SMALL[@]}" --threads 2 --out "$T/ok22.json" > /dev/null || fail "2-rank 2-thread audit"
+python3 - "$T/ok1.json" "$T/ok3.json" "$T/ok2.json" "$T/ok22.json" <<'PY' || fail "rank- or thread-count dependence"
 import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:])
-for j in (a, b):
-    j.pop("timing"); j["setting"].pop("ranks")
-assert a == b
+reports = [json.load(open(f)) for f in sys.argv[1:]]
+assert [(j["setting"]["ranks"], j["setting"]["threads_per_rank"]) for j in reports] == [(1, 1), (1, 3), (2, 1), (2, 2)]
+for j in reports:
+    j.pop("timing"); j["setting"].pop("ranks"); j["setting"].pop("threads_per_rank")
+assert all(j == reports[0] for j in reports), "reports differ"
 PY
 
 # Bad options: clear messages, exit code 2.
@@ -53,5 +59,6 @@ expect2 "--rho must be in (0, 1]" "$SECPE" audit --rho 1.5
 expect2 "--trials must be in" "$SECPE" audit --trials 10
 expect2 "--noise-multiplier must be finite and > 0" "$SECPE" audit --noise-multiplier 0
 expect2 "r must be in (p, 1)" "$SECPE" audit --r-over-p 1
+expect2 "--threads must be in" "$SECPE" audit --threads -1
 expect2 "unrecognised option\|unrecognized option" "$SECPE" audit --bogus 1
 echo "audit: ok"

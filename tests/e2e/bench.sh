@@ -51,6 +51,13 @@ if "$SECPE" bench faiss --help >/dev/null 2>&1; then
   "$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --kmeans-points 100000 --clusters 8 \
     --repeats 1 --out "$T/faiss-all.json" >/dev/null 2>&1 || fail "bench faiss --kmeans-data, all rows"
   check "$T/faiss-all.json" "j['figures']['kmeans']['points'] == $public and j['figures']['kmeans']['secpe_init'] == 'random'"
+  # --repeats runs FAISS and secpe back to back that many times; --screen picks the blas kernel's screen.
+  "$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-points 300 --clusters 8 --repeats 2 --screen int8-emulated \
+    --out "$T/faiss-int8.json" >/dev/null 2>&1 || fail "bench faiss --screen int8-emulated"
+  check "$T/faiss-int8.json" 'len(j["figures"]["search"]["secpe_seconds_all"]) == 2 and j["figures"]["search"]["same_nearest_fraction"] == 1'
+  check "$T/faiss-int8.json" 'j["figures"]["search"]["secpe_screen"] == "int8 (emulated)" and j["figures"]["search"]["speedup"]["min"] <= j["figures"]["search"]["speedup"]["median"]'
+  check "$T/faiss-int8.json" 'len(j["figures"]["kmeans"]["secpe_over_faiss"]["all"]) == 2 and "choice" in j["machine"]["blas_screen_auto"]'
+  "$SECPE" bench faiss --screen half >/dev/null 2>&1 && fail "bench faiss took --screen half"
   err=$("$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --clusters 5000 2>&1) && fail "bench faiss took more clusters than rows"
   grep -q "e.h5: .* public rows in its largest label, fewer than --clusters 5000" <<<"$err" || fail "bench faiss: unclear error: $err"
 fi

@@ -2,7 +2,8 @@
 # --device on secpe run and secpe bench. auto gives the same outputs as cpu, byte for byte (on a
 # machine without a GPU it runs the CPU kernels and says so; with one, the CUDA kernel, whose
 # results equal the CPU's by construction). cuda without a GPU is a clear error (exit 2, no
-# output); with one, the outputs equal the CPU's and bench kernel verifies the CUDA kernel.
+# output); with one, the outputs equal the CPU's (SecPE at 1 and 2 ranks, Aug-PE) and bench kernel
+# verifies the CUDA kernel. SECPE_REQUIRE_GPU set: a missing GPU is a failure.
 set -uo pipefail  # no -e: expect checks failing commands
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:?}
@@ -28,6 +29,7 @@ same out_cpu out_auto
 grep -q '"device": "\(cpu\|cuda\)"' out_auto/run.json || fail "run.json does not record the device"
 
 if grep -q "the CPU kernels run instead" auto.log; then
+  [ -z "${SECPE_REQUIRE_GPU:-}" ] || fail "SECPE_REQUIRE_GPU is set, but --device auto found no usable GPU"
   echo "device: no usable GPU here: auto fell back to the CPU; cuda must fail cleanly"
   expect 2 "the cuda device was asked for" -- run cuda out_cuda --quiet
   [ ! -e out_cuda/synthetic.csv ] || fail "run --device cuda wrote output without a GPU"
@@ -39,6 +41,10 @@ else
   mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data demo.h5 --noise-key-file noise.key --seed 5 --iterations 2 \
     --synthetic 60 --device auto --out out_auto2 --quiet >/dev/null 2>&1 || fail "run --device auto at 2 ranks"
   same out_cpu out_auto2
+  # Aug-PE: its voters kept on the GPU for every iteration.
+  run cpu out_cpu_augpe --method augpe --quiet --allow-over-budget >/dev/null 2>&1 || fail "run --method augpe --device cpu"
+  run cuda out_cuda_augpe --method augpe --quiet --allow-over-budget >/dev/null 2>&1 || fail "run --method augpe --device cuda"
+  same out_cpu_augpe out_cuda_augpe
   "$SECPE" bench kernel --device cuda --rows 3000 --centres 2000 --dim 64 --k 3 --verify-rows 3000 --repeats 1 --out kernel.json \
     >/dev/null 2>&1 || fail "bench kernel --device cuda did not verify"
   python3 -c "import json,sys; j=json.load(open('kernel.json')); assert j['figures']['verified_against_reference'] and j['figures']['bytes_moved'] > 0, j" ||

@@ -77,7 +77,7 @@ printf 'text,label1,label2\n' > "$T/empty.csv"
 printf 'text,stars\nnice place,5\n' > "$T/nocommon.csv"
 printf 'text,label1,label2\nnice place,Business Category: Nowhere,Review Stars: 9.0\n' > "$T/nooverlap.csv"
 printf 'text,label1,label2\nok,A,B\n"unterminated,A,B\n' > "$T/bad.csv"
-expect 2 "--real FILE.csv is required" -- "$SECPE" eval --synthetic "$T/s.csv"
+expect 2 "--real FILE (.csv or .jsonl) is required" -- "$SECPE" eval --synthetic "$T/s.csv"
 expect 2 "--synthetic: cannot read '$T/nope.csv'" -- "$SECPE" eval --synthetic "$T/nope.csv" --real "$T/r.csv"
 expect 2 "$T/empty.csv: no records" -- "$SECPE" eval --synthetic "$T/empty.csv" --real "$T/r.csv" --out "$T/x.json"
 expect 2 "$T/empty.csv: no records" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/empty.csv" --out "$T/x.json"
@@ -85,7 +85,7 @@ expect 2 "$T/zero.csv: empty file (no header row)" -- "$SECPE" eval --synthetic 
 expect 2 "no label column common to --synthetic $T/s.csv and --real $T/nocommon.csv" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/nocommon.csv"
 expect 2 "$T/s.csv:1: the header has no column 'stars'" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/nocommon.csv" --label-columns stars
 expect 2 "$T/nocommon.csv:1: the header has no column 'label1'" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/nocommon.csv" --label-columns label1
-expect 2 "label column 'label1': no value of $T/s.csv occurs in $T/nooverlap.csv" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/nooverlap.csv" --out "$T/x.json"
+expect 2 "label column 'label1': no value of $T/s.csv ('Arts & Entertainment', .*) occurs in $T/nooverlap.csv ('Nowhere')" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/nooverlap.csv" --out "$T/x.json"
 expect 2 "$T/bad.csv:3: unterminated quoted field" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/bad.csv" --out "$T/x.json"
 expect 2 "--features: classifier features are tfidf or embeddings, not 'words'" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --features words
 expect 2 "--knn must be at least 1" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --knn 0

@@ -85,6 +85,9 @@ cp -r "$T/out" "$T/half" && rm "$T/half/run.json"
 expect 2 "not a complete secpe output folder (no run.json, which a run writes last)" -- "$SECPE" inspect "$T/half"
 
 # ---- checkpoints: edited text or an out-of-range label is refused by --resume ----
+# (--resume into a folder holding a complete run does nothing: remove its run.json to resume)
+expect 0 "" -- "$SECPE" "${RUN[@]}" --out "$T/out" --noise-key-file "$T/k.key" --resume
+rm "$T/out/run.json"
 sed 's/"synthetic":\["[^"]*"/"synthetic":["EDITED TEXT"/' "$T/out.state/checkpoint.json" > "$T/edited.json"
 cmp -s "$T/edited.json" "$T/out.state/checkpoint.json" && fail "the checkpoint edit did nothing"
 cp "$T/edited.json" "$T/out.state/checkpoint.json"

@@ -9,24 +9,16 @@ set -uo pipefail
 SECPE=$1
 SHARED=$2
 SRC=${SECPE_SOURCE_DIR:?}
-T=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"; }
-trap cleanup EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/serve.sh"
 cd "$T"
 export SECPE_E2E_KEY="sk-e2e-KEYVALUE-7f3a9c1d5e"
 INI=$SRC/jobs/quickstart.ini
 
-# start NAME ARGS...: a server on a free port (the OS picks it); sets PORT_NAME.
+# start NAME ARGS...: a server on a free port (the OS picks it); sets PORT_NAME and PID_NAME.
 start() {
   local name=$1; shift
-  "$SECPE" serve --port 0 --port-file "$T/$name.port" --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_E2E_KEY "$@" \
-    >"$T/$name.log" 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 100); do [ -s "$T/$name.port" ] && break; sleep 0.1; done
-  [ -s "$T/$name.port" ] || fail "server $name did not start: $(cat "$T/$name.log")"
-  eval "PORT_$name=$(cat "$T/$name.port")"
+  serve "$name" "$SECPE" serve --corpus "$T/public.csv" --dim 64 --api-key-env SECPE_E2E_KEY "$@"
+  eval "PORT_$name=$PORT PID_$name=$PID"
 }
 
 "$SECPE" corpus --config "$INI" --records 600 --out "$T/corpus.csv" 2>/dev/null
@@ -38,7 +30,7 @@ URL=http://127.0.0.1:$PORT_main/v1
 
 # Import with the HTTP embedder: the dataset records the model, its dimension and the URL.
 "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5" \
-  --embedder http --embedding-dim 64 --embed-url "$URL" --embed-model secpe-builtin --api-key-env SECPE_E2E_KEY --concurrency 4 --embed-batch 16 \
+  --embedder http --embedding-dim 64 --embed-url "$URL" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY --concurrency 4 --embed-batch 16 \
   2>"$T/import.log" || fail "import with the HTTP embedder: $(cat "$T/import.log")"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'http(model=secpe-builtin, d=64)' || fail "the dataset does not record the HTTP embedder"
 [ "$(stat -c %a "$T/demo.h5.state")" = 700 ] || fail "the import's private state folder is not 0700"
@@ -47,7 +39,8 @@ for f in "$T"/demo.h5.state/http-cache.*; do [ "$(stat -c %a "$f")" = 600 ] || f
 # Run with the HTTP generator at 1 and 2 ranks: byte-identical outputs.
 sed "s#\"dir\": \"../../../shared/data/yelp\"#\"dir\": \"$SHARED/data/yelp\"#" "$SRC/jobs/prompts/yelp.json" > "$T/yelp.json"
 RUN=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --seed 5 --iterations 2 --synthetic 60
-     --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --api-key-env SECPE_E2E_KEY --concurrency 8 --http-backoff 0.02)
+     --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --gen-api-key-env SECPE_E2E_KEY --embed-api-key-env SECPE_E2E_KEY
+     --concurrency 8 --http-backoff 0.02)
 for np in 1 2; do
   mpirun -n $np --oversubscribe "$SECPE" "${RUN[@]}" --gen-url "$URL" --out "$T/out$np" 2>"$T/run$np.log" || fail "run at $np ranks: $(cat "$T/run$np.log")"
 done
@@ -58,7 +51,7 @@ grep -q '"generator": "http(chat, model=secpe-builtin' "$T/out1/run.json" || fai
 grep -q 'http generate\|http embed' "$T/run1.log" || true
 
 # A rerun pays for nothing twice: with the server gone, everything comes from the private cache.
-kill "${PIDS[0]}"; wait "${PIDS[0]}" 2>/dev/null
+kill "$PID_main"; wait "$PID_main" 2>/dev/null
 "$SECPE" "${RUN[@]}" --gen-url "$URL" --out "$T/again" --state-dir "$T/out1.state" 2>"$T/again.log" || fail "rerun from the cache: $(cat "$T/again.log")"
 cmp "$T/out1/synthetic.csv" "$T/again/synthetic.csv" || fail "the cached rerun differs"
 
@@ -105,11 +98,27 @@ expect 2 "127.0.0.1:$PORT_failing/v1/chat/completions: HTTP 500 after 2 attempt(
 expect 2 "127.0.0.1:$PORT_slow/v1/chat/completions: .*[Tt]imeout.* after 2 attempt(s)" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_slow/v1" --http-timeout 0.5 "${F[@]}"
 expect 2 "127.0.0.1:$PORT_truncating/v1/chat/completions: malformed completion response: not JSON" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_truncating/v1" "${F[@]}"
 expect 2 "malformed embeddings response: not JSON" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" \
-  --out "$T/trunc.h5" --embedder http --embedding-dim 64 --embed-url "http://127.0.0.1:$PORT_truncating/v1" --embed-model secpe-builtin --api-key-env SECPE_E2E_KEY
+  --out "$T/trunc.h5" --embedder http --embedding-dim 64 --embed-url "http://127.0.0.1:$PORT_truncating/v1" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY
 [ -e "$T/trunc.h5" ] && fail "a failed import left its dataset"
 SECPE_E2E_KEY=wrong-key expect 2 "HTTP 401 after 1 attempt" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
 SECPE_E2E_KEY= expect 2 "SECPE_E2E_KEY named for the API key is not set or empty" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
 expect 2 "come from model 'secpe-builtin', not 'other'" -- "$SECPE" "${RUN[@]}" --gen-url "$URL" --embed-model other "${F[@]}"
+# Credentials: one key per endpoint (the generator's never reaches the embedding endpoint, which
+# here requires a key of its own), no shared option, no passwords in URLs.
+GEN_ONLY=()
+for ((i = 0; i < ${#RUN[@]}; ++i)); do
+  if [ "${RUN[i]}" = --embed-api-key-env ]; then i=$((i + 1)); else GEN_ONLY+=("${RUN[i]}"); fi
+done
+start plain
+expect 2 "127.0.0.1:$PORT_plain/v1/embeddings: HTTP 401 after 1 attempt" -- "$SECPE" "${GEN_ONLY[@]}" --gen-url "http://127.0.0.1:$PORT_plain/v1" \
+  --embed-url "http://127.0.0.1:$PORT_plain/v1" "${F[@]}"
+expect 2 "replaced by two options, one per endpoint: --gen-api-key-env NAME (generation) and --embed-api-key-env" -- \
+  "$SECPE" "${RUN[@]}" --gen-url "$URL" --api-key-env SECPE_E2E_KEY "${F[@]}"
+out=$("$SECPE" "${RUN[@]}" --gen-url "http://me:hunter2-secret@127.0.0.1:$PORT_flaky/v1" "${F[@]}" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "--gen-url: the API URL holds credentials" <<<"$out" || fail "a URL with a password was not refused: $out"
+grep -q hunter2 <<<"$out" && fail "the refused URL's password was printed"
+expect 2 "--embed-url: the API URL has a query" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" \
+  --out "$T/q.h5" --embedder http --embed-url "http://127.0.0.1:1/v1?key=x" --embed-model m
 expect 2 "--temperature applies to --generator http only" -- "$SECPE" run --data "$T/demo.h5" --temperature 0.5 --out "$T/x"
 expect 2 "--generator http needs --gen-model" -- "$SECPE" run --data "$T/demo.h5" --generator http --gen-url "$URL" --out "$T/x"
 [ -e "$T/failed/synthetic.csv" ] && fail "a failed run left synthetic.csv"

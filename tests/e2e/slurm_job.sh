@@ -9,7 +9,7 @@ set -uo pipefail
 SECPE=$1
 SRC=${SECPE_SOURCE_DIR:?}
 skip() { echo "slurm_job: SKIPPED: $*"; exit 0; }
-fail() { echo "FAIL: $*" >&2; [ -n "${jid:-}" ] && scontrol show job "$jid" >&2; tail -20 /var/log/slurm/slurmctld.log >&2 2>/dev/null; exit 1; }
+fail() { echo "FAIL: $*" >&2; [ -n "${jid:-}" ] && scontrol show job "$jid" >&2; tail -20 /var/log/slurm/secpe-slurmctld.log >&2 2>/dev/null; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root to start slurmctld"
 command -v slurmctld >/dev/null && command -v sbatch >/dev/null || skip "slurm-wlm is not installed (bash jobs/install-deps.sh installs it)"
 pgrep -x slurmctld >/dev/null && skip "a Slurm is already running here"

@@ -1,5 +1,5 @@
-// The BLAS kernel's bf16 screen: the bf16 GEMM engines (AMX where the CPU has it, the portable
-// emulation everywhere) and data that bf16 rounding cannot resolve, each search bit-identical to
+// The BLAS kernel's bf16 screen: the bf16 GEMM engines (AMX and AVX512-BF16 where the CPU has
+// them, the portable emulation everywhere) and data that bf16 rounding cannot resolve, each search bit-identical to
 // the reference kernel. The general kernel tests (compute_kernel_test.cpp) run every screen too.
 #include <gtest/gtest.h>
 
@@ -104,8 +104,9 @@ TEST(Bf16Screen, RoundRowsMatchesTheScalarRounding) {
 // Every engine that runs here computes bf16(X) bf16(C)^T within float summation's bound, for
 // shapes that need padding in every direction (which also checks the packed layout).
 TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {
-  std::vector<bf16::Engine> engines{bf16::Engine::kEmulated};
-  if (bf16::amx_available()) engines.push_back(bf16::Engine::kAmx);
+  std::vector<screen::Engine> engines{screen::Engine::kBf16Emulated};
+  for (const screen::Engine e : {screen::Engine::kBf16Amx, screen::Engine::kBf16Avx512})
+    if (screen::available(e)) engines.push_back(e);
   const Eigen::Index m = 37, n = 70, d = 45;
   const MatrixF x = random_matrix(m, d, 1), c = random_matrix(n, d, 2);
   const bf16::PackedCentres packed(c);
@@ -116,7 +117,7 @@ TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {
   for (Eigen::Index i = 0; i < m; ++i) EXPECT_EQ(errors[i], bf16::relative_rounding_error(x.row(i).data(), d));
   const Eigen::Index mbp = bf16::padded(m), nbp = bf16::padded(n);
   const double gamma = double(d) * 0x1p-24 / (1.0 - double(d) * 0x1p-24);
-  for (bf16::Engine engine : engines) {
+  for (screen::Engine engine : engines) {
     std::vector<float> g(static_cast<std::size_t>(mbp * nbp), -1.0f);
     bf16::gemm(engine, xb.data(), mbp, packed, 0, nbp, g.data());
     for (Eigen::Index i = 0; i < mbp; ++i) {
@@ -128,14 +129,15 @@ TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {
           magnitude += std::fabs(p);
         }
         ASSERT_LE(std::fabs(double(g[i * nbp + j]) - exact), gamma * magnitude)
-            << "engine " << static_cast<int>(engine) << " at " << i << ", " << j;
+            << screen::engine_name(engine) << " at " << i << ", " << j;
       }
     }
   }
 }
 
-// Centres closer than bf16 can tell (relative differences of 2^-12 to 2^-9, below its 2^-8
-// rounding), exact duplicates, and rows equal to centres: only the exact rescoring separates them.
+// Centres closer than bf16 or int8 can tell (relative differences of 2^-12 to 2^-9, below bf16's
+// 2^-8 rounding and int8's step), exact duplicates, and rows equal to centres: only the exact
+// rescoring separates them (expect_agree runs every screen).
 TEST(Bf16Screen, NearTiesBelowBf16ResolutionAgree) {
   const Eigen::Index d = 96;
   const MatrixF base = random_matrix(3, d, 5);
@@ -208,30 +210,6 @@ TEST(Bf16Screen, NormsNearFloatMaxFallBackAndAgree) {
   MatrixF x = random_matrix(16, 8, 12, -3e38f, 3e38f), c = random_matrix(40, 8, 13, -1e-8f, 1e-8f);
   expect_agree(x, c);
   expect_agree(c, x);
-}
-
-TEST(Bf16Screen, ScreenNamesAndAuto) {
-  for (BlasScreen s : {BlasScreen::kAuto, BlasScreen::kFp32, BlasScreen::kBf16, BlasScreen::kBf16Emulated}) {
-    EXPECT_EQ(parse_blas_screen(blas_screen_name(s)), s);
-  }
-  EXPECT_THROW(parse_blas_screen("fp16"), InputError);
-  const bool amx = bf16::amx_available();
-  const BlasScreen hardware = amx ? BlasScreen::kBf16 : BlasScreen::kFp32;
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16}).screen_for(10), hardware);
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kFp32}).screen_for(10000), BlasScreen::kFp32);
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen_for(10), BlasScreen::kBf16Emulated);
-  const test::ScopedEnv env("SECPE_BLAS_SCREEN");
-  env.unset();
-  const BlasKernel automatic(BlasKernelOptions{.bf16_min_centres = 100});  // auto: bf16 from 100 centres where AMX runs
-  EXPECT_EQ(automatic.screen_for(99), BlasScreen::kFp32);
-  EXPECT_EQ(automatic.screen_for(100), hardware);
-  env.set("fp32");
-  EXPECT_EQ(BlasKernel().screen_for(100000), BlasScreen::kFp32);
-  EXPECT_EQ(BlasKernel(BlasKernelOptions{.screen = BlasScreen::kBf16Emulated}).screen_for(10), BlasScreen::kBf16Emulated);
-  env.set("bf16");
-  EXPECT_EQ(BlasKernel().screen_for(10), hardware);
-  env.set("half");
-  EXPECT_THROW(BlasKernel(), InputError);
 }
 
 }  // namespace

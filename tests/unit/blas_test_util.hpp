@@ -17,17 +17,21 @@
 namespace secpe::test {
 
 // 1 and 2 threads, small blocks so that block edges are crossed often, and every screen: the
-// default (auto: fp32 for these few centres), fp32, bf16 (AMX where it runs, else fp32), and the
-// bf16 emulation, which runs on any CPU.
+// default (auto), auto with narrow screens from one centre on, fp32, bf16 and int8 (their
+// fastest engine here, else fp32), and both emulations, which run on any CPU.
 inline std::vector<BlasKernel> blas_kernels() {
   std::vector<BlasKernel> v;
   v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33});
   v.emplace_back(BlasKernelOptions{.threads = 2});  // default blocking
+  v.emplace_back(BlasKernelOptions{.threads = 2, .auto_choice = AutoScreen{{{BlasScreen::kBf16, 1}, {BlasScreen::kInt8, 40}}, "test"}});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33, .screen = BlasScreen::kFp32});
   v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5, .screen = BlasScreen::kBf16});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 40, .centre_block = 33, .screen = BlasScreen::kBf16});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 9, .centre_block = 40, .screen = BlasScreen::kBf16Emulated});
+  v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5, .screen = BlasScreen::kInt8});
+  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 40, .centre_block = 70, .screen = BlasScreen::kInt8});
+  v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 9, .centre_block = 40, .screen = BlasScreen::kInt8Emulated});
   return v;
 }
 

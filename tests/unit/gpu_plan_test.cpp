@@ -1,6 +1,7 @@
 // The CUDA backend's host-side planning (compute/gpu_plan.hpp), on the CPU: tile sizes stay in
 // their memory budget, segments cover every included row exactly once with each centre once per
-// tile, and the device follows the local rank.
+// tile, the kept rows' sum runs cover every row once, kept rows stay only when the reserve is
+// left, a batch's blocks are aligned and disjoint, and the device follows the local rank.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,10 +9,13 @@
 #include <set>
 #include <stdexcept>
 
+#include "compute/cuda_backend.hpp"
 #include "compute/gpu_plan.hpp"
 
 namespace secpe::gpu {
 namespace {
+
+using secpe::DeviceTraffic;
 
 TEST(GpuPlan, LocalRankFromTheLaunchersEnvironment) {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"}) unsetenv(name);
@@ -90,6 +94,74 @@ TEST(GpuPlan, TileSegmentsCoverEveryRowOnceWithDistinctCentres) {
     }
     for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(seen[i], include[i] ? 1 : 0) << "row " << i;
   }
+}
+
+TEST(GpuPlan, SplitRunsCoverEveryPositionOnceInShortRunsOfOneCentre) {
+  std::mt19937 gen(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    const std::size_t k = 1 + gen() % 9, n = gen() % 300, max_rows = 1 + gen() % 20;
+    std::vector<std::int32_t> centre_of(n);
+    std::vector<std::uint8_t> include(n);
+    for (std::size_t i = 0; i < n; ++i) centre_of[i] = static_cast<std::int32_t>(gen() % k), include[i] = gen() % 4 != 0;
+    const CentreSegments s = segment_by_centre(centre_of, include, k);
+    std::vector<int> seen(s.order.size(), 0);
+    std::int32_t next = 0, last_centre = -1;
+    for (const TileSegment& run : split_runs(s, max_rows)) {
+      EXPECT_EQ(run.begin, next) << "runs leave a gap";
+      EXPECT_LT(run.begin, run.end);
+      EXPECT_LE(static_cast<std::size_t>(run.end - run.begin), max_rows);
+      EXPECT_GE(run.centre, last_centre) << "runs by ascending centre";
+      last_centre = run.centre, next = run.end;
+      for (std::int32_t p = run.begin; p < run.end; ++p) {
+        EXPECT_EQ(centre_of[static_cast<std::size_t>(s.order[static_cast<std::size_t>(p)])], run.centre);
+        ++seen[static_cast<std::size_t>(p)];
+      }
+    }
+    EXPECT_EQ(static_cast<std::size_t>(next), s.order.size());
+    for (const int v : seen) EXPECT_EQ(v, 1);
+  }
+  const CentreSegments one = segment_by_centre(std::vector<std::int32_t>(10, 2), {}, 3);
+  const std::vector<TileSegment> runs = split_runs(one, 4);
+  ASSERT_EQ(runs.size(), 3u);  // 4 + 4 + 2 rows of centre 2
+  EXPECT_EQ(runs[2].centre, 2);
+  EXPECT_EQ(runs[2].end - runs[2].begin, 2);
+  EXPECT_TRUE(split_runs(segment_by_centre({}, {}, 3), 4).empty());
+}
+
+TEST(GpuPlan, KeptRowsStayOnlyWhenTheReserveIsLeft) {
+  const std::size_t gib = std::size_t{1} << 30;
+  EXPECT_TRUE(fits_on_device(6 * gib, 80 * gib, 2 * gib));
+  EXPECT_TRUE(fits_on_device(78 * gib, 80 * gib, 2 * gib));
+  EXPECT_FALSE(fits_on_device(78 * gib + 1, 80 * gib, 2 * gib));
+  EXPECT_FALSE(fits_on_device(1, gib, 2 * gib));  // less free than the reserve: nothing stays
+  EXPECT_FALSE(fits_on_device(0, 2 * gib, 2 * gib));
+}
+
+TEST(GpuPlan, PackedBlocksAreAlignedAndDisjoint) {
+  const std::vector<std::size_t> bytes{10, 0, 256, 1, 300, 7};
+  const Packing p = pack(bytes, 256);
+  ASSERT_EQ(p.offsets.size(), bytes.size());
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    EXPECT_EQ(p.offsets[i] % 256, 0u) << i;
+    EXPECT_GE(p.offsets[i], end) << "block " << i << " overlaps the one before";
+    end = p.offsets[i] + bytes[i];
+  }
+  EXPECT_EQ(p.total, end);
+  EXPECT_EQ(p.offsets, (std::vector<std::size_t>{0, 256, 256, 512, 768, 1280}));
+  EXPECT_EQ(pack({}, 256).total, 0u);
+}
+
+TEST(GpuPlan, TrafficCountersSubtractFieldByField) {
+  const DeviceTraffic a{.bytes_up = 10, .bytes_down = 20, .syncs = 3, .batches = 2, .host_rescored_rows = 5, .check_failures = 1};
+  const DeviceTraffic b{.bytes_up = 4, .bytes_down = 5, .syncs = 1, .batches = 1, .host_rescored_rows = 2, .check_failures = 0};
+  const DeviceTraffic d = a - b;
+  EXPECT_EQ(d.bytes_up, 6u);
+  EXPECT_EQ(d.bytes_down, 15u);
+  EXPECT_EQ(d.syncs, 2u);
+  EXPECT_EQ(d.batches, 1u);
+  EXPECT_EQ(d.host_rescored_rows, 3u);
+  EXPECT_EQ(d.check_failures, 1u);
 }
 
 }  // namespace

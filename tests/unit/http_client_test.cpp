@@ -1,6 +1,7 @@
 // The HTTP client, embedder and generator against an in-process server on 127.0.0.1 (any free
-// port): retries then clear errors, the API key sent but never in an error, malformed answers
-// as errors, the cache, determinism.
+// port): retries then clear errors, the API key sent but never in an error, URLs with
+// credentials refused, answers bounded in size (a gzip bomb), malformed answers as errors, the
+// cache, determinism.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -11,47 +12,24 @@
 #include <fstream>
 #include <thread>
 
+#include <zlib.h>
+
 #include "core/error.hpp"
 #include "http/http_client.hpp"
 #include "http/http_embedder.hpp"
 #include "http/http_generator.hpp"
 #include "http/openai_service.hpp"
 #include "http/server.hpp"
+#include "http_test_util.hpp"
 
 namespace secpe {
 namespace {
 
-constexpr const char* kKeyVariable = "SECPE_UNIT_API_KEY";
-constexpr const char* kKey = "sk-unit-VALUE-4b1e8f";
-
-// A server on its own thread for the test's lifetime.
-class TestServer {
- public:
-  explicit TestServer(HttpHandler handler) : server_("127.0.0.1", 0, std::move(handler)), thread_([this] { server_.serve(); }) {}
-  ~TestServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_.port()) + "/v1"; }
-
- private:
-  HttpServer server_;
-  std::thread thread_;
-};
-
-HttpClientOptions fast(const std::string& url) {
-  return {.base_url = url, .api_key_env = kKeyVariable, .concurrency = 4, .timeout_s = 5, .max_retries = 3,
-          .backoff_initial_s = 0.01, .backoff_max_s = 0.05};
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
+using test::fast;
+using test::kKey;
+using test::kKeyVariable;
+using test::TestServer;
 
 class HttpClientTest : public ::testing::Test {
  protected:
@@ -123,6 +101,90 @@ TEST_F(HttpClientTest, AMissingKeyVariableIsNamedNotItsValue) {
   EXPECT_NE(error_of([] { HttpClient({.base_url = "ftp://x"}); }).find("must start with http://"), std::string::npos);
 }
 
+TEST(HttpUrl, CredentialsQueriesAndOtherSchemesAreRefusedWithoutQuotingTheUrl) {
+  for (const std::string url : {"http://user:hunter2@h:8000/v1", "https://hunter2@h/v1", "http://h:1/v1?key=hunter2", "http://h/v1#hunter2",
+                                "ftp://hunter2@h", "hunter2", "http:///v1"}) {
+    const std::string e = error_of([&] { check_base_url(url); });
+    EXPECT_FALSE(e.empty()) << url;
+    EXPECT_EQ(e.find("hunter2"), std::string::npos) << e;
+    EXPECT_NE(error_of([&] { HttpClient({.base_url = url}); }), "") << url;
+  }
+  EXPECT_NE(error_of([] { check_base_url("http://u:p@h/v1"); }).find("credentials"), std::string::npos);
+  for (const std::string url : {"http://h:8000/v1", "https://node-1.cluster/v1/", "http://127.0.0.1:1", "http://[::1]:8000/v1"}) {
+    EXPECT_EQ(error_of([&] { check_base_url(url); }), "") << url;
+  }
+  // An '@' in the path is no userinfo.
+  EXPECT_EQ(error_of([] { check_base_url("http://h/models/a@b"); }), "");
+}
+
+// A gzip stream of `bytes` zeros (about 1000x smaller).
+std::string gzip_zeros(std::size_t bytes) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
+  const std::string zeros(1 << 20, '\0');
+  std::string out;
+  char buf[1 << 16];
+  for (std::size_t done = 0; done < bytes;) {
+    const std::size_t n = std::min(zeros.size(), bytes - done);
+    done += n;
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(zeros.data()));
+    z.avail_in = static_cast<uInt>(n);
+    do {
+      z.next_out = reinterpret_cast<Bytef*>(buf);
+      z.avail_out = sizeof buf;
+      deflate(&z, done == bytes ? Z_FINISH : Z_NO_FLUSH);
+      out.append(buf, sizeof buf - z.avail_out);
+    } while (z.avail_out == 0);
+  }
+  deflateEnd(&z);
+  return out;
+}
+
+TEST_F(HttpClientTest, AGzipBombIsStoppedAtTheLimitWithTheUrlAndNoBody) {
+  const std::string bomb = gzip_zeros(std::size_t{256} << 20);  // 256 MiB inflated, about 250 KB sent
+  ASSERT_LT(bomb.size(), std::size_t{1} << 20);
+  std::atomic<int> calls{0};
+  TestServer server([&](const HttpRequest&) {
+    ++calls;
+    return HttpResponse{.body = bomb, .headers = {{"Content-Encoding", "gzip"}}};
+  });
+  HttpClientOptions o = fast(server.url());
+  o.max_response_bytes = std::size_t{8} << 20;
+  const std::string e = error_of([&] { HttpClient(o).post_all("/embeddings", {"{}", "{}"}, "test"); });
+  EXPECT_NE(e.find(server.url() + "/embeddings: the answer is over the response size limit of 8 MiB (after decompression)"), std::string::npos) << e;
+  EXPECT_LE(calls.load(), 2);  // not retried
+  // A declared length over the limit is refused the same way; an answer within it passes.
+  TestServer plain([](const HttpRequest&) { return HttpResponse{.body = std::string(std::size_t{2} << 20, ' ') + "{}"}; });
+  o = fast(plain.url());
+  o.max_response_bytes = std::size_t{1} << 20;
+  EXPECT_NE(error_of([&] { HttpClient(o).post_all("/x", {"{}"}, "test"); }).find("over the response size limit of 1 MiB"), std::string::npos);
+  o.max_response_bytes = std::size_t{4} << 20;
+  EXPECT_EQ(HttpClient(o).post_all("/x", {"{}"}, "test").front().size(), (std::size_t{2} << 20) + 2);
+}
+
+TEST_F(HttpClientTest, RetryAfterIsHonoured) {
+  std::atomic<int> calls{0};
+  TestServer server([&](const HttpRequest& req) {
+    if (++calls == 1) return HttpResponse{.status = 429, .body = "{}", .headers = {{"Retry-After", "1"}}};
+    return HttpResponse{.body = req.body};
+  });
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(HttpClient(fast(server.url())).post_all("/x", {"{}"}, "test"), std::vector<std::string>{"{}"});
+  // The backoff alone would wait at most 0.05 s; the server asked for 1 s.
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 0.9);
+  EXPECT_EQ(calls.load(), 2);
+}
+
+TEST_F(HttpClientTest, HandedBackAnswersComeWithTheirStatus) {
+  TestServer server([](const HttpRequest& req) { return HttpResponse{.status = req.body == "{}" ? 200 : 413, .body = "x"}; });
+  const HttpClient client(fast(server.url()));
+  const auto answers = client.post_all("/x", {"{}", "[]"}, "test", [](long status, std::string_view) { return status == 413; });
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0].status, 200);
+  EXPECT_EQ(answers[1].status, 413);
+  EXPECT_NE(error_of([&] { client.post_all("/x", {"[]"}, "test"); }).find("HTTP 413 after 1 attempt(s)"), std::string::npos);
+}
+
 TEST(HttpParse, InvalidUtf8IsReplacedNotThrown) {
   EXPECT_EQ(json_text({{"input", std::string("a\xff")}}), "{\"input\":\"a\xEF\xBF\xBD\"}");
 }
@@ -133,6 +195,18 @@ TEST(HttpParse, EmbeddingsInIndexOrderNormalised) {
   EXPECT_FLOAT_EQ(m(0, 0), 0.6f);
   EXPECT_FLOAT_EQ(m(0, 1), 0.8f);
   EXPECT_FLOAT_EQ(m(1, 1), 1.0f);
+}
+
+TEST(HttpParse, Base64EmbeddingsAreLittleEndianFloat32) {
+  const float v[2] = {3.0f, 4.0f};
+  const std::string b64 = base64_floats(v, 2);
+  EXPECT_EQ(b64, "AABAQAAAgEA=");  // 3.0f = 0x40400000, 4.0f = 0x40800000, bytes little-endian
+  const MatrixF m = parse_embeddings_response(R"({"data":[{"index":0,"embedding":")" + b64 + R"("}]})", 1, 2, "U");
+  EXPECT_FLOAT_EQ(m(0, 0), 0.6f);
+  EXPECT_FLOAT_EQ(m(0, 1), 0.8f);
+  for (const std::string bad : {"\"AAB\"", "\"!!!!\"", "\"AAAA\""}) {
+    EXPECT_TRUE(error_of([&] { parse_embeddings_response(R"({"data":[{"embedding":)" + bad + "}]}", 1, 0, "U"); }).starts_with("U: ")) << bad;
+  }
 }
 
 TEST(HttpParse, MalformedEmbeddingsAreClearErrors) {

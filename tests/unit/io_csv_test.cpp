@@ -53,6 +53,22 @@ TEST(AugpeCsv, ReadsQuotingCommasDoubledQuotesAndNewlines) {
   EXPECT_EQ(corpus.bad_records_skipped, 0u);
 }
 
+// Prefixes are recorded per column only where the input had them, so labels come back as given:
+// Aug-PE's prefixed columns with their prefixes, plain columns plain.
+TEST(AugpeCsv, LabelsRoundTripWithThePrefixesTheInputHad) {
+  for (const std::string body : {"plain text,Restaurants,5.0\nmore,Bars,4.0\n",
+                                 "plain text,Business Category: Restaurants,5.0\nmore,Business Category: Bars,4.0\n",
+                                 "plain text,Business Category: Restaurants,Review Stars: 5.0\nmore,Business Category: Bars,Review Stars: 4.0\n"}) {
+    const std::string content = std::string(kHeader) + body;
+    TempFile file("roundtrip.csv", content);
+    const Corpus corpus = read_augpe_csv(file.path(), {});  // Aug-PE's default prefixes
+    EXPECT_EQ(corpus.labels[0], (std::vector<std::string>{"Restaurants", "5.0"}));
+    std::ostringstream out;
+    write_augpe_csv(out, corpus.label_columns, corpus.label_prefixes, corpus.texts, corpus.labels);
+    EXPECT_EQ(out.str(), content);
+  }
+}
+
 TEST(AugpeCsv, CrlfLineEndingsAndBlankLines) {
   TempFile file("crlf.csv", "text,label1,label2\r\na,Business Category: X,Review Stars: 1.0\r\n\r\n"
                             "\"b\r\nc\",Business Category: Y,Review Stars: 2.0\r\n");

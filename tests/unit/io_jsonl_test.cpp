@@ -15,14 +15,19 @@ TEST(Jsonl, ReadsStringsAndNumbersAndSkipsBlankLines) {
                 "\n"
                 "   \r\n"
                 "{\"label2\": 4.5, \"text\": \"second\\nline\", \"label1\": \"Bars\", \"extra\": [1,2]}\r\n"
-                "{\"text\": \"third\", \"label1\": -3, \"label2\": 1e3}");
+                "{\"text\": \"third\", \"label1\": -3, \"label2\": 1e3}\n"
+                "{\"text\": \"fourth\", \"label1\": \"05\", \"label2\": 5.0, \"label1x\": {\"label2\": 7}}");
   const auto corpus = read_jsonl(file.path(), {});
-  ASSERT_EQ(corpus.texts.size(), 3u);
+  ASSERT_EQ(corpus.texts.size(), 4u);
   EXPECT_EQ(corpus.texts[0], "first, \"quoted\"");
   EXPECT_EQ(corpus.texts[1], "second\nline");
   EXPECT_EQ(corpus.labels[0], (std::vector<std::string>{"Restaurants", "5"}));
   EXPECT_EQ(corpus.labels[1], (std::vector<std::string>{"Bars", "4.5"}));
-  EXPECT_EQ(corpus.labels[2], (std::vector<std::string>{"-3", "1000"}));
+  // Values as written: a number is never re-printed ("5.0" stays "5.0", not "5"), a string stays
+  // itself, and a field of a nested object is not the top-level field.
+  EXPECT_EQ(corpus.labels[2], (std::vector<std::string>{"-3", "1e3"}));
+  EXPECT_EQ(corpus.labels[3], (std::vector<std::string>{"05", "5.0"}));
+  EXPECT_EQ(corpus.label_prefixes, (std::vector<std::string>{"", ""}));
 }
 
 TEST(Jsonl, ConfigurableFieldsAndPrefixes) {

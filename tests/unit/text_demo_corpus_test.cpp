@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "text/demo_corpus.hpp"
 #include "text/secrets.hpp"
@@ -119,6 +121,33 @@ TEST(TextDemoCorpus, PlantedSecretsAreDetectedExactlyWhereTheyArePlanted) {
   EXPECT_TRUE(email && phone && name);
   o.secret_rate = 0.0;
   EXPECT_TRUE(make_demo_corpus(o).planted.empty());
+}
+
+// A label without a public record cannot be imported by default, so the demo keeps public reviews
+// in every label at any size, under its planted list and under PII detection with it (the README's
+// `--secrets pii,list`): a label's first 3 reviews stay public, and planted secrets never take
+// more than half of a label's reviews.
+TEST(TextDemoCorpus, EveryLabelKeepsPublicReviewsAtAnySize) {
+  for (const auto& [records, seed, rate] : std::vector<std::tuple<std::size_t, std::uint64_t, double>>{
+           {150, 7, 0.25}, {800, 7, 0.25}, {800, 3, 0.25}, {800, 5, 0.25}, {2000, 11, 0.25}, {3000, 7, 1.0}, {20000, 7, 0.25}}) {
+    const DemoCorpus d = make_demo_corpus({.records = records, .seed = seed, .secret_rate = rate});
+    SecretMatrix detected;
+    const SecretSet pii = choose_pii_secrets(d.corpus.texts, kAllPiiCategories, &detected);
+    const SecretSet list{.secrets = d.planted, .categories = std::vector<std::string>(d.planted.size(), "LIST"), .mode = "list"};
+    const SecretMatrix matched = detect_secrets(d.corpus.texts, merge_secret_sets({pii, list}));
+    std::map<std::vector<std::string>, std::array<std::size_t, 3>> per_label;  // records, public, planted
+    for (std::size_t i = 0; i < records; ++i) {
+      auto& n = per_label[d.corpus.labels[i]];
+      ++n[0];
+      n[1] += detected.is_private(i) || matched.is_private(i) ? 0 : 1;
+      n[2] += d.secrets_of[i].empty() ? 0 : 1;
+    }
+    for (const auto& [label, n] : per_label) {
+      SCOPED_TRACE(label[0] + " | " + label[1] + " of " + std::to_string(records) + ", seed " + std::to_string(seed));
+      EXPECT_GE(n[1], std::min<std::size_t>(n[0], 3));
+      EXPECT_LE(2 * n[2], n[0]);
+    }
+  }
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ TEST(TextSecrets, RandomWordsComeFromTheQuantileAndSkipDigitsAndShortWords) {
   for (int k = 0; k < 200; ++k)
     for (int r = 0; r < 200 - k; ++r) texts.push_back("word" + std::string(1, char('a' + k / 26)) + char('a' + k % 26));
   for (int r = 0; r < 500; ++r) texts.push_back("12345 ab x");  // digits and short words never chosen
-  const SecretSet s = choose_random_word_secrets(texts, 10, 0.2);
+  const SecretSet s = choose_random_word_secrets(texts, {.count = 10, .quantile = 0.2, .max_private_share = 1.0});
   EXPECT_EQ(s.mode, "random-word");
   ASSERT_EQ(s.secrets.size(), 10u);
   std::vector<int> ranks;
@@ -81,7 +81,7 @@ TEST(TextSecrets, RandomWordsComeFromTheQuantileAndSkipDigitsAndShortWords) {
     EXPECT_GE(r, 30);
     EXPECT_LE(r, 50);
   }
-  EXPECT_EQ(s.secrets, choose_random_word_secrets(texts, 10, 0.2).secrets);  // deterministic
+  EXPECT_EQ(s.secrets, choose_random_word_secrets(texts, {.count = 10, .quantile = 0.2, .max_private_share = 1.0}).secrets);  // deterministic
   // Every chosen word is then found in the records that hold it.
   const SecretMatrix m = detect_secrets(texts, s);
   std::size_t priv = 0;
@@ -89,14 +89,45 @@ TEST(TextSecrets, RandomWordsComeFromTheQuantileAndSkipDigitsAndShortWords) {
   std::size_t expected = 0;
   for (int r : ranks) expected += 200 - r;
   EXPECT_EQ(priv, expected);
-  EXPECT_THROW(choose_random_word_secrets(texts, 0, 0.2), InputError);
-  EXPECT_THROW(choose_random_word_secrets(texts, 5, 1.5), InputError);
-  EXPECT_THROW(choose_random_word_secrets({"1 2 3"}, 5, 0.2), InputError);
+  EXPECT_THROW(choose_random_word_secrets(texts, {.count = 0, .quantile = 0.2}), InputError);
+  EXPECT_THROW(choose_random_word_secrets(texts, {.count = 5, .quantile = 1.5}), InputError);
+  EXPECT_THROW(choose_random_word_secrets({"1 2 3"}, {.count = 5, .quantile = 0.2}), InputError);
 
   // Label values are published: none of their words is ever chosen.
-  const SecretSet without = choose_random_word_secrets(texts, 10, 0.2, {"Category: " + s.secrets[0] + " | 5.0"});
+  const SecretSet without = choose_random_word_secrets(texts, {.count = 10, .quantile = 0.2, .max_private_share = 1.0}, {"Category: " + s.secrets[0] + " | 5.0"});
   ASSERT_EQ(without.secrets.size(), 10u);
   EXPECT_EQ(std::count(without.secrets.begin(), without.secrets.end(), s.secrets[0]), 0);
+}
+
+TEST(TextSecrets, RandomWordsKeepTheAskedPublicShare) {
+  // Word w_k appears (200 - k) times, one word per record: the 0.2-quantile words are frequent.
+  std::vector<std::string> texts;
+  for (int k = 0; k < 200; ++k)
+    for (int r = 0; r < 200 - k; ++r) texts.push_back("word" + std::string(1, char('a' + k / 26)) + char('a' + k % 26));
+  auto private_share = [&](const SecretSet& s) {
+    const SecretMatrix m = detect_secrets(texts, s);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < texts.size(); ++i) n += m.is_private(i);
+    return double(n) / double(texts.size());
+  };
+  const SecretSet all = choose_random_word_secrets(texts, {.count = 60, .quantile = 0.2, .max_private_share = 1.0});
+  ASSERT_EQ(all.secrets.size(), 60u);
+  EXPECT_GT(private_share(all), 0.4);
+  const SecretSet capped = choose_random_word_secrets(texts, {.count = 60, .quantile = 0.2, .max_private_share = 0.1});
+  EXPECT_GT(capped.secrets.size(), 5u);
+  EXPECT_LE(private_share(capped), 0.1);
+  // Where the limit does not bind, the choice is the centred window itself.
+  const SecretSet loose = choose_random_word_secrets(texts, {.count = 10, .quantile = 0.2, .max_private_share = 0.9});
+  EXPECT_EQ(loose.secrets, choose_random_word_secrets(texts, {.count = 10, .quantile = 0.2, .max_private_share = 1.0}).secrets);
+  EXPECT_THROW(choose_random_word_secrets(texts, {.count = 10, .quantile = 0.2, .max_private_share = 0.0}), InputError);
+
+  // Given the labels, no word is taken that would leave a label without a public record: here
+  // every record of label 1 holds the one word of the centred window that is in label 1.
+  std::vector<std::int32_t> labels;
+  for (const auto& t : texts) labels.push_back(t == loose.secrets[4] ? 1 : 0);
+  const SecretSet kept = choose_random_word_secrets(texts, {.count = 10, .quantile = 0.2, .max_private_share = 0.9}, {}, labels);
+  ASSERT_EQ(kept.secrets.size(), 10u);
+  EXPECT_EQ(std::count(kept.secrets.begin(), kept.secrets.end(), loose.secrets[4]), 0);
 }
 
 TEST(TextSecrets, ReadsListFiles) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cblas.h>
 #include <ctime>
+#include <memory>
 #include <faiss/Clustering.h>
 #include <faiss/IndexFlat.h>
 #include <omp.h>
@@ -61,43 +62,81 @@ MatrixF public_rows_of_largest_label(const std::string& path, std::size_t limit,
   return rows;
 }
 
-// The blas kernel's candidate screen (fp32, bf16, ...) for this many centres; "none" for other kernels.
+// The blas kernel's candidate screen with its engine for this many centres; "none" for other kernels.
 std::string screen_of(const NearestCentreKernel& kernel, std::size_t centres) {
   const auto* blas = dynamic_cast<const BlasKernel*>(&kernel);
-  return blas ? blas_screen_name(blas->screen_for(static_cast<Eigen::Index>(centres))) : "none";
+  return blas ? screen_label(blas->screen_for(static_cast<Eigen::Index>(centres))) : "none";
 }
 
-}  // namespace
+// Timings of repeated runs, FAISS's and ours taken back to back in each repetition, so that a
+// ratio compares runs under the same load (the machine may be shared).
+struct Runs {
+  std::vector<double> faiss, secpe;  // wall seconds per repetition
+  std::vector<double> faiss_cpu, secpe_cpu;  // process CPU seconds (all threads) per repetition
+};
 
-nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
-  const KMeansInit init = parse_kmeans_init(o.kmeans_init);  // bad names fail before any work
-  // FAISS parallelises with OpenMP and calls sgemm, which runs on OpenBLAS's own threads: cap both.
-  omp_set_num_threads(o.threads);
-  openblas_set_num_threads(o.threads);
-  const auto kernel = make_kernel(o.kernel, o.threads);
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// median, min and max of a list, and the list itself.
+nlohmann::ordered_json spread(const std::vector<double>& v) {
+  return {{"median", median(v)}, {"min", *std::min_element(v.begin(), v.end())}, {"max", *std::max_element(v.begin(), v.end())},
+          {"all", v}};
+}
+
+// Per repetition a / b (faiss over secpe: speedup; secpe over faiss: time ratio).
+std::vector<double> ratios(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> r(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) r[i] = a[i] / b[i];
+  return r;
+}
+
+// Wall and CPU seconds of f() appended to `wall` and `cpu`.
+template <class F>
+void timed(std::vector<double>& wall, std::vector<double>& cpu, F&& f) {
+  const double c0 = process_cpu_seconds();
+  const Timer t0;
+  f();
+  wall.push_back(t0.seconds());
+  cpu.push_back(process_cpu_seconds() - c0);
+}
+
+// Exact 1-NN by inner product (= cosine on unit vectors): IndexFlatIP against our kernel.
+nlohmann::ordered_json bench_search(const FaissBenchOptions& o, const NearestCentreKernel& kernel) {
   const MatrixF queries = random_unit_rows(o.seed, 1, o.queries, o.dim);
   const MatrixF base = random_unit_rows(o.seed, 2, o.candidates, o.dim);
-  const double search_gflop = 2.0 * double(o.queries) * double(o.candidates) * o.dim / 1e9;
-
-  // Exact 1-NN by inner product (= cosine on unit vectors).
+  const double gflop = 2.0 * double(o.queries) * double(o.candidates) * o.dim / 1e9;
   faiss::IndexFlatIP index(o.dim);
   index.add(static_cast<faiss::Index::idx_t>(o.candidates), base.data());
   std::vector<float> distances(o.queries);
   std::vector<faiss::Index::idx_t> labels(o.queries);
-  Timer t0;
-  index.search(static_cast<faiss::Index::idx_t>(o.queries), queries.data(), 1, distances.data(), labels.data());
-  const double faiss_search = t0.seconds();
-
   std::vector<std::int32_t> nearest(o.queries);
   std::vector<double> score(o.queries);
-  t0.restart();
-  kernel->search(queries, base, Metric::kInnerProduct, nearest, score);
-  const double our_search = t0.seconds();
+  Runs runs;
+  for (int r = 0; r < o.repeats; ++r) {
+    timed(runs.faiss, runs.faiss_cpu, [&] {
+      index.search(static_cast<faiss::Index::idx_t>(o.queries), queries.data(), 1, distances.data(), labels.data());
+    });
+    timed(runs.secpe, runs.secpe_cpu, [&] { kernel.search(queries, base, Metric::kInnerProduct, nearest, score); });
+  }
   std::size_t agree = 0;
   for (std::size_t i = 0; i < o.queries; ++i) agree += labels[i] == nearest[i] ? 1 : 0;
+  const double faiss_s = median(runs.faiss), secpe_s = median(runs.secpe);
+  return {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", o.dim}, {"gflop", gflop}, {"faiss_index", "IndexFlatIP"},
+          {"faiss_seconds", faiss_s}, {"secpe_seconds", secpe_s}, {"secpe_kernel", kernel.name()},
+          {"secpe_screen", screen_of(kernel, o.candidates)}, {"faiss_gflops", gflop / faiss_s}, {"secpe_gflops", gflop / secpe_s},
+          {"speedup_vs_faiss", median(ratios(runs.faiss, runs.secpe))}, {"speedup", spread(ratios(runs.faiss, runs.secpe))},
+          {"faiss_seconds_all", runs.faiss}, {"secpe_seconds_all", runs.secpe},
+          {"cpu_speedup", spread(ratios(runs.faiss_cpu, runs.secpe_cpu))},
+          {"same_nearest_fraction", double(agree) / double(o.queries)}};
+}
 
-  // k-means: the same points, k and iteration count. FAISS seeds randomly (a permutation), so its
-  // time is essentially the Lloyd iterations; ours is split into seeding and Lloyd.
+// k-means: the same points, k and iteration count. FAISS seeds randomly (a permutation), so its
+// time is essentially the Lloyd iterations; ours is split into seeding and Lloyd.
+nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCentreKernel& kernel, KMeansInit init) {
   std::string points_label;
   const MatrixF points = o.kmeans_data.empty() ? random_unit_rows(o.seed, 3, o.kmeans_points, o.dim)
                                                : public_rows_of_largest_label(o.kmeans_data, o.kmeans_points, points_label);
@@ -111,61 +150,83 @@ nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   cp.seed = static_cast<int>(o.seed);
   cp.max_points_per_centroid = 1 << 30;  // no subsampling: same work as ours
   cp.spherical = true;
-  faiss::Clustering clustering(points_dim, o.kmeans_clusters, cp);
-  faiss::IndexFlatIP kindex(points_dim);
-  t0.restart();
-  double cpu0 = process_cpu_seconds();
-  clustering.train(static_cast<faiss::Index::idx_t>(n_points), points.data(), kindex);
-  const double faiss_kmeans = t0.seconds();
-  const double faiss_kmeans_cpu = process_cpu_seconds() - cpu0;
-
   const LocalCommunicator self;
   KMeansOptions ko{o.kmeans_clusters, o.kmeans_iterations, 0.0, Metric::kCosine, o.seed, 0};
   ko.init = init;
   ko.init_rounds = o.kmeans_init_rounds;
   ko.threads = o.threads;
-  t0.restart();
-  cpu0 = process_cpu_seconds();
-  const KMeansResult ours = distributed_kmeans(self, points, *kernel, ko);
-  const double our_kmeans = t0.seconds();
-  const double our_kmeans_cpu = process_cpu_seconds() - cpu0;
+  Runs runs;
+  std::vector<float> faiss_centroids;
+  KMeansResult ours;
+  std::vector<double> seed_s, lloyd_s;
+  for (int r = 0; r < o.repeats; ++r) {
+    faiss::Clustering clustering(points_dim, o.kmeans_clusters, cp);
+    faiss::IndexFlatIP kindex(points_dim);
+    timed(runs.faiss, runs.faiss_cpu, [&] { clustering.train(static_cast<faiss::Index::idx_t>(n_points), points.data(), kindex); });
+    faiss_centroids.assign(clustering.centroids.begin(), clustering.centroids.end());
+    timed(runs.secpe, runs.secpe_cpu, [&] { ours = distributed_kmeans(self, points, kernel, ko); });
+    seed_s.push_back(ours.seed_seconds);
+    lloyd_s.push_back(ours.lloyd_seconds);
+  }
   // The spherical k-means objective of both results, by the same exact kernel: the mean cosine
   // of a point to its nearest centre (higher is better).
   const auto mean_cosine = [&](const MatrixF& centres) {
     std::vector<std::int32_t> c(n_points);
     std::vector<double> s(n_points);
-    kernel->search(points, centres, Metric::kCosine, c, s);
+    kernel.search(points, centres, Metric::kCosine, c, s);
     double sum = 0.0;
     for (double v : s) sum -= v;
     return sum / double(n_points);
   };
-  const MatrixF faiss_centres = Eigen::Map<const MatrixF>(clustering.centroids.data(), static_cast<Eigen::Index>(o.kmeans_clusters), points_dim);
-  const double faiss_objective = mean_cosine(faiss_centres), our_objective = mean_cosine(ours.centres);
+  const MatrixF faiss_centres = Eigen::Map<const MatrixF>(faiss_centroids.data(), o.kmeans_clusters, points_dim);
   const int lloyd_passes = ours.iterations + 1;  // the iterations and the final assignment pass
-  const double faiss_per_iteration = faiss_kmeans / o.kmeans_iterations;
-  const double our_per_iteration = ours.lloyd_seconds / lloyd_passes;
+  const double faiss_per_iteration = median(runs.faiss) / o.kmeans_iterations, our_per_iteration = median(lloyd_s) / lloyd_passes;
+  return {{"points", n_points}, {"dim", points_dim},
+          {"data", o.kmeans_data.empty() ? std::string("random unit rows") : o.kmeans_data + ": public rows of label '" + points_label + "'"},
+          {"clusters", o.kmeans_clusters}, {"iterations", o.kmeans_iterations}, {"secpe_screen", screen_of(kernel, std::size_t(o.kmeans_clusters))},
+          {"faiss_seconds", median(runs.faiss)}, {"faiss_cpu_seconds", median(runs.faiss_cpu)},
+          {"faiss_seconds_per_iteration", faiss_per_iteration},
+          {"secpe_init", kmeans_init_name(ko.init)}, {"secpe_init_rounds", ko.init_rounds}, {"secpe_seconds", median(runs.secpe)},
+          {"secpe_cpu_seconds", median(runs.secpe_cpu)}, {"secpe_seed_seconds", median(seed_s)},
+          {"secpe_init_candidates", ours.init_candidates}, {"secpe_lloyd_seconds", median(lloyd_s)},
+          {"secpe_iterations_run", ours.iterations}, {"secpe_lloyd_passes", lloyd_passes},
+          {"secpe_seconds_per_iteration", our_per_iteration},
+          {"secpe_over_faiss", spread(ratios(runs.secpe, runs.faiss))},
+          {"secpe_over_faiss_cpu", spread(ratios(runs.secpe_cpu, runs.faiss_cpu))},
+          {"faiss_seconds_all", runs.faiss}, {"secpe_seconds_all", runs.secpe},
+          {"secpe_over_faiss_per_iteration", our_per_iteration / faiss_per_iteration},
+          {"secpe_seed_over_faiss_iteration", median(seed_s) / faiss_per_iteration},
+          {"faiss_mean_cosine", mean_cosine(faiss_centres)}, {"secpe_mean_cosine", mean_cosine(ours.centres)},
+          {"note", "faiss seeds randomly; FAISS and secpe run back to back in each of --repeats repetitions; *_seconds are medians, "
+                   "secpe_over_faiss the per-repetition ratios of the totals (secpe seeding + Lloyd + sums against faiss::Clustering::train); "
+                   "secpe_seconds_per_iteration = secpe_lloyd_seconds / secpe_lloyd_passes (the iterations plus the final assignment "
+                   "pass); cpu seconds are process CPU time, all threads; *_mean_cosine: the spherical k-means objective, mean cosine of "
+                   "a point to its nearest centre"}};
+}
 
-  return {{"search", {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", o.dim}, {"gflop", search_gflop},
-                      {"faiss_index", "IndexFlatIP"}, {"faiss_seconds", faiss_search}, {"secpe_seconds", our_search},
-                      {"secpe_kernel", kernel->name()}, {"secpe_screen", screen_of(*kernel, o.candidates)}, {"faiss_gflops", search_gflop / faiss_search},
-                      {"secpe_gflops", search_gflop / our_search}, {"speedup_vs_faiss", faiss_search / our_search},
-                      {"same_nearest_fraction", double(agree) / double(o.queries)}}},
-          {"kmeans", {{"points", n_points}, {"dim", points_dim},
-                      {"data", o.kmeans_data.empty() ? std::string("random unit rows") : o.kmeans_data + ": public rows of label '" + points_label + "'"},
-                      {"clusters", o.kmeans_clusters}, {"iterations", o.kmeans_iterations},
-                      {"faiss_seconds", faiss_kmeans}, {"faiss_cpu_seconds", faiss_kmeans_cpu},
-                      {"faiss_seconds_per_iteration", faiss_per_iteration},
-                      {"secpe_init", kmeans_init_name(ko.init)}, {"secpe_init_rounds", ko.init_rounds}, {"secpe_seconds", our_kmeans},
-                      {"secpe_cpu_seconds", our_kmeans_cpu}, {"secpe_seed_seconds", ours.seed_seconds},
-                      {"secpe_init_candidates", ours.init_candidates}, {"secpe_lloyd_seconds", ours.lloyd_seconds},
-                      {"secpe_iterations_run", ours.iterations}, {"secpe_lloyd_passes", lloyd_passes},
-                      {"secpe_seconds_per_iteration", our_per_iteration},
-                      {"secpe_over_faiss_per_iteration", our_per_iteration / faiss_per_iteration},
-                      {"secpe_seed_over_faiss_iteration", ours.seed_seconds / faiss_per_iteration},
-                      {"faiss_mean_cosine", faiss_objective}, {"secpe_mean_cosine", our_objective},
-                      {"note", "faiss seeds randomly; secpe_seconds_per_iteration = secpe_lloyd_seconds / secpe_lloyd_passes "
-                               "(the iterations plus the final assignment pass); cpu seconds are process CPU time, all threads; "
-                               "*_mean_cosine: the spherical k-means objective, mean cosine of a point to its nearest centre"}}}};
+std::unique_ptr<NearestCentreKernel> bench_kernel_of(const FaissBenchOptions& o) {
+  BlasScreen screen;
+  try {
+    screen = parse_blas_screen(o.screen);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--screen: ") + e.what());
+  }
+  if (o.kernel == "blas") return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = o.threads, .screen = screen});
+  return make_kernel(o.kernel, o.threads);
+}
+
+}  // namespace
+
+nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
+  const KMeansInit init = parse_kmeans_init(o.kmeans_init);  // bad names fail before any work
+  const auto kernel = bench_kernel_of(o);
+  // FAISS parallelises with OpenMP and calls sgemm, which runs on OpenBLAS's own threads: cap both.
+  omp_set_num_threads(o.threads);
+  openblas_set_num_threads(o.threads);
+  nlohmann::ordered_json out;
+  out["search"] = bench_search(o, *kernel);
+  out["kmeans"] = bench_kmeans(o, *kernel, init);
+  return out;
 }
 
 }  // namespace secpe

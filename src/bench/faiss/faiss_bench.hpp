@@ -25,7 +25,9 @@ struct FaissBenchOptions {
   std::string kmeans_init = kmeans_init_name(KMeansOptions{}.init);  // our seeding: random, parallel (k-means||) or plusplus
   int kmeans_init_rounds = KMeansOptions{}.init_rounds;  // k-means|| rounds R
   int threads = 1;
+  int repeats = 3;                 // FAISS and ours back to back, this many times; medians and ratios reported
   std::string kernel = "blas";
+  std::string screen = "auto";     // blas: the candidate screen (blas_kernel.hpp)
   std::uint64_t seed = 1;
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compute/cpu/screen_tiles.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -25,14 +26,6 @@ float widen(std::uint16_t b) {
   float v;
   std::memcpy(&v, &u, sizeof v);
   return v;
-}
-
-// relative_rounding_error from the sums of squares of the rounding errors and of the vector. Any
-// order of a sum of d non-negative terms is within (d + 1) 2^-53 of its value relatively; the
-// division and square root add 2^-53 each: (d + 4) 2^-51 covers all of it with room to spare.
-double error_bound(double error, double norm, Eigen::Index d) {
-  if (norm == 0.0) return 0.0;
-  return std::sqrt(error / norm) * (1.0 + double(d + 4) * 0x1p-51);
 }
 
 // Where a group's tiles hold dimensions (k, k + 1), k even, of its centre n (0 <= n < 16).
@@ -124,9 +117,61 @@ __attribute__((target("amx-tile,amx-bf16"))) void gemm_amx(const std::uint16_t* 
   }
   _tile_release();
 }
+
+struct Operands {
+  const std::uint16_t* x;  // the rows in bf16, padded
+  Eigen::Index dp;
+  const PackedCentres& centres;
+  Eigen::Index c0;  // the block's first centre
+  float* g;
+  Eigen::Index ld;
+};
+
+// 8 rows x 16 Groups centres in zmm accumulators: per pair of dimensions, one load per group (pair
+// p of 16 centres) and one broadcast per row (its pair p) feed 8 Groups VDPBF16PS.
+struct Avx512Tiles {
+  static constexpr int kRows = 8, kGroups = 2;
+  template <int Groups>
+  [[gnu::target("avx512f,avx512bf16")]] static void tile(const Operands& o, Eigen::Index i, Eigen::Index j) {
+    __m512 acc[kRows][Groups];
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+      for (int g = 0; g < Groups; ++g) acc[r][g] = _mm512_setzero_ps();
+    const std::uint32_t* b = o.centres.group(o.c0 + j);
+    const std::uint16_t* a = o.x + i * o.dp;
+    const Eigen::Index pairs = o.dp / 2, group_pairs = 16 * pairs;
+    for (Eigen::Index p = 0; p < pairs; ++p) {
+      __m512bh bv[Groups];
+#pragma GCC unroll 2
+      for (int g = 0; g < Groups; ++g) bv[g] = (__m512bh)_mm512_load_si512(b + g * group_pairs + p * 16);
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+        std::int32_t pair;
+        std::memcpy(&pair, a + r * o.dp + 2 * p, sizeof pair);
+        const __m512bh av = (__m512bh)_mm512_set1_epi32(pair);
+#pragma GCC unroll 2
+        for (int g = 0; g < Groups; ++g) acc[r][g] = _mm512_dpbf16_ps(acc[r][g], av, bv[g]);
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 2
+      for (int g = 0; g < Groups; ++g) _mm512_storeu_ps(o.g + (i + r) * o.ld + j + 16 * g, acc[r][g]);
+  }
+};
 #endif
 
 }  // namespace
+
+bool avx512_bf16_available() {
+#ifdef SECPE_AMX
+  static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+  return available;
+#else
+  return false;
+#endif
+}
 
 bool amx_available() {
 #ifdef SECPE_AMX
@@ -153,12 +198,12 @@ double round_and_measure_scalar(const float* v, Eigen::Index d, std::uint16_t* o
     error += e * e;
     norm += double(v[k]) * double(v[k]);
   }
-  return error_bound(error, norm, d);
+  return screen::relative_error_bound(error, norm, d);
 }
 
 #ifdef SECPE_AMX
 // The same on 16 coordinates at a time (AVX-512F): the same bf16 values, bit for bit, and the sums
-// of squares in other orders, which the allowance of error_bound covers. Every CPU with AMX has
+// of squares in other orders, which the allowance of relative_error_bound covers. Every CPU with AMX has
 // AVX-512F, so the screen never rounds its rows one coordinate at a time.
 // GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn that it
 // is uninitialised (GCC bug 105593): silenced for this function only.
@@ -197,7 +242,7 @@ double round_and_measure_avx512(const float* v, Eigen::Index d, std::uint16_t* o
     e += diff * diff;
     n += double(v[k]) * double(v[k]);
   }
-  return error_bound(e + _mm512_reduce_add_pd(error), n + _mm512_reduce_add_pd(norm), d);
+  return screen::relative_error_bound(e + _mm512_reduce_add_pd(error), n + _mm512_reduce_add_pd(norm), d);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -222,22 +267,21 @@ double relative_rounding_error(const float* v, Eigen::Index d) {
 PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(padded(centres.cols())) {
   const Eigen::Index n = centres.rows(), d = centres.cols(), groups = padded(n) / 16;
   data_.resize(static_cast<std::size_t>(padded(n) * dim_ / 2));  // zeros: the padding
-  std::vector<double> chunk_max(static_cast<std::size_t>(std::max(threads, 1)), 0.0);
+  errors_.assign(static_cast<std::size_t>(n), 0.0);
   // Groups of 16 centres are independent: each chunk packs its own.
   run_chunks(chunk_count(threads, static_cast<std::size_t>(groups), double(16 * d)), static_cast<std::size_t>(groups),
-             [&](int chunk, std::size_t g0, std::size_t g1) {
-               double& max_error = chunk_max[static_cast<std::size_t>(chunk)];
+             [&](int, std::size_t g0, std::size_t g1) {
                std::vector<std::uint16_t> rounded(static_cast<std::size_t>(d) + 1, 0);  // + 1: the pair of an odd last one
                const Eigen::Index c1 = std::min<Eigen::Index>(n, static_cast<Eigen::Index>(g1) * 16);
                for (Eigen::Index c = static_cast<Eigen::Index>(g0) * 16; c < c1; ++c) {
                  std::uint32_t* tiles = data_.data() + c / 16 * dim_ * 8;
-                 max_error = std::max(max_error, round_and_measure(centres.row(c).data(), d, rounded.data()));
+                 errors_[static_cast<std::size_t>(c)] = round_and_measure(centres.row(c).data(), d, rounded.data());
                  for (Eigen::Index k = 0; k < d; k += 2)
                    tiles[pair_slot(k, c % 16)] = std::uint32_t{rounded[static_cast<std::size_t>(k)]} |
                                                  (std::uint32_t{rounded[static_cast<std::size_t>(k + 1)]} << 16);
                }
              });
-  max_error_ = *std::max_element(chunk_max.begin(), chunk_max.end());
+  for (const double e : errors_) max_error_ = std::max(max_error_, e);
 }
 
 void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector<std::uint16_t>& out,
@@ -252,7 +296,8 @@ void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector
 void gemm(Engine engine, const std::uint16_t* xb, Eigen::Index mbp, const PackedCentres& centres, Eigen::Index c0,
           Eigen::Index nbp, float* g) {
 #ifdef SECPE_AMX
-  if (engine == Engine::kAmx) return gemm_amx(xb, mbp, centres, c0, nbp, g);
+  if (engine == Engine::kBf16Amx) return gemm_amx(xb, mbp, centres, c0, nbp, g);
+  if (engine == Engine::kBf16Avx512) return screen::run_tiles<Avx512Tiles>(Operands{xb, centres.padded_dim(), centres, c0, g, nbp}, mbp, nbp);
 #endif
   gemm_emulated(xb, mbp, centres, c0, nbp, g);
 }

@@ -111,9 +111,10 @@ bool blas_self_test(std::string* report) {
         }
       }
   }
-  // The exact nearest-centre kernel on top of it, with the fp32 screen and, where AMX runs, bf16.
+  // The exact nearest-centre kernel on top of it, with the fp32 screen and each narrow screen
+  // that runs here (bf16: AMX or AVX512-BF16; int8: AVX512-VNNI or AVX-VNNI).
   const MatrixF x = random_matrix(300, 64, gen), centres = random_matrix(40, 64, gen);
-  for (const BlasScreen screen : {BlasScreen::kFp32, BlasScreen::kBf16}) {
+  for (const BlasScreen screen : {BlasScreen::kFp32, BlasScreen::kBf16, BlasScreen::kInt8}) {
     const BlasKernel kernel(BlasKernelOptions{.screen = screen});
     for (const Metric metric : {Metric::kCosine, Metric::kL2, Metric::kInnerProduct}) {
       std::string line;

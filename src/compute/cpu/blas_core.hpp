@@ -35,7 +35,8 @@ std::optional<std::string> blas_core_warning(const BlasCore& core);
 
 // A quick correctness check of the loaded core: sgemm on small random shapes against a double
 // reference within a rigorous rounding bound, and the blas nearest-centre kernel (fp32 screen, and
-// bf16 where AMX runs) against the reference kernel bit for bit. `report` gets one line on failure.
+// every narrow screen that runs here) against the reference kernel bit for bit. `report` gets one
+// line on failure.
 bool blas_self_test(std::string* report);
 
 }  // namespace secpe

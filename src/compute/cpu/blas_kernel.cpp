@@ -10,8 +10,14 @@
 // index) are the reference's answer, bit for bit.
 //
 // The bound (approx_score, score_error, exact_only) and the order of results are shared with the
-// GPU kernel: compute/search_bound.hpp, where the bound is derived. The bf16 screen only changes
-// where G comes from (compute/cpu/bf16_gemm.hpp) and the bound's input rounding unit.
+// GPU kernel: compute/search_bound.hpp, where the bound is derived. A narrow screen (bf16, int8:
+// compute/cpu/screen_gemm.hpp) only changes where G comes from and the bound's input units.
+// The bounds are computed in lanes of eight doubles (a 64-byte GCC vector type) by inline functions
+// (compute/search_bound.hpp's included): GCC's warning that returning one depends on AVX-512
+// concerns no call that is made.
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 #include <cblas.h>
 
 #include <algorithm>
@@ -29,16 +35,24 @@
 
 #include "compute/exact_score.hpp"
 #include "compute/cpu/bf16_gemm.hpp"
+#include "compute/cpu/screen_gemm.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "core/parallel.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
 
+namespace {
+
+constexpr BlasScreen kScreens[] = {BlasScreen::kAuto, BlasScreen::kFp32, BlasScreen::kBf16, BlasScreen::kBf16Emulated,
+                                   BlasScreen::kInt8, BlasScreen::kInt8Emulated};
+
+}  // namespace
+
 BlasScreen parse_blas_screen(const std::string& name) {
-  for (const BlasScreen s : {BlasScreen::kAuto, BlasScreen::kFp32, BlasScreen::kBf16, BlasScreen::kBf16Emulated})
+  for (const BlasScreen s : kScreens)
     if (name == blas_screen_name(s)) return s;
-  throw InputError("unknown blas screen '" + name + "' (expected auto, fp32, bf16 or bf16-emulated)");
+  throw InputError("unknown blas screen '" + name + "' (expected auto, fp32, bf16, int8, bf16-emulated or int8-emulated)");
 }
 
 std::string blas_screen_name(BlasScreen screen) {
@@ -47,13 +61,104 @@ std::string blas_screen_name(BlasScreen screen) {
     case BlasScreen::kFp32: return "fp32";
     case BlasScreen::kBf16: return "bf16";
     case BlasScreen::kBf16Emulated: return "bf16-emulated";
+    case BlasScreen::kInt8: return "int8";
+    case BlasScreen::kInt8Emulated: return "int8-emulated";
   }
   return "auto";
 }
 
+std::optional<screen::Engine> screen_engine(BlasScreen screen) {
+  using screen::Engine;
+  const auto first_available = [](std::initializer_list<Engine> engines) -> std::optional<Engine> {
+    for (const Engine e : engines)
+      if (screen::available(e)) return e;
+    return std::nullopt;
+  };
+  switch (screen) {
+    case BlasScreen::kBf16: return first_available({Engine::kBf16Amx, Engine::kBf16Avx512});
+    case BlasScreen::kBf16Emulated: return Engine::kBf16Emulated;
+    case BlasScreen::kInt8: return first_available({Engine::kInt8Avx512, Engine::kInt8Avx});
+    case BlasScreen::kInt8Emulated: return Engine::kInt8Emulated;
+    case BlasScreen::kAuto:
+    case BlasScreen::kFp32: break;
+  }
+  return std::nullopt;
+}
+
+std::string screen_label(BlasScreen screen) {
+  const std::optional<screen::Engine> engine = screen_engine(screen);
+  return engine ? screen::engine_name(*engine) : "fp32 (sgemm)";
+}
+
+BlasScreen AutoScreen::screen_for(Eigen::Index centres) const {
+  BlasScreen out = BlasScreen::kFp32;
+  for (const Tier& t : tiers)
+    if (centres >= t.min_centres) out = t.screen;
+  return out;
+}
+
+AutoScreen parse_auto_screen(const std::string& text) {
+  AutoScreen choice;
+  const auto fail = [&](const std::string& why) {
+    return InputError("'" + text + "': " + why + " (expected SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...], e.g. bf16:32,int8:1024)");
+  };
+  std::size_t begin = 0;
+  do {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string tier = text.substr(begin, end - begin);
+    const std::size_t colon = tier.find(':');
+    AutoScreen::Tier t{BlasScreen::kFp32, -1};
+    try {
+      t.screen = parse_blas_screen(tier.substr(0, colon));
+    } catch (const InputError& e) {
+      throw fail(e.what());
+    }
+    const std::string count = colon == std::string::npos ? "" : tier.substr(colon + 1);
+    std::size_t used = 0;
+    try {
+      t.min_centres = count.empty() || count[0] == '-' ? -1 : std::stoi(count, &used);
+    } catch (const std::exception&) {
+    }
+    if (t.screen == BlasScreen::kAuto) throw fail("auto is no tier");
+    if (t.min_centres < 0 || used != count.size()) throw fail("'" + count + "' is no count of centres");
+    if (!choice.tiers.empty() && t.min_centres <= choice.tiers.back().min_centres) throw fail("the counts must ascend");
+    choice.tiers.push_back(t);
+    begin = end + 1;
+  } while (begin <= text.size());
+  return choice;
+}
+
+std::string auto_screen_text(const AutoScreen& choice) {
+  if (choice.tiers.empty()) return "fp32:0";
+  std::string out;
+  for (const AutoScreen::Tier& t : choice.tiers)
+    out.append(out.empty() ? "" : ",").append(blas_screen_name(t.screen)).append(":").append(std::to_string(t.min_centres));
+  return out;
+}
+
+AutoScreen auto_screen() {
+  if (const char* env = std::getenv("SECPE_BLAS_SCREEN_AUTO")) {
+    try {
+      AutoScreen choice = parse_auto_screen(env);
+      choice.source = "SECPE_BLAS_SCREEN_AUTO (measured by secpe blas-check --choose-screen)";
+      return choice;
+    } catch (const InputError& e) {
+      throw InputError(std::string("SECPE_BLAS_SCREEN_AUTO: ") + e.what());
+    }
+  }
+  const char* source = "this CPU's default";
+  const bool bf16 = screen_engine(BlasScreen::kBf16).has_value(), int8 = screen_engine(BlasScreen::kInt8).has_value();
+  if (bf16::amx_available()) return {{{BlasScreen::kBf16, 300}}, source};
+  if (int8 && bf16) return {{{BlasScreen::kBf16, 32}, {BlasScreen::kInt8, 512}}, source};
+  if (int8) return {{{BlasScreen::kInt8, 256}}, source};
+  if (bf16) return {{{BlasScreen::kBf16, 300}}, source};
+  return {{}, source};
+}
+
 namespace {
 
-// The environment's choice for auto, and the hardware's: kAuto stays only where AMX runs.
+// The environment's choice for auto, and the hardware's: a narrow screen without an engine here
+// is fp32.
 BlasScreen resolve_screen(BlasScreen screen) {
   if (screen == BlasScreen::kAuto) {
     if (const char* env = std::getenv("SECPE_BLAS_SCREEN")) {
@@ -64,7 +169,7 @@ BlasScreen resolve_screen(BlasScreen screen) {
       }
     }
   }
-  if ((screen == BlasScreen::kAuto || screen == BlasScreen::kBf16) && !bf16::amx_available()) return BlasScreen::kFp32;
+  if (screen != BlasScreen::kAuto && screen != BlasScreen::kFp32 && !screen_engine(screen)) return BlasScreen::kFp32;
   return screen;
 }
 
@@ -75,11 +180,13 @@ BlasKernel::BlasKernel(BlasKernelOptions options)
       row_block_(std::max(1, options.row_block)),
       centre_block_(std::max(1, options.centre_block)),
       screen_(resolve_screen(options.screen)),
-      bf16_min_centres_(options.bf16_min_centres) {}
+      auto_(screen_ == BlasScreen::kAuto ? options.auto_choice.value_or(auto_screen()) : AutoScreen{}) {
+  for (AutoScreen::Tier& t : auto_.tiers) t.screen = resolve_screen(t.screen);
+}
 
 BlasScreen BlasKernel::screen_for(Eigen::Index centres) const {
   if (screen_ != BlasScreen::kAuto) return screen_;
-  return centres >= bf16_min_centres_ ? BlasScreen::kBf16 : BlasScreen::kFp32;
+  return auto_.screen_for(centres);
 }
 
 namespace {
@@ -151,26 +258,31 @@ struct Search {
   const exact::Prepared& p;
   std::vector<double> centre_sq;         // |c|^2
   std::vector<double> centre_inv_norms;  // 1 / |c| (cosine)
-  std::vector<double> block_max_norm;    // per centre block: max |c|
-  std::vector<double> block_max_inv_norm;  // per centre block: max 1 / |c| (cosine)
-  bound::ScoreBound bound;  // fp32 screen: every row's
+  std::vector<double> err_p, err_q, err_r;  // each centre's bound::CentreTerms (its own norm and unit)
+  bound::ScoreBound bound;  // the fp32 screen's, for every row (and the float re-screen's)
   bool exact_only;  // float overflow possible: score every pair exactly
-  const bf16::PackedCentres* packed;  // the bf16 screen's centres; null: the fp32 screen
-  bf16::Engine engine;
+  const screen::ScreenGemm* narrow;  // the narrow screen's centres and engine; null: the fp32 screen
   std::span<std::int32_t> nearest;
   std::span<double> score;
+  // A narrow screen that keeps too many candidates costs more in rescoring than it saves: after a
+  // block whose rows kept more than narrow_limit each on average, the remaining blocks screen in
+  // fp32 (the results are the same either way: only the time differs).
+  double narrow_limit = 0.0;
+  mutable std::atomic<bool> narrow_off{false};
 };
 
 // Thread-local scratch.
 struct Workspace {
-  bf16::LineVector<std::uint16_t> xb;  // the row block in bf16 (bf16 screen)
-  bf16::LineVector<float> g;
-  std::vector<double> row_errors;          // bf16 screen: relative rounding error of each row
+  const screen::ScreenGemm* narrow = nullptr;  // this block's narrow screen (null: fp32)
+  std::size_t candidates = 0;                   // kept by this block's rows before any re-screen
+  screen::RoundedRows rounded;  // the row block as a narrow screen multiplies it
+  screen::LineVector<float> g;
   std::vector<bound::ScoreBound> bounds;   // each row's bound
-  std::vector<double> a;
+  std::vector<double> lo, hi;      // a block's bounds on the exact scores of one row
+  std::vector<double> chunk_min;  // lo's minimum per kChunk centres
   std::vector<RowState> rows;
   std::vector<std::int32_t> ids;
-  std::vector<std::pair<double, std::int32_t>> scored;
+  exact::RescoreBatch batch;  // rows whose candidates await their exact scores
   std::vector<double> lower, upper;  // the float re-screen's bounds (lower: per candidate)
   struct Columns* columns = nullptr;  // search_mutual: this worker's state of every centre
 };
@@ -193,25 +305,35 @@ struct Columns {
   }
 };
 
-// x . c in float, in sixteen lanes (a float dot product summed in any order: the fp32 bound holds).
+// x . c in float, in four chains of sixteen lanes (a float dot product summed in any order: the
+// fp32 bound holds; four chains keep the additions' latency out of the way).
 [[gnu::always_inline]] inline float float_dot(const float* x, const float* c, Eigen::Index d) {
-  using Lanes = float __attribute__((vector_size(64)));
-  Lanes acc = {};
+  using Floats = float __attribute__((vector_size(64)));
+  Floats acc[4] = {};
   Eigen::Index j = 0;
+  for (; j + 64 <= d; j += 64) {
+    for (int t = 0; t < 4; ++t) {
+      Floats a, b;
+      std::memcpy(&a, x + j + 16 * t, sizeof a);
+      std::memcpy(&b, c + j + 16 * t, sizeof b);
+      acc[t] += a * b;
+    }
+  }
   for (; j + 16 <= d; j += 16) {
-    Lanes a, b;
+    Floats a, b;
     std::memcpy(&a, x + j, sizeof a);
     std::memcpy(&b, c + j, sizeof b);
-    acc += a * b;
+    acc[0] += a * b;
   }
+  const Floats all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
   float sum = 0.0f;
-  for (int q = 0; q < 16; ++q) sum += acc[q];
+  for (int q = 0; q < 16; ++q) sum += all[q];
   for (; j < d; ++j) sum += x[j] * c[j];
   return sum;
 }
 
-// The bf16 screen's survivors screened again in float. On clustered data many centres fall
-// within bf16's bound of a row's best, and each exact rescoring is a sequential double dot
+// A narrow screen's survivors screened again in float. On clustered data many centres fall
+// within a narrow screen's bound of a row's best, and each exact rescoring is a sequential double dot
 // product; a float dot product with the fp32 screen's bound (s.bound) drops those that cannot be
 // among the k best (lower bound above the k-th smallest upper bound), so fewer reach best_k_of,
 // which decides as before. Compiled for AVX-512 and AVX2 as well, chosen at load time.
@@ -223,7 +345,15 @@ void rescreen_in_float(const Search& s, const float* x, double rx, const Side& s
   const double inv_rx = s.metric == Metric::kCosine ? 1.0 / rx : 0.0;
   ws.lower.resize(n);
   ws.upper.resize(n);
+  // The survivors' rows are scattered over memory: each is asked for two rows ahead.
+  const auto bytes = static_cast<std::size_t>(side.rows.cols()) * sizeof(float);
+  const auto prefetch = [&](std::size_t q) {
+    const char* row = reinterpret_cast<const char*>(side.rows.row(ws.ids[q]).data());
+    for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(row + b);
+  };
+  for (std::size_t q = 0; q < std::min<std::size_t>(n, 2); ++q) prefetch(q);
   for (std::size_t q = 0; q < n; ++q) {
+    if (q + 2 < n) prefetch(q + 2);
     const auto c = static_cast<std::size_t>(ws.ids[q]);
     const float g = float_dot(x, side.rows.row(static_cast<Eigen::Index>(c)).data(), side.rows.cols());
     const double a = bound::approx_score(s.metric, g, rx * rx, side.sq[c], inv_rx, side.inv_norms[c]);
@@ -240,7 +370,11 @@ void rescreen_in_float(const Search& s, const float* x, double rx, const Side& s
   ws.ids.resize(kept);
 }
 
-// The exact answer for row i from its candidate list (all centres when exact_only).
+// A batch is rescored once it holds this many pairs (or more: a row's candidates stay together).
+constexpr std::size_t kBatchPairs = 4096;
+
+// The exact answer for row i from its candidate list (all centres when exact_only), rescored in
+// ws.batch with the rows before it; process_rows finishes the batch.
 void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
   ws.ids.clear();
   if (s.exact_only) {
@@ -248,67 +382,117 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
   } else {
     st.prune();
     for (const Candidate& c : st.cands) ws.ids.push_back(c.index);
-    if (s.packed && ws.ids.size() > s.k + 1) {
+    if (ws.narrow) ws.candidates += ws.ids.size();
+    if (ws.narrow && ws.ids.size() > s.k + 1) {
       const Side centres{s.centres, s.p.centre_norms, s.centre_sq, s.centre_inv_norms};
       rescreen_in_float(s, s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], centres, ws);
     }
   }
   // ws.ids.size() >= k: the k bounds of the heap are candidates
   const auto out = static_cast<std::size_t>(i) * s.k;
-  exact::best_k_of(s.metric, s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], s.centres, s.p.centre_norms, ws.ids,
-                   s.k, ws.scored, s.nearest.data() + out, s.score.data() + out);
+  ws.batch.add_row(s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], ws.ids, s.nearest.data() + out,
+                   s.score.data() + out);
+  if (ws.batch.pairs() >= kBatchPairs) ws.batch.finish(s.metric, s.centres, s.p.centre_norms, s.k);
 }
 
-// The approximate scores a[j] of row i against centres c0 .. c0+nb-1, from G's row.
+// Chunks of a block's centres with their own minimum lower bound, so that a block with a few
+// candidates among its centres is scanned only where they are.
+constexpr Eigen::Index kChunk = 64;
+
+using Lanes = double __attribute__((vector_size(64)));  // eight doubles (GCC/Clang vector extension)
+using FloatLanes = float __attribute__((vector_size(32)));
+
+// The smallest of eight lanes, as a tree (the compiler neither reorders a floating-point reduction
+// itself nor vectorises it otherwise).
+[[gnu::always_inline]] inline double lanes_min(const Lanes& lanes) {
+  Lanes m = lanes;
+  Lanes h = __builtin_shufflevector(m, m, 4, 5, 6, 7, 0, 1, 2, 3);
+  m = h < m ? h : m;
+  h = __builtin_shufflevector(m, m, 2, 3, 0, 1, 6, 7, 4, 5);
+  m = h < m ? h : m;
+  h = __builtin_shufflevector(m, m, 1, 0, 3, 2, 5, 4, 7, 6);
+  m = h < m ? h : m;
+  return m[0];
+}
+
+// lo and hi for centre j: the approximate score from G's g, and its bound E (score_error, as the
+// row's bound::RowTerms and the centre's bound::CentreTerms give it), for one double or eight.
+template <Metric M, class T>
+[[gnu::always_inline]] inline void bounds_of(const Search& s, const bound::RowTerms& t, double sqx, double inv_rx, const T& g,
+                                             Eigen::Index j, T& lo, T& hi) {
+  T sqc, inv_rc, p, q, r = T{};
+  std::memcpy(&p, s.err_p.data() + j, sizeof p);
+  std::memcpy(&q, s.err_q.data() + j, sizeof q);
+  if constexpr (M == Metric::kL2) {
+    std::memcpy(&sqc, s.centre_sq.data() + j, sizeof sqc);
+    std::memcpy(&r, s.err_r.data() + j, sizeof r);
+  } else {
+    sqc = T{};
+  }
+  if constexpr (M == Metric::kCosine) {
+    std::memcpy(&inv_rc, s.centre_inv_norms.data() + j, sizeof inv_rc);
+  } else {
+    inv_rc = T{};
+  }
+  const T a = bound::approx_score_of<T>(M, g, T{} + sqx, sqc, T{} + inv_rx, inv_rc);
+  const T e = bound::terms_error<T>(t, p, q, r);
+  lo = a - e;
+  hi = a + e;
+}
+
+// Bounds on the exact scores of row i against centres c0 .. c0+nb-1 from G's row: lo = a - E and
+// hi = a + E into lo[0, nb) and hi[0, nb), the smallest lo of each chunk into chunk_min; returns
+// the smallest hi. Eight centres at a time (each lane computes what the scalar tail computes).
 template <Metric M>
-[[gnu::always_inline]] inline void approx_row(const Search& s, Eigen::Index i, const float* __restrict g, Eigen::Index c0, Eigen::Index nb,
-                double* __restrict a) {
+[[gnu::always_inline]] inline double bounds_row(const Search& s, Eigen::Index i, const bound::ScoreBound& b, const float* g,
+                                                Eigen::Index c0, Eigen::Index nb, double* lo, double* hi, double* chunk_min) {
   const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
   const double sqx = rx * rx, inv_rx = M == Metric::kCosine ? 1.0 / rx : 0.0;
-  const double* __restrict sqc = s.centre_sq.data() + c0;
-  const double* __restrict inv_rc = s.centre_inv_norms.data() + c0;
-  for (Eigen::Index j = 0; j < nb; ++j) a[j] = bound::approx_score(M, g[j], sqx, sqc[j], inv_rx, inv_rc[j]);
-}
-
-// One bound E for row i against a whole centre block, from the block's largest centre norm:
-// |a[j] - R(i, c)| <= E for every centre c of the block (the terms grow with |c|).
-double block_bound(const Search& s, const bound::ScoreBound& b, Eigen::Index i, std::size_t block) {
-  return bound::score_error(b, s.metric, s.p.row_norms[static_cast<std::size_t>(i)], s.block_max_norm[block],
-                            s.block_max_inv_norm[block]);
-}
-
-// Folds one block's approximate scores into the row's state: R lies in [a - e, a + e].
-[[gnu::always_inline]] inline double min_of(const double* a, Eigen::Index n) {
-  // Eight lanes at once (GCC/Clang vector extension: one vector min where the target has it):
-  // the compiler neither reorders a floating-point reduction itself nor vectorises it otherwise.
-  using Lanes = double __attribute__((vector_size(64)));
-  Lanes m = {kInf, kInf, kInf, kInf, kInf, kInf, kInf, kInf};
-  Eigen::Index j = 0;
-  for (; j + 8 <= n; j += 8) {
-    Lanes v;
-    std::memcpy(&v, a + j, sizeof v);
-    m = v < m ? v : m;
+  const bound::RowTerms t = bound::row_terms(b, M, rx);
+  double hmin = kInf;
+  for (Eigen::Index b0 = 0; b0 < nb; b0 += kChunk) {
+    const Eigen::Index b1 = std::min(nb, b0 + kChunk);
+    Lanes lm = Lanes{} + kInf, hm = lm;
+    Eigen::Index j = b0;
+    for (; j + 8 <= b1; j += 8) {
+      FloatLanes gf;
+      std::memcpy(&gf, g + j, sizeof gf);
+      Lanes l, h;
+      bounds_of<M>(s, t, sqx, inv_rx, __builtin_convertvector(gf, Lanes), c0 + j, l, h);
+      std::memcpy(lo + j, &l, sizeof l);
+      std::memcpy(hi + j, &h, sizeof h);
+      lm = l < lm ? l : lm;
+      hm = h < hm ? h : hm;
+    }
+    double lmin = lanes_min(lm);
+    hmin = std::min(hmin, lanes_min(hm));
+    for (; j < b1; ++j) {
+      bounds_of<M>(s, t, sqx, inv_rx, static_cast<double>(g[j]), c0 + j, lo[j], hi[j]);
+      lmin = std::min(lmin, lo[j]);
+      hmin = std::min(hmin, hi[j]);
+    }
+    chunk_min[b0 / kChunk] = lmin;
   }
-  double out = kInf;
-  for (int q = 0; q < 8; ++q) out = m[q] < out ? m[q] : out;
-  for (; j < n; ++j) out = a[j] < out ? a[j] : out;
-  return out;
+  return hmin;
 }
 
-[[gnu::always_inline]] inline void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb, const double* a, double e) {
+// Folds one block into the row's state: R lies in [lo, hi] for each of its centres, hmin is the
+// smallest hi, chunk_min the smallest lo of each chunk.
+[[gnu::always_inline]] inline void fold_block(const Search& s, RowState& st, Eigen::Index c0, Eigen::Index nb, const double* lo,
+                                              const double* hi, double hmin, const double* chunk_min) {
   const std::size_t k = s.k;
-  const double amin = min_of(a, nb);
   if (k == 1) {
-    st.threshold = std::min(st.threshold, amin + e);
-  } else if (amin + e < st.threshold) {
+    st.threshold = std::min(st.threshold, hmin);
+  } else if (hmin < st.threshold) {
     for (Eigen::Index j = 0; j < nb; ++j) {
-      if (a[j] + e < st.threshold) st.offer_upper(a[j] + e, k);
+      if (hi[j] < st.threshold) st.offer_upper(hi[j], k);
     }
   }
-  const double limit = st.threshold + e;  // a - e <= threshold
-  if (amin > limit) return;               // the usual case once a row's best is known
-  for (Eigen::Index j = 0; j < nb; ++j) {
-    if (a[j] <= limit) st.cands.push_back({a[j] - e, static_cast<std::int32_t>(c0 + j)});
+  for (Eigen::Index b = 0; b < nb; b += kChunk) {
+    if (chunk_min[b / kChunk] > st.threshold) continue;  // the usual case once a row's best is known
+    for (Eigen::Index j = b; j < std::min(nb, b + kChunk); ++j) {
+      if (lo[j] <= st.threshold) st.cands.push_back({lo[j], static_cast<std::int32_t>(c0 + j)});
+    }
   }
   if (st.cands.size() > st.prune_at) {
     st.prune();
@@ -319,38 +503,37 @@ double block_bound(const Search& s, const bound::ScoreBound& b, Eigen::Index i, 
 // search_mutual's other direction: row `row`'s approximate scores against centres c0 .. c0+nb-1,
 // each within e of the exact score, fold into the centres' states as fold_block folds a row's:
 // the thresholds eight lanes at a time, and the rare row within reach of a threshold is listed.
-[[gnu::always_inline]] inline void fold_columns(Columns& cols, Eigen::Index c0, Eigen::Index nb, const double* a, double e,
+[[gnu::always_inline]] inline void fold_columns(Columns& cols, Eigen::Index c0, Eigen::Index nb, const double* lo, const double* hi,
                                                 std::int32_t row) {
-  using Lanes = double __attribute__((vector_size(64)));
   double* t = cols.threshold.data() + c0;
   Eigen::Index j = 0;
   for (; j + 8 <= nb; j += 8) {
-    Lanes v, th;
-    std::memcpy(&v, a + j, sizeof v);
+    Lanes l, h, th;
+    std::memcpy(&l, lo + j, sizeof l);
+    std::memcpy(&h, hi + j, sizeof h);
     std::memcpy(&th, t + j, sizeof th);
-    const Lanes hi = v + e;
-    th = hi < th ? hi : th;
+    th = h < th ? h : th;
     std::memcpy(t + j, &th, sizeof th);
-    const auto near = (v - e) <= th;  // lanes of -1 where the row may beat the threshold
+    const auto near = l <= th;  // lanes of -1 where the row may beat the threshold
     bool any = false;
     for (int q = 0; q < 8; ++q) any |= near[q] != 0;
     if (!any) continue;
     for (int q = 0; q < 8; ++q)
-      if (near[q]) cols.add(static_cast<std::size_t>(c0 + j + q), v[q] - e, row);
+      if (near[q]) cols.add(static_cast<std::size_t>(c0 + j + q), l[q], row);
   }
   for (; j < nb; ++j) {
-    t[j] = std::min(t[j], a[j] + e);
-    if (a[j] - e <= t[j]) cols.add(static_cast<std::size_t>(c0 + j), a[j] - e, row);
+    t[j] = std::min(t[j], hi[j]);
+    if (lo[j] <= t[j]) cols.add(static_cast<std::size_t>(c0 + j), lo[j], row);
   }
 }
 
 // G = X_b C_b^T for rows [r0, r0 + mb) and centres [c0, c0 + nb) into ws.g, row-major with
-// leading dimension ld (the bf16 screen pads its blocks to multiples of 32).
+// leading dimension ld (a narrow screen pads its blocks to multiples of 32).
 void block_products(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
                     Workspace& ws) {
   const Eigen::Index d = s.x.cols();
-  if (s.packed) {
-    bf16::gemm(s.engine, ws.xb.data(), bf16::padded(mb), *s.packed, c0, ld, ws.g.data());
+  if (ws.narrow) {
+    ws.narrow->gemm(ws.rounded, screen::padded(mb), c0, ld, ws.g.data());
   } else if (d == 0) {
     std::fill(ws.g.begin(), ws.g.end(), 0.0f);
   } else {
@@ -367,46 +550,56 @@ void block_products(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::In
 #if defined(__x86_64__) && defined(__linux__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld,
-               std::size_t block, Workspace& ws) {
+void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c0, Eigen::Index nb, Eigen::Index ld, Workspace& ws) {
+  double* lo = ws.lo.data();
+  double* hi = ws.hi.data();
   for (Eigen::Index r = 0; r < mb; ++r) {
     const float* g = ws.g.data() + r * ld;
+    const bound::ScoreBound& b = ws.bounds[static_cast<std::size_t>(r)];
+    double* chunk_min = ws.chunk_min.data();
+    double hmin = kInf;
     switch (s.metric) {
-      case Metric::kL2: approx_row<Metric::kL2>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-      case Metric::kInnerProduct: approx_row<Metric::kInnerProduct>(s, r0 + r, g, c0, nb, ws.a.data()); break;
-      case Metric::kCosine: approx_row<Metric::kCosine>(s, r0 + r, g, c0, nb, ws.a.data()); break;
+      case Metric::kL2: hmin = bounds_row<Metric::kL2>(s, r0 + r, b, g, c0, nb, lo, hi, chunk_min); break;
+      case Metric::kInnerProduct: hmin = bounds_row<Metric::kInnerProduct>(s, r0 + r, b, g, c0, nb, lo, hi, chunk_min); break;
+      case Metric::kCosine: hmin = bounds_row<Metric::kCosine>(s, r0 + r, b, g, c0, nb, lo, hi, chunk_min); break;
     }
-    const double e = block_bound(s, ws.bounds[r], r0 + r, block);
-    fold_block(s, ws.rows[r], c0, nb, ws.a.data(), e);
-    if (ws.columns) fold_columns(*ws.columns, c0, nb, ws.a.data(), e, static_cast<std::int32_t>(r0 + r));
+    fold_block(s, ws.rows[r], c0, nb, lo, hi, hmin, chunk_min);
+    if (ws.columns) fold_columns(*ws.columns, c0, nb, lo, hi, static_cast<std::int32_t>(r0 + r));
   }
 }
 
 void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
   const Eigen::Index n = s.centres.rows();
+  ws.narrow = s.narrow_off.load(std::memory_order_relaxed) ? nullptr : s.narrow;
+  ws.candidates = 0;
   if (ws.rows.size() < static_cast<std::size_t>(mb)) ws.rows.resize(static_cast<std::size_t>(mb));
   for (Eigen::Index r = 0; r < mb; ++r) ws.rows[r].reset(s.k);
   if (!s.exact_only) {
-    const auto pad = [&](Eigen::Index v) { return s.packed ? bf16::padded(v) : v; };
+    const auto pad = [&](Eigen::Index v) { return ws.narrow ? screen::padded(v) : v; };
     const Eigen::Index nbmax = std::min(centre_block, n);
     ws.g.resize(static_cast<std::size_t>(pad(mb) * pad(nbmax)));
-    ws.a.resize(static_cast<std::size_t>(nbmax));
+    ws.lo.resize(static_cast<std::size_t>(nbmax));
+    ws.hi.resize(static_cast<std::size_t>(nbmax));
+    ws.chunk_min.resize(static_cast<std::size_t>(nbmax / kChunk + 1));
     ws.bounds.assign(static_cast<std::size_t>(mb), s.bound);
-    if (s.packed) {
-      // The bound's input unit for this row: the larger of its own and the centres' measured
-      // relative rounding error (|x'.c' - x.c| <= (e_x + e_c + e_x e_c) |x| |c|).
-      bf16::round_rows(s.x, r0, mb, ws.xb, ws.row_errors);
+    if (ws.narrow) {
+      // The bound's input unit for this row: its measured relative rounding error (each centre's
+      // is in its CentreTerms: |x'.c' - x.c| <= (u_x + u_c + u_x u_c) |x| |c|).
+      ws.narrow->round_rows(s.x, r0, mb, ws.rounded);
+      const Eigen::Index d = s.x.cols();
       for (std::size_t r = 0; r < ws.bounds.size(); ++r) {
-        ws.bounds[r] = bound::make_score_bound(s.metric, s.x.cols(), std::max(ws.row_errors[r], s.packed->max_relative_error()));
+        ws.bounds[r] = bound::make_row_bound(s.metric, d, ws.rounded.errors[r], ws.narrow->roundings(d));
       }
     }
     for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
       const Eigen::Index nb = std::min(centre_block, n - c0), ld = pad(nb);
       block_products(s, r0, mb, c0, nb, ld, ws);
-      fold_rows(s, r0, mb, c0, nb, ld, static_cast<std::size_t>(c0 / centre_block), ws);
+      fold_rows(s, r0, mb, c0, nb, ld, ws);
     }
   }
   for (Eigen::Index r = 0; r < mb; ++r) finish_row(s, r0 + r, ws.rows[r], ws);
+  ws.batch.finish(s.metric, s.centres, s.p.centre_norms, s.k);
+  if (ws.narrow && double(ws.candidates) > s.narrow_limit * double(mb)) s.narrow_off.store(true, std::memory_order_relaxed);
 }
 
 // OpenBLAS runs one thread per call while our workers run (each worker calls sgemm itself);
@@ -425,6 +618,71 @@ class OpenBlasSingleThreaded {
  private:
   int saved_;
 };
+
+// The narrow screen's GEMM for this search, or null (fp32) where the screen is fp32 or cannot take
+// the search's norms or dimension (screen::fits; zero vectors are no obstacle: their products are 0).
+std::unique_ptr<screen::ScreenGemm> narrow_screen(BlasScreen choice, Eigen::Index d, const exact::Prepared& p, int threads,
+                                                  const MatrixF& centres) {
+  const std::optional<screen::Engine> engine = screen_engine(choice);
+  if (!engine) return nullptr;
+  double min_norm = kInf, max_norm = 0.0;
+  for (const auto* norms : {&p.row_norms, &p.centre_norms}) {
+    for (const double v : *norms) {
+      if (v > 0.0) min_norm = std::min(min_norm, v);
+      max_norm = std::max(max_norm, v);
+    }
+  }
+  if (!screen::fits(*engine, d, min_norm == kInf ? 1.0 : min_norm, max_norm)) return nullptr;
+  return screen::make_screen_gemm(*engine, centres, threads);
+}
+
+// Candidates per row above which a narrow screen loses to fp32. Measured on this project's AMD
+// EPYC (Zen 5) at d = 768: rescoring a candidate (a float re-screen or an exact score, its row read
+// from memory) costs about what the fp32 GEMM spends on 32 centres, and an engine k times faster
+// than sgemm saves 1 - 1/k of that GEMM; the limit is set twice that break-even, since a block's
+// average is a rough guide. The emulations never give up (they exist to test the narrow path).
+double narrow_limit(screen::Engine engine, Eigen::Index centres) {
+  double speedup = 0.0;  // over sgemm, roughly
+  switch (engine) {
+    case screen::Engine::kBf16Amx:
+    case screen::Engine::kInt8Avx512: speedup = 4.0; break;
+    case screen::Engine::kBf16Avx512:
+    case screen::Engine::kInt8Avx: speedup = 2.0; break;
+    case screen::Engine::kBf16Emulated:
+    case screen::Engine::kInt8Emulated: return kInf;
+  }
+  return 8.0 + 2.0 * double(centres) * (1.0 - 1.0 / speedup) / 32.0;
+}
+
+// search_mutual's other direction: each centre's exact answer from the candidate rows of every
+// worker (every row when exact_only), screened again in float as a row's are.
+void finish_centres(const Search& s, const std::vector<Columns>& columns, int threads, std::span<std::int32_t> centre_nearest,
+                    std::span<double> centre_score) {
+  const auto rows = static_cast<std::size_t>(s.x.rows()), nc = static_cast<std::size_t>(s.centres.rows());
+  std::vector<double> row_sq, row_inv_norms;
+  norm_terms(s.metric, s.p.row_norms, row_sq, row_inv_norms);
+  const Side row_side{s.x, s.p.row_norms, row_sq, row_inv_norms};
+  run_chunks(chunk_count(threads, nc, 64.0 * double(s.x.cols())), nc, [&](int, std::size_t b, std::size_t e) {
+    Workspace ws;
+    for (std::size_t c = b; c < e; ++c) {
+      const float* centre = s.centres.row(static_cast<Eigen::Index>(c)).data();
+      ws.ids.clear();
+      if (s.exact_only) {
+        for (std::size_t i = 0; i < rows; ++i) ws.ids.push_back(static_cast<std::int32_t>(i));
+      } else {
+        double threshold = kInf;
+        for (const Columns& cols : columns) threshold = std::min(threshold, cols.threshold[c]);
+        for (const Columns& cols : columns)
+          for (const Candidate& cand : cols.cands[c])
+            if (cand.lo <= threshold) ws.ids.push_back(cand.index);
+        if (s.narrow && ws.ids.size() > 2) rescreen_in_float(s, centre, s.p.centre_norms[c], row_side, ws);
+      }
+      ws.batch.add_row(centre, s.p.centre_norms[c], ws.ids, &centre_nearest[c], &centre_score[c]);
+      if (ws.batch.pairs() >= kBatchPairs) ws.batch.finish(s.metric, s.x, s.p.row_norms, 1);
+    }
+    ws.batch.finish(s.metric, s.x, s.p.row_norms, 1);
+  });
+}
 
 std::mutex& openblas_mutex() {  // one BLAS search at a time changes OpenBLAS's thread setting
   static std::mutex m;
@@ -468,22 +726,21 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
   const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
   const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
   const bool exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
-  // bf16 has float's exponent range but rounds values near FLT_MAX up to infinity.
-  const BlasScreen screen = screen_for(n);
-  const bool bf16 = screen != BlasScreen::kFp32 && !exact_only && x.cols() > 0 && max_rx < 1e38 && max_rc < 1e38;
-  const std::optional<bf16::PackedCentres> packed = bf16 ? std::optional<bf16::PackedCentres>(std::in_place, centres, threads_) : std::nullopt;
+  const std::unique_ptr<screen::ScreenGemm> narrow = exact_only ? nullptr : narrow_screen(screen_for(n), x.cols(), p, threads_, centres);
   const Eigen::Index centre_block =
-      bf16 ? std::min(bf16::padded(centre_block_), bf16::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
-  Search s{x,  centres, metric, kk, p, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()),
-           exact_only, packed ? &*packed : nullptr,
-           screen == BlasScreen::kBf16 ? bf16::Engine::kAmx : bf16::Engine::kEmulated, nearest, score};
+      narrow ? std::min(screen::padded(centre_block_), screen::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
+  Search s{x, centres, metric, kk, p, {}, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()), exact_only, narrow.get(),
+           nearest, score};
+  if (narrow) s.narrow_limit = narrow_limit(narrow->engine(), n);
   const auto nc = static_cast<std::size_t>(n);
   norm_terms(metric, p.centre_norms, s.centre_sq, s.centre_inv_norms);
-  for (std::size_t c0 = 0; c0 < nc; c0 += static_cast<std::size_t>(centre_block)) {
-    const std::size_t c1 = std::min(nc, c0 + static_cast<std::size_t>(centre_block));
-    s.block_max_norm.push_back(*std::max_element(p.centre_norms.begin() + c0, p.centre_norms.begin() + c1));
-    s.block_max_inv_norm.push_back(
-        *std::max_element(s.centre_inv_norms.begin() + c0, s.centre_inv_norms.begin() + c1));
+  const std::span<const double> units = narrow ? narrow->centre_errors() : std::span<const double>();
+  s.err_p.resize(nc);
+  s.err_q.resize(nc);
+  s.err_r.resize(nc);
+  for (std::size_t c = 0; c < nc; ++c) {
+    const bound::CentreTerms t = bound::centre_terms(metric, p.centre_norms[c], s.centre_inv_norms[c], units.empty() ? 0.0 : units[c]);
+    s.err_p[c] = t.p, s.err_q[c] = t.q, s.err_r[c] = t.r;
   }
 
   // Blocks of rows: at least one per thread when X is small, at most row_block rows each.
@@ -526,32 +783,7 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
     for (auto& t : pool) t.join();
   }
   if (error) std::rethrow_exception(error);
-  if (!mutual) return;
-
-  // Each centre's exact answer from the candidate rows of every worker (every row when exact_only),
-  // screened again in float as a row's are.
-  const auto rows = static_cast<std::size_t>(m);
-  std::vector<double> row_sq, row_inv_norms;
-  norm_terms(metric, p.row_norms, row_sq, row_inv_norms);
-  const Side row_side{x, p.row_norms, row_sq, row_inv_norms};
-  run_chunks(chunk_count(threads_, nc, 64.0 * double(x.cols())), nc, [&](int, std::size_t b, std::size_t e) {
-    Workspace ws;
-    for (std::size_t c = b; c < e; ++c) {
-      ws.ids.clear();
-      if (exact_only) {
-        for (std::size_t i = 0; i < rows; ++i) ws.ids.push_back(static_cast<std::int32_t>(i));
-      } else {
-        double threshold = kInf;
-        for (const Columns& cols : columns) threshold = std::min(threshold, cols.threshold[c]);
-        for (const Columns& cols : columns)
-          for (const Candidate& cand : cols.cands[c])
-            if (cand.lo <= threshold) ws.ids.push_back(cand.index);
-        if (s.packed && ws.ids.size() > 2) rescreen_in_float(s, centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], row_side, ws);
-      }
-      exact::best_k_of(metric, centres.row(static_cast<Eigen::Index>(c)).data(), p.centre_norms[c], x, p.row_norms, ws.ids, 1,
-                       ws.scored, &centre_nearest[c], &centre_score[c]);
-    }
-  });
+  if (mutual) finish_centres(s, columns, threads_, centre_nearest, centre_score);
 }
 
 }  // namespace secpe

@@ -1,4 +1,9 @@
 #pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute/cpu/screen_gemm.hpp"
 #include "compute/nearest.hpp"
 
 namespace secpe {
@@ -10,22 +15,51 @@ namespace secpe {
 // the reference's exact double formula, so the results equal ReferenceKernel's bit for bit.
 // Threads work on separate blocks of X (OpenBLAS itself is set to one thread).
 //
-// The screen is the GEMM that selects the candidates. fp32: cblas_sgemm. bf16: X and C rounded to
-// bf16 and multiplied on AMX tiles with float accumulation (compute/cpu/bf16_gemm.hpp), several
-// times faster than sgemm; its bound is wider (each vector's measured bf16 rounding error, about
-// 2^-9.3 relative), so a few more centres per row are rescored, and the results are the same bit
-// for bit. With few centres that rescoring costs more than the GEMM saves (below ~300 centres at
-// d = 768 on uniform data), hence bf16_min_centres. A search whose norms reach 1e38 (bf16 would
-// overflow) screens in fp32.
+// The screen is the GEMM that selects the candidates (compute/cpu/screen_gemm.hpp). fp32:
+// cblas_sgemm. bf16: X and C rounded to bf16 and multiplied with float accumulation, on AMX tiles
+// or with AVX512-BF16. int8: X and C quantised with a scale per vector and multiplied with exact
+// int32 sums, with AVX512-VNNI or AVX-VNNI. The narrow screens run two to eight times faster than
+// sgemm where the CPU has the instructions; their bound is wider (each vector's measured rounding
+// error: about 2^-9.3 relative in bf16, 2^-7 in int8), so more centres per row are rescored, and the
+// results are the same bit for bit. With few centres that rescoring costs more than the GEMM saves,
+// hence AutoScreen's tiers. A search a narrow screen cannot take (screen::fits: bf16 norms
+// of 1e38, int8 norms outside [2^-40, 2^40] or d > 65536) screens in fp32.
 enum class BlasScreen {
-  kAuto,          // SECPE_BLAS_SCREEN if set (auto, fp32, bf16 or bf16-emulated); else bf16 where AMX
-                  // runs and the search has at least bf16_min_centres centres, fp32 otherwise
+  kAuto,          // SECPE_BLAS_SCREEN if set (any of these names); else the AutoScreen choice
   kFp32,          // cblas_sgemm
-  kBf16,          // AMX for every search where it runs, else fp32
+  kBf16,          // AMX where it runs, else AVX512-BF16, else fp32
   kBf16Emulated,  // bf16 arithmetic emulated one product at a time: any CPU, very slow (tests)
+  kInt8,          // AVX512-VNNI where it runs, else AVX-VNNI, else fp32
+  kInt8Emulated,  // the int8 engines' integers computed one product at a time: any CPU, slow (tests)
 };
 BlasScreen parse_blas_screen(const std::string& name);  // InputError for an unknown name
 std::string blas_screen_name(BlasScreen screen);
+
+// What auto screens with, by the number of centres of a search: the tier with the largest
+// min_centres not above it, fp32 below the first (e.g. bf16 from 32 centres, int8 from 1024).
+struct AutoScreen {
+  struct Tier {
+    BlasScreen screen;
+    int min_centres;
+  };
+  std::vector<Tier> tiers;  // ascending min_centres; each screen other than auto
+  std::string source;       // who chose it (for reports)
+  BlasScreen screen_for(Eigen::Index centres) const;
+};
+// "SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...]" (e.g. "bf16:32,int8:1024"), as SECPE_BLAS_SCREEN_AUTO
+// holds it; InputError otherwise (auto as a tier, a negative count, counts not ascending).
+AutoScreen parse_auto_screen(const std::string& text);
+std::string auto_screen_text(const AutoScreen& choice);  // that form ("fp32:0" for no tier)
+// SECPE_BLAS_SCREEN_AUTO when set (`secpe blas-check --choose-screen` measures the screens that
+// run here and prints it; jobs/blas-core.sh exports it), else this CPU's default: bf16 from 300
+// centres where AMX runs; else, where VNNI runs, bf16 from 32 and int8 from 512 if AVX512-BF16
+// runs too (measured on an AMD EPYC, Zen 5: searches and k-means with 600 centres), int8 from 256
+// if not; else fp32.
+AutoScreen auto_screen();
+// The engine a resolved screen runs on here (kBf16 / kInt8: the fastest available); nullopt for fp32.
+std::optional<screen::Engine> screen_engine(BlasScreen screen);
+// A resolved screen with its engine here, for reports: "fp32 (sgemm)", "int8 (AVX512-VNNI)", ...
+std::string screen_label(BlasScreen screen);
 
 struct BlasKernelOptions {
   // Worker threads. 0: the environment variable SECPE_THREADS if set (a positive integer),
@@ -33,8 +67,8 @@ struct BlasKernelOptions {
   int threads = 0;
   int row_block = 512;      // rows of X per block (a thread's unit of work); fewer for small X
   int centre_block = 1024;  // centres per GEMM call; a thread holds row_block x centre_block floats
-  BlasScreen screen = BlasScreen::kAuto;  // the candidate screen (above); bf16 rounds centre_block up to 32s
-  int bf16_min_centres = 300;             // auto: fewer centres than this screen in fp32
+  BlasScreen screen = BlasScreen::kAuto;  // the candidate screen (above); narrow screens round centre_block up to 32s
+  std::optional<AutoScreen> auto_choice = std::nullopt;  // auto: this instead of auto_screen()
 };
 
 class BlasKernel final : public NearestCentreKernel {
@@ -42,7 +76,8 @@ class BlasKernel final : public NearestCentreKernel {
   explicit BlasKernel(BlasKernelOptions options = {});
   std::string name() const override { return "blas"; }
   int threads() const override { return threads_; }
-  // The screen of a search with `centres` centres: kFp32, kBf16 or kBf16Emulated (auto resolved).
+  // The screen of a search with `centres` centres, auto resolved: kFp32 or a narrow screen that
+  // runs here (a search whose data the screen cannot take still screens in fp32).
   BlasScreen screen_for(Eigen::Index centres) const;
   void search(const MatrixF& x, const MatrixF& centres, Metric metric,
               std::span<std::int32_t> nearest, std::span<double> score) const override;
@@ -63,8 +98,8 @@ class BlasKernel final : public NearestCentreKernel {
   int threads_;
   int row_block_;
   int centre_block_;
-  BlasScreen screen_;  // kAuto here: AMX runs, the number of centres decides
-  int bf16_min_centres_;
+  BlasScreen screen_;  // kAuto here: auto_ decides by the number of centres
+  AutoScreen auto_;
 };
 
 }  // namespace secpe

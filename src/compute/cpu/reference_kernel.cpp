@@ -4,16 +4,13 @@
 #include <stdexcept>
 
 #include "compute/exact_score.hpp"
+#include "compute/lanes8.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
 #include "compute/cuda_backend.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 
-#if defined(__x86_64__) && defined(__linux__)
-#define SECPE_AVX512_NORMS 1
-#include <immintrin.h>
-#endif
 
 namespace secpe {
 
@@ -40,17 +37,10 @@ void norms_of_rows(const MatrixF& m, std::size_t b, std::size_t e, double* out) 
   for (; i < e; ++i) out[i] = norm(m.row(static_cast<Eigen::Index>(i)).data(), d);
 }
 
-#ifdef SECPE_AVX512_NORMS
-// The same with AVX-512, the eight chains in the lanes of one register: eight coordinates of each
-// of eight rows are squared (exact: a float's square fits a double) and transposed, so that lane q
-// of vector t holds row q's term j + t, and the eight vectors are added in order. Each lane adds
-// its row's terms one at a time in index order, as norm() does: the same sums, bit for bit, with
-// the conversions, squares and additions of eight rows in single instructions.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in the AVX-512 headers
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#ifdef SECPE_LANES8
+// The same with AVX-512, the eight chains in the lanes of one register (compute/lanes8.hpp): the
+// squares of eight coordinates of each of eight rows (exact: a float's square fits a double),
+// transposed and added in order: norm()'s sums, bit for bit.
 [[gnu::target("avx512f")]]
 void norms_of_rows_avx512(const MatrixF& m, std::size_t b, std::size_t e, double* out) {
   constexpr std::size_t kRows = 8;
@@ -64,29 +54,10 @@ void norms_of_rows_avx512(const MatrixF& m, std::size_t b, std::size_t e, double
     for (; j + 8 <= d; j += 8) {
       __m512d t[kRows];  // t[q]: row q's squares of coordinates j .. j + 7
       for (std::size_t q = 0; q < kRows; ++q) {
-        const __m512d v = _mm512_cvtps_pd(_mm256_loadu_ps(row[q] + j));
+        const __m512d v = lanes8::widen(row[q] + j);
         t[q] = _mm512_mul_pd(v, v);
       }
-      // 8 x 8 transpose: pairs, then quads, then halves.
-      __m512d u[kRows];
-      for (std::size_t q = 0; q < kRows; q += 2) {
-        u[q] = _mm512_unpacklo_pd(t[q], t[q + 1]);
-        u[q + 1] = _mm512_unpackhi_pd(t[q], t[q + 1]);
-      }
-      const __m512i lo4 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), hi4 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-      __m512d w[kRows];
-      for (std::size_t q = 0; q < kRows; q += 4) {
-        w[q] = _mm512_permutex2var_pd(u[q], lo4, u[q + 2]);
-        w[q + 1] = _mm512_permutex2var_pd(u[q + 1], lo4, u[q + 3]);
-        w[q + 2] = _mm512_permutex2var_pd(u[q], hi4, u[q + 2]);
-        w[q + 3] = _mm512_permutex2var_pd(u[q + 1], hi4, u[q + 3]);
-      }
-      const __m512i lo8 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), hi8 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
-      const __m512d c[kRows] = {_mm512_permutex2var_pd(w[0], lo8, w[4]), _mm512_permutex2var_pd(w[1], lo8, w[5]),
-                                _mm512_permutex2var_pd(w[2], lo8, w[6]), _mm512_permutex2var_pd(w[3], lo8, w[7]),
-                                _mm512_permutex2var_pd(w[0], hi8, w[4]), _mm512_permutex2var_pd(w[1], hi8, w[5]),
-                                _mm512_permutex2var_pd(w[2], hi8, w[6]), _mm512_permutex2var_pd(w[3], hi8, w[7])};
-      for (std::size_t k = 0; k < kRows; ++k) sum = _mm512_add_pd(sum, c[k]);  // term j + k of every row
+      sum = lanes8::add_transposed(sum, t);
     }
     alignas(64) double s[kRows];
     _mm512_store_pd(s, sum);
@@ -97,22 +68,19 @@ void norms_of_rows_avx512(const MatrixF& m, std::size_t b, std::size_t e, double
   }
   for (; i < e; ++i) out[i] = norm(m.row(static_cast<Eigen::Index>(i)).data(), d);
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #endif
 
-void norms_of(const MatrixF& m, std::size_t b, std::size_t e, double* out, NormsPath path) {
-#ifdef SECPE_AVX512_NORMS
+void norms_of(const MatrixF& m, std::size_t b, std::size_t e, double* out, SumPath path) {
+#ifdef SECPE_LANES8
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512 && path != NormsPath::kChains) return norms_of_rows_avx512(m, b, e, out);
+  if (avx512 && path != SumPath::kChains) return norms_of_rows_avx512(m, b, e, out);
 #endif
   norms_of_rows(m, b, e, out);
 }
 
 }  // namespace
 
-std::vector<double> norms(const MatrixF& m, int threads, NormsPath path) {
+std::vector<double> norms(const MatrixF& m, int threads, SumPath path) {
   const auto rows = static_cast<std::size_t>(m.rows());
   std::vector<double> out(rows);
   run_chunks(chunk_count(threads, rows, 2.0 * double(m.cols())), rows,
@@ -120,8 +88,7 @@ std::vector<double> norms(const MatrixF& m, int threads, NormsPath path) {
   return out;
 }
 
-Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
-                 std::size_t score_size, int threads) {
+void check_shapes(const MatrixF& x, const MatrixF& centres, std::size_t k, std::size_t nearest_size, std::size_t score_size) {
   const Eigen::Index d = x.cols();
   if (centres.rows() == 0) throw InputError("nearest-centre search: no centres");
   if (centres.cols() != d) {
@@ -136,9 +103,11 @@ Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::s
   if (nearest_size < need || score_size < need) {
     throw std::invalid_argument("nearest-centre search: output spans hold fewer than rows * k entries");
   }
-  Prepared p{norms(x, threads), norms(centres, threads)};
+}
+
+void check_norms(std::span<const double> row_norms, std::span<const double> centre_norms, Metric metric) {
   // Centres first, then rows, each in index order: the error a single pass would throw.
-  const auto check = [&](const std::vector<double>& norm_of, const char* what) {
+  const auto check = [&](std::span<const double> norm_of, const char* what) {
     const auto bad = std::find_if(norm_of.begin(), norm_of.end(),
                                   [&](double n) { return !std::isfinite(n) || (metric == Metric::kCosine && n == 0.0); });
     if (bad == norm_of.end()) return;
@@ -146,8 +115,15 @@ Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::s
     if (!std::isfinite(*bad)) throw InputError(which + " has a NaN or infinite value");
     throw InputError("cosine metric: " + which + " is a zero vector");
   };
-  check(p.centre_norms, "centre");
-  check(p.row_norms, "row");
+  check(centre_norms, "centre");
+  check(row_norms, "row");
+}
+
+Prepared prepare(const MatrixF& x, const MatrixF& centres, Metric metric, std::size_t k, std::size_t nearest_size,
+                 std::size_t score_size, int threads) {
+  check_shapes(x, centres, k, nearest_size, score_size);
+  Prepared p{norms(x, threads), norms(centres, threads)};
+  check_norms(p.row_norms, p.centre_norms, metric);
   return p;
 }
 
@@ -210,6 +186,28 @@ void NearestCentreKernel::search_mutual(const MatrixF& x, const MatrixF& centres
   if (x.rows() == 0) return;
   search(x, centres, metric, nearest, score);
   search(centres, x, metric, centre_nearest, centre_score);
+}
+
+std::unique_ptr<KeptRows> NearestCentreKernel::keep(const MatrixF& rows) const { return std::make_unique<KeptRows>(rows); }
+
+void NearestCentreKernel::search_batch(std::span<const SearchTask> tasks, Metric metric) const {
+  for (const SearchTask& t : tasks) {
+    const MatrixF& x = t.x->rows();
+    if (!t.centre_nearest.empty()) {
+      if (t.k != 1) throw std::logic_error("search_batch: a mutual search returns one nearest centre per row");
+      search_mutual(x, *t.centres, metric, t.nearest, t.score, t.centre_nearest, t.centre_score);
+    } else if (t.k == 1) {
+      search(x, *t.centres, metric, t.nearest, t.score);
+    } else {
+      search_k(x, *t.centres, metric, t.k, t.nearest, t.score);
+    }
+  }
+}
+
+void NearestCentreKernel::search_kept(const KeptRows& x, const MatrixF& centres, Metric metric, int k,
+                                      std::span<std::int32_t> nearest, std::span<double> score) const {
+  const SearchTask task{.x = &x, .centres = &centres, .k = k, .nearest = nearest, .score = score};
+  search_batch(std::span<const SearchTask>(&task, 1), metric);
 }
 
 Metric parse_metric(const std::string& name) {

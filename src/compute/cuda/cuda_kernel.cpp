@@ -1,180 +1,216 @@
-// The CUDA kernel, host side: tiles of rows through cuBLAS SGEMM and the candidate selection
-// (kernels.cu), two tiles in flight on two streams, each tile's candidates rescored exactly on
-// the host (exact::best_k_of) while the device works on the next; per-centre sums by segments.
+// The CUDA kernel, host side: the interface (every search is a batch: batch_search.cpp, or the
+// safe streamed path: streamed_search.cpp), kept rows uploaded once, per-centre sums (of rows
+// streamed in tiles, or of kept rows read where they are kept), the built-in check's reporting.
 #include <algorithm>
 #include <cstring>
-#include <limits>
-#include <mutex>
-#include <numeric>
-#include <stdexcept>
+#include <iostream>
 
-#include "compute/cpu/blas_kernel.hpp"
-#include "compute/cuda/device_memory.hpp"
-#include "compute/cuda/kernels.hpp"
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_kernel_impl.hpp"
 #include "compute/exact_score.hpp"
 #include "compute/gpu_plan.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/parallel.hpp"
 
 namespace secpe {
 namespace {
 
-// Waits for the device on every way out of a call, so that no transfer still targets a buffer
-// after an exception (the next call may reuse or free it).
-class DrainOnExit {
- public:
-  explicit DrainOnExit(cuda::Context& context) : context_(context) {}
-  DrainOnExit(const DrainOnExit&) = delete;
-  DrainOnExit& operator=(const DrainOnExit&) = delete;
-  ~DrainOnExit() { context_.drain(); }
+// Rows per work item of the kept rows' sums: short runs keep every centre's work spread over
+// many blocks (a label with one huge cluster would otherwise sum it on a handful of them).
+constexpr std::size_t kSumRunRows = 256;
+// Kept rows are uploaded through pinned buffers of this many bytes, two in flight.
+constexpr std::size_t kStagingBytes = std::size_t{32} << 20;
 
- private:
-  cuda::Context& context_;
-};
+std::string gib(std::size_t bytes) { return std::to_string(double(bytes) / double(1 << 30)).substr(0, 5) + " GiB"; }
 
-class CudaKernelImpl final : public CudaKernel {
- public:
-  CudaKernelImpl(const CudaKernelOptions& options, int device)
-      : options_(options), host_(BlasKernelOptions{.threads = options.threads}), context_(device, options.tf32) {}
+}  // namespace
 
-  std::string name() const override { return "cuda"; }
-  int threads() const override { return host_.threads(); }
-  std::uint64_t bytes_moved() const override { return bytes_moved_; }
-  std::string device_description() const override {
-    cudaDeviceProp prop{};
-    SECPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, context_.device()));
-    return std::string(prop.name) + " (device " + std::to_string(context_.device()) + ")";
+CudaKernelImpl::CudaKernelImpl(const CudaKernelOptions& options, int device)
+    : options_(options), host_(BlasKernelOptions{.threads = options.threads}), context_(device, options.tf32) {}
+
+DeviceTraffic CudaKernelImpl::traffic() const {
+  const std::lock_guard<std::recursive_mutex> lock(mutex_);
+  return traffic_;
+}
+
+std::string CudaKernelImpl::device_description() const {
+  cudaDeviceProp prop{};
+  SECPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, context_.device()));
+  return std::string(prop.name) + " (device " + std::to_string(context_.device()) + ")";
+}
+
+void CudaKernelImpl::wait(cudaStream_t stream) const {
+  SECPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  ++traffic_.syncs;
+}
+
+void CudaKernelImpl::fail(const std::string& what) const {
+  // On every rank (a failure is never private data: it names rows by index only), loudly.
+  std::cerr << "secpe: CUDA KERNEL CHECK FAILED on device " << context_.device() << ": " << what
+            << "; from now on this kernel runs its safe path (rows streamed from the host, candidates rescored and "
+               "sums made on the host), so the results stay exact"
+            << std::endl;
+  ++traffic_.check_failures;
+  safe_ = true;
+}
+
+const DeviceKeptRows* CudaKernelImpl::ours(const KeptRows& rows) const {
+  const auto* kept = dynamic_cast<const DeviceKeptRows*>(&rows);
+  return kept && kept->owner == this ? kept : nullptr;
+}
+
+void CudaKernelImpl::search(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
+                            std::span<double> score) const {
+  search_k(x, centres, metric, 1, nearest, score);
+}
+
+void CudaKernelImpl::search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k, std::span<std::int32_t> nearest,
+                              std::span<double> score) const {
+  const KeptRows view(x);
+  search_kept(view, centres, metric, k, nearest, score);
+}
+
+void CudaKernelImpl::search_mutual(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
+                                   std::span<double> score, std::span<std::int32_t> centre_nearest,
+                                   std::span<double> centre_score) const {
+  const KeptRows view(x);
+  const SearchTask task{.x = &view, .centres = &centres, .k = 1, .nearest = nearest, .score = score,
+                        .centre_nearest = centre_nearest, .centre_score = centre_score};
+  search_batch(std::span<const SearchTask>(&task, 1), metric);
+}
+
+void CudaKernelImpl::search_batch(std::span<const SearchTask> tasks, Metric metric) const {
+  const std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (!safe_ && device_batch(tasks, metric)) return;
+  for (const SearchTask& task : tasks) stream_task(task, metric);
+}
+
+void CudaKernelImpl::upload_staged(void* device, const void* host, std::size_t bytes) const {
+  auto* to = static_cast<unsigned char*>(device);
+  const auto* from = static_cast<const unsigned char*>(host);
+  for (std::size_t i = 0; i < 2; ++i) context_.slot(i).staging.reserve(kStagingBytes);
+  for (std::size_t t = 0, at = 0; at < bytes; ++t, at += kStagingBytes) {
+    cuda::Slot& s = context_.slot(t);
+    if (s.pending) wait(s.stream);  // this staging buffer's previous chunk has left
+    s.pending = false;
+    const std::size_t len = std::min(kStagingBytes, bytes - at);
+    unsigned char* staging = s.staging.get();
+    run_chunks(chunk_count(threads(), len, 0.05), len, [&](int, std::size_t b, std::size_t e) { std::memcpy(staging + b, from + at + b, e - b); });
+    upload(to + at, staging, len, s.stream);
+    s.pending = true;
   }
-
-  void search(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
-              std::span<double> score) const override {
-    search_k(x, centres, metric, 1, nearest, score);
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (context_.slot(i).pending) wait(context_.slot(i).stream);
+    context_.slot(i).pending = false;
   }
-  void search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k, std::span<std::int32_t> nearest,
-                std::span<double> score) const override;
-  void add_to_centres(const MatrixF& x, std::span<const std::int32_t> centre_of, std::span<const std::uint8_t> include,
-                      std::span<std::int64_t> sums, std::span<std::int64_t> counts) const override;
+}
 
- private:
-  template <class T>
-  void upload(T* device, const T* host, std::size_t n, cudaStream_t stream) const {
-    SECPE_CUDA_CHECK(cudaMemcpyAsync(device, host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
-    bytes_moved_ += n * sizeof(T);
+std::unique_ptr<KeptRows> CudaKernelImpl::keep(const MatrixF& rows) const {
+  auto kept = std::make_unique<DeviceKeptRows>(rows, this);
+  kept->norms = exact::norms(rows, threads());
+  const auto m = static_cast<std::size_t>(rows.rows()), d = static_cast<std::size_t>(rows.cols());
+  const std::lock_guard<std::recursive_mutex> lock(mutex_);
+  if (!options_.keep_rows || safe_ || m == 0 || d == 0) return kept;
+  SECPE_CUDA_CHECK(cudaSetDevice(context_.device()));
+  const std::size_t bytes = m * d * sizeof(float) + 3 * m * sizeof(double);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SECPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::string what = std::to_string(m) + " rows (" + gib(bytes) + ")";
+  if (!gpu::fits_on_device(bytes, free_bytes, options_.keep_reserve_bytes)) {
+    log_info("cuda: " + what + " do not fit in the device's free memory (" + gib(free_bytes) + ", less " +
+             gib(options_.keep_reserve_bytes) + " kept free): they stream through in tiles at every search");
+    return kept;
   }
-  template <class T>
-  void download(T* host, const T* device, std::size_t n, cudaStream_t stream) const {
-    SECPE_CUDA_CHECK(cudaMemcpyAsync(host, device, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    bytes_moved_ += n * sizeof(T);
+  // The norms as the searches read them: |r|, |r|^2, 1/|r| (the last read under cosine only).
+  std::vector<double> triple(3 * m);
+  for (std::size_t i = 0; i < m; ++i) {
+    triple[i] = kept->norms[i];
+    triple[m + i] = kept->norms[i] * kept->norms[i];
+    triple[2 * m + i] = 1.0 / kept->norms[i];
   }
+  try {
+    DrainOnExit drain(context_);
+    kept->data.reserve(m * d);
+    kept->dnorms.reserve(3 * m);
+    upload_staged(kept->data.get(), rows.data(), m * d * sizeof(float));
+    upload_staged(kept->dnorms.get(), triple.data(), triple.size() * sizeof(double));
+    kept->resident = true;
+  } catch (const std::runtime_error& e) {  // out of memory after all, say: the rows stream instead
+    context_.drain();
+    kept->data.release();
+    kept->dnorms.release();
+    log_warn("cuda: " + what + " could not be kept on the device (" + e.what() + "): they stream through in tiles");
+  }
+  return kept;
+}
 
-  CudaKernelOptions options_;
-  BlasKernel host_;  // searches the GEMM cannot help with (exact_only, d = 0)
-  mutable std::mutex mutex_;  // one call at a time uses the context
-  mutable cuda::Context context_;
-  mutable std::uint64_t bytes_moved_ = 0;
-};
-
-void CudaKernelImpl::search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k,
-                              std::span<std::int32_t> nearest, std::span<double> score) const {
-  const Eigen::Index m = x.rows();
-  if (m == 0) return;
-  const auto kk = static_cast<std::size_t>(std::max(k, 0));
-  const exact::Prepared p = exact::prepare(x, centres, metric, kk, nearest.size(), score.size());
-  const Eigen::Index n = centres.rows(), d = x.cols();
-  if (n > std::numeric_limits<std::int32_t>::max() || d > std::numeric_limits<int>::max() / 2) {
-    throw InputError("nearest-centre search: too many centres or dimensions for the cuda kernel");
+void CudaKernelImpl::add_kept_to_centres(const KeptRows& x, std::span<const std::int32_t> centre_of,
+                                         std::span<const std::uint8_t> include, std::span<std::int64_t> sums,
+                                         std::span<std::int64_t> counts) const {
+  const std::lock_guard<std::recursive_mutex> lock(mutex_);
+  const DeviceKeptRows* kept = ours(x);
+  if (safe_) return host_.add_to_centres(x.rows(), centre_of, include, sums, counts);
+  if (!kept || !kept->resident) return add_to_centres(x.rows(), centre_of, include, sums, counts);
+  if (sums_checked_) {
+    try {
+      return add_on_device(*kept, centre_of, include, sums, counts);
+    } catch (const std::out_of_range&) {
+      throw;  // a centre outside [0, k): the caller's error, as on the CPU
+    } catch (const std::runtime_error& e) {
+      context_.drain();
+      fail(std::string("per-centre sums of kept rows: ") + e.what());
+    }
+    return host_.add_to_centres(x.rows(), centre_of, include, sums, counts);
   }
-  const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
-  const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
-  if (d == 0 || bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk))) {
-    host_.search_k(x, centres, metric, k, nearest, score);  // every pair exact: no use for a GEMM
-    return;
+  // The first sums of kept rows: the device's against the CPU's, which are the results.
+  std::vector<std::int64_t> device_sums(sums.begin(), sums.end()), device_counts(counts.begin(), counts.end());
+  host_.add_to_centres(x.rows(), centre_of, include, sums, counts);
+  sums_checked_ = true;
+  try {
+    add_on_device(*kept, centre_of, include, device_sums, device_counts);
+  } catch (const std::runtime_error& e) {
+    context_.drain();
+    return fail(std::string("per-centre sums of kept rows: ") + e.what());
   }
+  if (!std::equal(sums.begin(), sums.end(), device_sums.begin()) || !std::equal(counts.begin(), counts.end(), device_counts.begin())) {
+    fail("the per-centre sums of " + std::to_string(x.rows().rows()) + " kept rows differ from the CPU's");
+  }
+}
 
-  const std::lock_guard<std::mutex> lock(mutex_);
+void CudaKernelImpl::add_on_device(const DeviceKeptRows& kept, std::span<const std::int32_t> centre_of,
+                                   std::span<const std::uint8_t> include, std::span<std::int64_t> sums,
+                                   std::span<std::int64_t> counts) const {
+  const MatrixF& x = kept.rows();
+  const auto n = static_cast<std::size_t>(x.rows()), dim = static_cast<std::size_t>(x.cols()), k = counts.size();
+  if (centre_of.size() != n || (!include.empty() && include.size() != n) || sums.size() != k * dim) {
+    throw std::logic_error("add_to_centres: sizes do not match");
+  }
+  const gpu::CentreSegments segments = gpu::segment_by_centre(centre_of, include, k);
+  const std::vector<gpu::TileSegment> runs = gpu::split_runs(segments, kSumRunRows);
+  // Nothing is added before the device is done: a failure leaves sums and counts as they were.
+  const auto add_counts = [&] {
+    for (std::size_t c = 0; c < k; ++c) counts[c] += segments.offsets[c + 1] - segments.offsets[c];
+  };
+  if (runs.empty() || dim == 0) return add_counts();
   SECPE_CUDA_CHECK(cudaSetDevice(context_.device()));
   DrainOnExit drain(context_);
-  const auto nc = static_cast<std::size_t>(n), dim = static_cast<std::size_t>(d), rows_total = static_cast<std::size_t>(m);
-  // The centres and their norms, once per search (norms as exact::prepare computed them).
-  std::vector<double> norms(3 * nc);
-  for (std::size_t c = 0; c < nc; ++c) {
-    norms[c] = p.centre_norms[c];
-    norms[nc + c] = p.centre_norms[c] * p.centre_norms[c];
-    norms[2 * nc + c] = metric == Metric::kCosine ? 1.0 / p.centre_norms[c] : 0.0;
-  }
-  cudaStream_t first = context_.slot(0).stream;
-  context_.centres.reserve(nc * dim);
-  context_.centre_norms.reserve(3 * nc);
-  upload(context_.centres.get(), centres.data(), nc * dim, first);
-  upload(context_.centre_norms.get(), norms.data(), 3 * nc, first);
-  SECPE_CUDA_CHECK(cudaStreamSynchronize(first));  // both slots read them; the host copy may go
-  const double* dn = context_.centre_norms.get();
-  const cuda::CentreNorms centre_norms{.norm = dn, .sq = dn + nc, .inv_norm = dn + 2 * nc};
-
-  const bound::ScoreBound score_bound =
-      bound::make_score_bound(metric, d, options_.tf32 ? bound::kTf32InputUnit : 0.0);
-  const std::size_t capacity = gpu::candidate_capacity(kk);
-  const std::size_t mb = gpu::search_tile_rows(options_.tile_bytes, nc, dim, capacity, rows_total);
-  for (std::size_t i = 0; i < 2; ++i) {
-    cuda::Slot& s = context_.slot(i);
-    s.x.reserve(mb * dim), s.dx.reserve(mb * dim);
-    s.norms.reserve(mb), s.dnorms.reserve(mb);
-    s.cand.reserve(mb * capacity), s.dcand.reserve(mb * capacity);
-    s.count.reserve(mb), s.dcount.reserve(mb);
-    s.g.reserve(mb * nc);
-  }
-
-  // Rescores a finished tile's rows on the host threads.
-  const auto finish = [&](cuda::Slot& s) {
-    SECPE_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-    s.pending = false;
-    const auto rows = static_cast<std::size_t>(s.rows);
-    run_chunks(chunk_count(host_.threads(), rows, double(capacity) * double(d)), rows, [&](int, std::size_t b, std::size_t e) {
-      std::vector<std::int32_t> all;
-      std::vector<std::pair<double, std::int32_t>> scratch;
-      for (std::size_t r = b; r < e; ++r) {
-        const auto found = static_cast<std::size_t>(s.count.get()[r]);
-        std::span<const std::int32_t> ids = all;
-        if (found <= capacity && found >= kk) {
-          ids = std::span<const std::int32_t>(s.cand.get() + r * capacity, found);
-        } else if (all.empty()) {  // a tie among many (found < k never happens: the k best bounds are in)
-          all.resize(nc);
-          std::iota(all.begin(), all.end(), 0);
-          ids = all;
-        }
-        const std::size_t i = static_cast<std::size_t>(s.r0) + r;
-        exact::best_k_of(metric, x.row(static_cast<Eigen::Index>(i)).data(), p.row_norms[i], centres, p.centre_norms, ids, kk,
-                         scratch, nearest.data() + i * kk, score.data() + i * kk);
-      }
-    });
-  };
-
-  const float one = 1.0f, zero = 0.0f;
-  const std::size_t tiles = (rows_total + mb - 1) / mb;
-  for (std::size_t t = 0; t < tiles; ++t) {
-    cuda::Slot& s = context_.slot(t);
-    if (s.pending) finish(s);  // tile t - 2, while the device works on tile t - 1
-    const std::size_t r0 = t * mb, rows = std::min(mb, rows_total - r0);
-    std::memcpy(s.x.get(), x.row(static_cast<Eigen::Index>(r0)).data(), rows * dim * sizeof(float));
-    std::copy_n(p.row_norms.begin() + static_cast<std::ptrdiff_t>(r0), rows, s.norms.get());
-    upload(s.dx.get(), s.x.get(), rows * dim, s.stream);
-    upload(s.dnorms.get(), s.norms.get(), rows, s.stream);
-    // Column-major view: G^T (n x rows, ld n) = C (d x n)^T X^T (d x rows), i.e. G row-major.
-    SECPE_CUBLAS_CHECK(cublasSgemm(s.blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(rows),
-                                   static_cast<int>(d), &one, context_.centres.get(), static_cast<int>(d), s.dx.get(),
-                                   static_cast<int>(d), &zero, s.g.get(), static_cast<int>(n)));
-    cuda::launch_select_candidates(s.g.get(), static_cast<std::int64_t>(rows), n, s.dnorms.get(), centre_norms, metric,
-                                   score_bound, static_cast<int>(kk), static_cast<int>(capacity), s.dcand.get(),
-                                   s.dcount.get(), s.stream);
-    SECPE_CUDA_CHECK(cudaGetLastError());
-    download(s.count.get(), s.dcount.get(), rows, s.stream);
-    download(s.cand.get(), s.dcand.get(), rows * capacity, s.stream);
-    s.pending = true, s.r0 = static_cast<std::int64_t>(r0), s.rows = static_cast<std::int64_t>(rows);
-  }
-  for (std::size_t t = tiles; t < tiles + 2; ++t) {
-    if (context_.slot(t).pending) finish(context_.slot(t));
-  }
+  cudaStream_t stream = context_.compute();
+  auto& b = context_.batch;
+  b.order.reserve(segments.order.size());
+  b.runs.reserve(runs.size());
+  context_.sums.reserve(k * dim);
+  upload(b.order.get(), segments.order.data(), segments.order.size(), stream);
+  upload(b.runs.get(), runs.data(), runs.size(), stream);
+  SECPE_CUDA_CHECK(cudaMemsetAsync(context_.sums.get(), 0, k * dim * sizeof(std::int64_t), stream));
+  cuda::launch_add_kept(kept.data.get(), static_cast<std::int64_t>(dim), b.order.get(), b.runs.get(),
+                        static_cast<std::int64_t>(runs.size()), context_.sums.get(), stream);
+  SECPE_CUDA_CHECK(cudaGetLastError());
+  std::vector<std::int64_t> device_sums(k * dim);
+  download(device_sums.data(), context_.sums.get(), device_sums.size(), stream);
+  wait(stream);
+  if (options_.corrupt_device_results) device_sums[0] += 1;
+  for (std::size_t j = 0; j < device_sums.size(); ++j) sums[j] += device_sums[j];
+  add_counts();
 }
 
 void CudaKernelImpl::add_to_centres(const MatrixF& x, std::span<const std::int32_t> centre_of,
@@ -189,7 +225,7 @@ void CudaKernelImpl::add_to_centres(const MatrixF& x, std::span<const std::int32
   const auto total = static_cast<std::int64_t>(segments.order.size());
   if (total == 0 || dim == 0) return;
 
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const std::lock_guard<std::recursive_mutex> lock(mutex_);
   SECPE_CUDA_CHECK(cudaSetDevice(context_.device()));
   DrainOnExit drain(context_);
   cudaStream_t compute = context_.compute();
@@ -204,7 +240,10 @@ void CudaKernelImpl::add_to_centres(const MatrixF& x, std::span<const std::int32
   const std::size_t tiles = (static_cast<std::size_t>(total) + mb - 1) / mb;
   for (std::size_t t = 0; t < tiles; ++t) {
     cuda::Slot& s = context_.slot(t);
-    if (s.pending) SECPE_CUDA_CHECK(cudaEventSynchronize(s.consumed));  // tile t - 2's buffers are free
+    if (s.pending) {  // tile t - 2's buffers are free
+      SECPE_CUDA_CHECK(cudaEventSynchronize(s.consumed));
+      ++traffic_.syncs;
+    }
     const auto p0 = static_cast<std::int64_t>(t * mb), p1 = std::min<std::int64_t>(p0 + static_cast<std::int64_t>(mb), total);
     // The sort by centre: the tile's rows gathered in segment order into the pinned buffer.
     for (std::int64_t q = p0; q < p1; ++q) {
@@ -226,11 +265,9 @@ void CudaKernelImpl::add_to_centres(const MatrixF& x, std::span<const std::int32
   }
   std::vector<std::int64_t> device_sums(k * dim);
   download(device_sums.data(), context_.sums.get(), device_sums.size(), compute);
-  SECPE_CUDA_CHECK(cudaStreamSynchronize(compute));
+  wait(compute);
   for (std::size_t j = 0; j < device_sums.size(); ++j) sums[j] += device_sums[j];
 }
-
-}  // namespace
 
 int cuda_device_count() {
   int count = 0;

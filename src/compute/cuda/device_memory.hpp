@@ -1,7 +1,8 @@
 #pragma once
 // Owned device and pinned host buffers that only grow (reused across searches), and a CUDA
 // device context: two pipeline slots (stream, cuBLAS handle, events, buffers) so that one tile's
-// transfers overlap the other's compute, and a compute stream for the per-centre sums.
+// transfers overlap the other's compute, a compute stream for the per-centre sums, and the
+// buffers of a batch of searches on the device.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -36,8 +37,7 @@ class Buffer {
     capacity_ = n;
   }
   T* get() const { return data_; }
-
- private:
+  // Frees the memory now. Call only while no stream uses the buffer.
   void release() {
     if (!data_) return;
     if constexpr (kind == Memory::kDevice) {
@@ -48,6 +48,8 @@ class Buffer {
     data_ = nullptr;
     capacity_ = 0;
   }
+
+ private:
   T* data_ = nullptr;
   std::size_t capacity_ = 0;
 };
@@ -66,6 +68,7 @@ struct Slot {
   PinnedBuffer<double> norms;
   PinnedBuffer<std::int32_t> cand, count;
   PinnedBuffer<gpu::TileSegment> segments;
+  PinnedBuffer<unsigned char> staging;  // uploads of kept rows, a chunk at a time
   DeviceBuffer<float> dx, g;
   DeviceBuffer<double> dnorms;
   DeviceBuffer<std::int32_t> dcand, dcount;
@@ -89,6 +92,15 @@ class Context {
   DeviceBuffer<float> centres;
   DeviceBuffer<double> centre_norms;  // |c|, |c|^2, 1/|c|: three runs of n
   DeviceBuffer<std::int64_t> sums;
+  // A batch of searches on the device (slot 0's stream): every input in one upload, every result
+  // in one download; the kept rows' sums read their order and runs from `runs`.
+  struct Batch {
+    PinnedBuffer<unsigned char> in, out;
+    DeviceBuffer<unsigned char> din, dout;
+    DeviceBuffer<std::int64_t> order;
+    DeviceBuffer<gpu::TileSegment> runs;
+    std::size_t out_bytes = 0;  // of the current batch's results: scores (double), then nearest (int32)
+  } batch;
 
  private:
   void release() noexcept;  // streams, events and handles (the buffers free themselves)

@@ -6,6 +6,8 @@
 #include <climits>
 #include <stdexcept>
 
+#include "compute/exact_order.hpp"
+
 namespace secpe::cuda {
 namespace {
 
@@ -86,7 +88,84 @@ __global__ void add_segments(const float* __restrict__ rows, std::int64_t d, con
   sums[static_cast<std::int64_t>(s.centre) * d + j] += acc;
 }
 
+// One warp per row: the lanes rescore the row's candidates (lane q: candidates q, q + 32, ...),
+// keep the scores in shared memory, then take the k best in rounds, each round a warp-wide
+// minimum after the previous winner (compute/exact_order.hpp, emulated on the CPU in its test).
+constexpr int kRescoreWarps = 4;
+
+__device__ exact_order::Scored warp_min(exact_order::Scored mine) {
+  for (int offset = exact_order::kLanes / 2; offset > 0; offset /= 2) {
+    const exact_order::Scored other{__shfl_down_sync(0xffffffffu, mine.score, offset),
+                                    __shfl_down_sync(0xffffffffu, mine.index, offset)};
+    mine = exact_order::combine(mine, other);
+  }
+  return {__shfl_sync(0xffffffffu, mine.score, 0), __shfl_sync(0xffffffffu, mine.index, 0)};
+}
+
+__global__ void rescore(DeviceRows x, std::int64_t row0, std::int64_t rows, DeviceRows c, Metric metric, int k, int capacity,
+                        const std::int32_t* __restrict__ cand, const std::int32_t* __restrict__ count,
+                        std::int32_t* __restrict__ nearest, double* __restrict__ score) {
+  __shared__ double scores[kRescoreWarps][kMaxCapacity];
+  const int warp = static_cast<int>(threadIdx.x) / exact_order::kLanes, lane = static_cast<int>(threadIdx.x) % exact_order::kLanes;
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kRescoreWarps + warp;
+  if (r >= rows) return;  // the whole warp: r is the same for its lanes
+  const int found = count[r];
+  if (found > capacity || found < k) {  // overflowed (found < k cannot happen: the k best bounds are in)
+    if (lane == 0) nearest[r * k] = -1;
+    return;
+  }
+  const std::int32_t* ids = cand + r * capacity;
+  const std::int64_t i = row0 + r;
+  const float* xi = x.data + i * x.d;
+  const double rx = x.norms.norm[i];
+  for (int q = lane; q < found; q += exact_order::kLanes) {
+    const std::int64_t j = ids[q];
+    scores[warp][q] = exact_order::pair_score(metric, xi, c.data + j * c.d, c.d, rx, c.norms.norm[j]);
+  }
+  __syncwarp();
+  exact_order::Scored last = exact_order::before_all();
+  for (int round = 0; round < k; ++round) {
+    last = warp_min(exact_order::lane_best(scores[warp], ids, found, lane, last));
+    if (lane == 0) {
+      nearest[r * k + round] = static_cast<std::int32_t>(last.index);
+      score[r * k + round] = last.score;
+    }
+  }
+}
+
+// Block (run, column chunk), as add_segments, reading the rows where they are kept through
+// `order` and adding into the sums with integer atomics (a centre may have several runs).
+__global__ void add_kept(const float* __restrict__ rows, std::int64_t d, const std::int64_t* __restrict__ order,
+                         const gpu::TileSegment* __restrict__ runs, std::int64_t* __restrict__ sums) {
+  const gpu::TileSegment s = runs[blockIdx.x];
+  const std::int64_t j = static_cast<std::int64_t>(blockIdx.y) * kThreads + threadIdx.x;
+  if (j >= d) return;
+  long long acc = 0;
+  for (std::int32_t p = s.begin; p < s.end; ++p) acc += __double2ll_rn(static_cast<double>(rows[order[p] * d + j]) * 4294967296.0);
+  atomicAdd(reinterpret_cast<unsigned long long*>(sums + static_cast<std::int64_t>(s.centre) * d + j), static_cast<unsigned long long>(acc));
+}
+
 }  // namespace
+
+void launch_rescore(DeviceRows x, std::int64_t row0, std::int64_t rows, DeviceRows c, Metric metric, int k, int capacity,
+                    const std::int32_t* cand, const std::int32_t* count, std::int32_t* nearest, double* score,
+                    cudaStream_t stream) {
+  if (rows <= 0) return;
+  if (k < 1 || k > kMaxDeviceK || capacity > kMaxCapacity) throw std::logic_error("device rescoring: k or the candidate list too large");
+  const std::int64_t blocks = (rows + kRescoreWarps - 1) / kRescoreWarps;
+  if (blocks > INT_MAX) throw std::length_error("device rescoring: too many rows in one tile");
+  rescore<<<static_cast<unsigned>(blocks), kRescoreWarps * exact_order::kLanes, 0, stream>>>(x, row0, rows, c, metric, k, capacity,
+                                                                                             cand, count, nearest, score);
+}
+
+void launch_add_kept(const float* rows, std::int64_t d, const std::int64_t* order, const gpu::TileSegment* runs,
+                     std::int64_t n_runs, std::int64_t* sums, cudaStream_t stream) {
+  if (n_runs <= 0 || d <= 0) return;
+  const std::int64_t chunks = (d + kThreads - 1) / kThreads;
+  if (chunks > 65535 || n_runs > INT_MAX) throw std::length_error("per-centre sums on the GPU: too many dimensions or runs");
+  const dim3 grid(static_cast<unsigned>(n_runs), static_cast<unsigned>(chunks));
+  add_kept<<<grid, kThreads, 0, stream>>>(rows, d, order, runs, sums);
+}
 
 void launch_select_candidates(const float* g, std::int64_t rows, std::int64_t n, const double* row_norm, CentreNorms centres,
                               Metric metric, bound::ScoreBound score_bound, int k, int capacity, std::int32_t* cand,

@@ -11,12 +11,26 @@
 
 namespace secpe::cuda {
 
-// Per-centre values the candidate selection reads (norms in double, as exact::prepare computes them).
-struct CentreNorms {
-  const double* norm;      // |c|
-  const double* sq;        // |c|^2
-  const double* inv_norm;  // 1 / |c| (cosine; 0 otherwise)
+// Per-row values of a matrix on the device (norms in double, as exact::norms computes them).
+struct Norms {
+  const double* norm;      // |r|
+  const double* sq;        // |r|^2
+  const double* inv_norm;  // 1 / |r| (cosine; 0 otherwise)
 };
+using CentreNorms = Norms;
+
+// A matrix on the device: `rows` rows of d floats, row-major, with their norms.
+struct DeviceRows {
+  const float* data;
+  std::int64_t rows;
+  std::int64_t d;
+  Norms norms;
+};
+
+// Device rescoring handles k up to this many results per row (the candidate lists of larger k
+// are rescored on the host); its lists hold at most kMaxCapacity candidates (gpu::candidate_capacity).
+inline constexpr int kMaxDeviceK = 16;
+inline constexpr int kMaxCapacity = 32 + 4 * kMaxDeviceK;
 
 // For each of the `rows` rows r of a tile: g + r * n is its row of G = X C^T (float), row_norm[r]
 // its norm. Picks t, the k-th smallest upper bound A + E over the centres (ties by index), then
@@ -29,6 +43,22 @@ void launch_select_candidates(const float* g, std::int64_t rows, std::int64_t n,
 // For each segment s (a run of rows of `rows`, d floats each, that belong to one centre):
 // sums[centre * d + j] += sum over its rows of round(x_j 2^32) (to nearest, ties to even).
 // Distinct segments have distinct centres, so no two threads write one sum.
+// For rows row0 .. row0 + rows - 1 of x, with cand/count as launch_select_candidates wrote them
+// for that tile (row r's list at cand + r * capacity): each listed centre of c rescored exactly
+// (compute/exact_order.hpp: exact::pair_score's bits), and the k best, in the order of
+// bound::better, written to nearest[r * k + j], score[r * k + j]. A row whose list overflowed
+// (count > capacity) gets nearest[r * k] = -1: the host rescores it against every centre.
+// k <= kMaxDeviceK, capacity <= kMaxCapacity.
+void launch_rescore(DeviceRows x, std::int64_t row0, std::int64_t rows, DeviceRows c, Metric metric, int k, int capacity,
+                    const std::int32_t* cand, const std::int32_t* count, std::int32_t* nearest, double* score,
+                    cudaStream_t stream);
+
+// For each run s (gpu::split_runs: positions s.begin .. s.end - 1 of `order`, rows of centre
+// s.centre): sums[centre * d + j] += sum over its rows i = order[p] of round(rows[i * d + j] 2^32)
+// (to nearest, ties to even), added with 64-bit integer atomics: exact, in any order.
+void launch_add_kept(const float* rows, std::int64_t d, const std::int64_t* order, const gpu::TileSegment* runs,
+                     std::int64_t n_runs, std::int64_t* sums, cudaStream_t stream);
+
 void launch_add_segments(const float* rows, std::int64_t d, const gpu::TileSegment* segments, std::int64_t n_segments,
                          std::int64_t* sums, cudaStream_t stream);
 

@@ -32,7 +32,7 @@ OUTSIDE_OPTIONS = {
     "oversubscribe", "ntasks", "nodes", "ntasks-per-node", "gpus-per-node", "gpus-per-task", "array",
     "dependency", "parsable", "wrap", "signal", "requeue", "output", "time", "cpus-per-task",
     "open-mode", "job-name", "output-on-failure", "timeout", "install", "prefix", "build",
-    "gtest_filter", "model-id", "port",
+    "gtest_filter", "model-id", "port", "host", "batch", "export",
 }
 PATH_PREFIXES = ("src/", "jobs/", "tests/", "slurm/", "analysis/", "docs/")
 # Scripts whose extra arguments go to `secpe run`.
