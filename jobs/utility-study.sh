@@ -55,6 +55,10 @@ prepare() {
     --reference-cut "$OUT/reference_cut.csv" --cut-words 64
   # shellcheck disable=SC2086  # options are words
   "$SECPE" import --input "$OUT/train.csv" --out "$OUT/train.h5" ${IMPORT_ARGS:-}
+  # One key for the whole grid is safe: every run's noise is keyed by everything that determines its
+  # releases (here method, r/p and seed, which differ between grid points) and by a nonce each run
+  # draws afresh (run.json; a requeued task's --resume takes its interrupted run's), so no two runs
+  # share noise (src/evolve/release_keys.hpp; tests/e2e/noise_reuse.sh).
   [ -f "$OUT/noise.key" ] || "$SECPE" keygen --out "$OUT/noise.key" >/dev/null
   for name in reference reference_cut train; do
     "$SECPE" eval --synthetic "$OUT/$name.csv" --real "$OUT/heldout.csv" --out "$OUT/$name.eval.json" --quiet >/dev/null

@@ -142,6 +142,7 @@ int bench_faiss_command(const std::vector<std::string>& args) {
   add_common_options(desc);
   add_bench_options(desc);
   FaissBenchOptions o;
+  std::string shift;
   desc.add_options()
     ("queries", po::value<std::size_t>(&o.queries)->default_value(o.queries), "query rows of the exact search")
     ("candidates", po::value<std::size_t>(&o.candidates)->default_value(o.candidates), "indexed rows of the exact search")
@@ -152,7 +153,9 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations")
     ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "our seeding: random, parallel (k-means||) or plusplus")
     ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds")
-    ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "blas: candidate screen auto, fp32, bf16, int8, bf16-emulated or int8-emulated");
+    ("search-data", po::value<std::string>(&o.search_data), "the exact search on a dataset's public rows of its label with the most of them (the first --candidates indexed, the next --queries searched) instead of random unit rows")
+    ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "blas: candidate screen auto, fp32, bf16, int8, bf16-emulated or int8-emulated")
+    ("screen-shift", po::value<std::string>(&shift)->default_value("on"), "blas: on (narrow screens round residuals from the centres' mean where the centres share a common part) or off (to measure what that gains)");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
@@ -161,6 +164,8 @@ int bench_faiss_command(const std::vector<std::string>& args) {
   o.kernel = vm["kernel"].as<std::string>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (o.threads < 1) throw InputError("--threads must be at least 1");
+  if (shift != "on" && shift != "off") throw InputError("--screen-shift: '" + shift + "' is not on or off");
+  o.screen_shift = shift == "on";
   // One process against one FAISS process: our side runs over a LocalCommunicator, no MPI.
   auto report = bench_frame("faiss", args, o.threads, 1);
   report["kernel"] = o.kernel;

@@ -40,11 +40,11 @@ int command_corpus(const std::vector<std::string>& args) {
   if (secrets_out.has_parent_path()) std::filesystem::create_directories(secrets_out.parent_path());
   write_file_atomically(out, [&](std::ostream& o) {
     write_augpe_csv(o, demo.corpus.label_columns, demo.corpus.label_prefixes, demo.corpus.texts, demo.corpus.labels);
-  });
+  }, FileAccess::kPrivate);  // a stand-in for a private corpus, planted secrets and all
   write_file_atomically(secrets_out, [&](std::ostream& o) {
     o << "# secrets planted in " << out.filename().string() << " (secpe corpus --seed " << options.seed << ")\n";
     for (const auto& s : demo.planted) o << s << "\n";
-  });
+  }, FileAccess::kPrivate);
   log_info("wrote " + std::to_string(demo.corpus.texts.size()) + " reviews to " + out.string() + " and " +
            std::to_string(demo.planted.size()) + " planted secrets to " + secrets_out.string());
   return 0;

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "io/corpus.hpp"
 #include "evolve/checkpoint.hpp"
+#include "evolve/private_state.hpp"
 #include "io/dataset.hpp"
 
 namespace secpe::cli {
@@ -112,8 +113,8 @@ void inspect_output(const std::filesystem::path& dir) {
 }
 
 void inspect_checkpoint(const std::filesystem::path& path) {
-  const Checkpoint c = load_checkpoint(path);
-  std::cout << "checkpoint   " << path.string() << "\n"
+  const Checkpoint c = load_checkpoint(path, std::nullopt, nullptr);
+  std::cout << "checkpoint   " << path.string() << " (checksum checked; its MAC needs the noise key: --resume checks it)\n"
             << "finished     " << c.labels.size() << " label(s)\n";
   for (const auto& [key, value] : c.fingerprint.items()) std::cout << "  " << key << " = " << value.dump() << "\n";
   std::cout << "\n  id  synthetic  iterations  label\n";
@@ -121,6 +122,21 @@ void inspect_checkpoint(const std::filesystem::path& path) {
     std::printf("%4zu %10zu %11zu  %s\n", label, outcome.synthetic.size(), outcome.releases.size(),
                 outcome.report.value("name", "").c_str());
   }
+}
+
+// A run's private state folder: its calibration's per-label inputs (private counts) and checkpoint.
+void inspect_state(const std::filesystem::path& dir) {
+  std::cout << "state folder " << dir.string() << " (PRIVATE: never publish it or this listing)\n";
+  if (std::filesystem::is_regular_file(calibration_inputs_path(dir))) {
+    const auto calibration = read_json(calibration_inputs_path(dir));
+    std::cout << "calibration  " << calibration.value("calibration", "?") << "\n\n  id  private  batch used  lowered  sigma      label\n";
+    for (const auto& l : calibration.value("labels", nlohmann::json::array())) {
+      std::printf("%4lld %8lld %11.4g %8s  %-9.4g  %s\n", l.value("id", 0LL), l.value("private_records", 0LL), l.value("private_batch_used", 0.0),
+                  l.value("batch_lowered", false) ? "yes" : "no", l.value("sigma", 0.0), l.value("name", "").c_str());
+    }
+    std::cout << "\n";
+  }
+  if (std::filesystem::is_regular_file(checkpoint_path(dir))) inspect_checkpoint(checkpoint_path(dir));
 }
 
 bool is_json_file(const std::filesystem::path& path) {
@@ -135,13 +151,16 @@ bool is_json_file(const std::filesystem::path& path) {
 int command_inspect(const std::vector<std::string>& args) {
   po::options_description desc("secpe inspect options");
   add_common_options(desc);
-  desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5), checkpoint (checkpoint.json) or output folder");
+  desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5), checkpoint (checkpoint.json), output folder or private state folder");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
-  if (!parse_options("inspect", "secpe inspect DATA.h5|OUT/checkpoint.json|OUT", desc, positional, args, vm)) return 0;
+  if (!parse_options("inspect", "secpe inspect DATA.h5|OUT.state/checkpoint.json|OUT|OUT.state", desc, positional, args, vm)) return 0;
   const std::filesystem::path path = vm["file"].as<std::string>();
-  if (std::filesystem::is_directory(path)) inspect_output(path);
+  const bool state = std::filesystem::is_directory(path) && !std::filesystem::exists(path / "run.json") &&
+                     (std::filesystem::exists(calibration_inputs_path(path)) || std::filesystem::exists(checkpoint_path(path)));
+  if (state) inspect_state(path);
+  else if (std::filesystem::is_directory(path)) inspect_output(path);
   else if (std::filesystem::is_regular_file(path) && is_json_file(path)) inspect_checkpoint(path);
   else if (std::filesystem::is_regular_file(path)) inspect_dataset(path);
   else throw InputError("cannot read '" + path.string() + "'");

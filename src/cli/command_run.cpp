@@ -24,6 +24,7 @@
 #include "evolve/checkpoint.hpp"
 #include "evolve/pipeline.hpp"
 #include "evolve/private_state.hpp"
+#include "evolve/release_keys.hpp"
 #include "io/corpus.hpp"
 
 namespace secpe::cli {
@@ -34,7 +35,8 @@ void describe_run_options(po::options_description& desc) {
     ("data", po::value<std::string>()->default_value("data/demo/demo.h5"), "dataset written by 'secpe import'")
     ("out", po::value<std::string>()->default_value("out/run"), "output folder")
     ("seed", po::value<std::uint64_t>(), "public seed of the generator, k-means seeding and tie-breaks (default: from the OS); recorded in run.json")
-    ("noise-key-file", po::value<std::string>(), "secret 256-bit key of the noise and private sampling (from 'secpe keygen'; default: a fresh key from the OS). Never publish it")
+    ("noise-key-file", po::value<std::string>(), "secret 256-bit key of the noise and private sampling (from 'secpe keygen'; default: a fresh key from the OS). Never publish it. One key may serve many runs: each run's noise is keyed by everything that determines its releases and by the run's nonce")
+    ("noise-nonce", po::value<std::string>(), "the run's public nonce (32 hexadecimal digits, from run.json) to repeat a run exactly: same dataset, options, seed, key file and nonce give the same outputs (default: a fresh nonce from the OS; --resume takes the interrupted run's). Refused when the state folder shows that this key and nonce already made a run with other data or options")
     ("state-dir", po::value<std::string>(), "private state folder for --resume (default: OUT.state beside --out). Never publish it")
     ("method", po::value<std::string>()->default_value("secpe"), "secpe (cluster voting), augpe (the Aug-PE baseline) or random (the no-private-data control: uniform selection)")
     ("iterations", po::value<int>()->default_value(5), "evolution iterations T")
@@ -49,7 +51,9 @@ void describe_run_options(po::options_description& desc) {
     ("r-over-p", po::value<double>()->default_value(10.0, "10.0"), "allowed reconstruction risk as a multiple of p")
     ("r", po::value<double>(), "allowed reconstruction risk r (overrides --r-over-p)")
     ("budgets", po::value<std::string>(), "CSV 'secret,p,r' of per-secret budgets (secret name or #index); others keep --p/--r")
-    ("calibration", po::value<std::string>(), "secpe: exact (default; certified by the exact accountant) or paper (the published formula: a single-Gaussian approximation that leaves out the sqrt(2) of releasing counts and centres, not certified); augpe: gdp")
+    ("calibration", po::value<std::string>(), "secpe: exact (default; certified by the exact accountant; sigma depends on the private data, as in the paper), paper (the published formula: a single-Gaussian approximation that leaves out the sqrt(2) of releasing counts and centres, not certified) or public-profile (one sigma from public caps, --max-holders-per-secret and --sampling-rate, certified by the exact accountant: nothing published depends on the private records but the noisy releases); augpe: gdp")
+    ("max-holders-per-secret", po::value<int>(), "secpe --calibration public-profile: the most records any secret is held by (a public cap, published; the run refuses data that exceed it)")
+    ("sampling-rate", po::value<double>(), "secpe --calibration public-profile: the most a private record is sampled with per iteration (a public cap, published; default 1); each label samples min(this, B / its private records)")
     ("epsilon", po::value<double>()->default_value(0.0, "0"), "augpe: take mu from (epsilon, --delta) instead of (p, r) when > 0")
     ("delta", po::value<double>()->default_value(0.0, "0.0"), "delta of the reported (eps, delta) equivalent (0: 1/(N ln N))")
     ("metric", po::value<std::string>()->default_value("cosine"), "similarity: cosine, l2 or ip")
@@ -73,6 +77,29 @@ void describe_run_options(po::options_description& desc) {
     ("drop-leaking", po::bool_switch(), "leave the texts in which the leak scan finds a PII pattern out of synthetic.csv and initial.csv (counts in privacy.json)")
     ("allow-over-budget", po::bool_switch(), "exit 0 even when privacy.json says some secret gets more than its budget (Aug-PE's record-level accounting, --calibration paper); without it such a run writes its outputs, says so on stderr and exits with code 4")
     ("quiet", po::bool_switch(), "no progress output");
+}
+
+// --calibration and the public profile's caps (method already set).
+void calibration_config(const po::variables_map& vm, RunConfig& c) {
+  const std::string calibration = vm.count("calibration") ? vm["calibration"].as<std::string>() : (c.method == Method::kAugPE ? "gdp" : "exact");
+  if (c.method == Method::kAugPE && calibration != "gdp") throw InputError("--method augpe uses --calibration gdp (Aug-PE's record-level accounting)");
+  if (c.method == Method::kSecPE) {
+    try {
+      c.calibration = parse_calibration(calibration);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--calibration: ") + e.what());
+    }
+  }
+  if (c.calibration == CalibrationMode::kPublicProfile && c.method == Method::kSecPE) {
+    if (!vm.count("max-holders-per-secret")) throw InputError("--calibration public-profile needs --max-holders-per-secret (a public cap on any secret's holders)");
+    c.max_holders_per_secret = option_in(vm, "max-holders-per-secret", 1, 1000000000);
+    c.sampling_rate = vm.count("sampling-rate") ? option_in(vm, "sampling-rate", 0.0, 1.0) : 1.0;
+    if (!(c.sampling_rate > 0)) throw InputError("--sampling-rate must be in (0, 1]");
+    return;
+  }
+  for (const char* name : {"max-holders-per-secret", "sampling-rate"}) {
+    if (vm.count(name)) throw InputError(std::string("--") + name + " is a setting of secpe's --calibration public-profile only");
+  }
 }
 
 RunConfig run_config_from(const po::variables_map& vm) {
@@ -99,14 +126,11 @@ RunConfig run_config_from(const po::variables_map& vm) {
   if (!(c.p > 0 && c.p < 1)) throw InputError("--p must be in (0, 1)");
   if (!(c.r > c.p && c.r < 1)) throw InputError("--r (or p * --r-over-p) must be in (p, 1)");
   if (vm.count("budgets")) c.budgets_file = vm["budgets"].as<std::string>();
-  const std::string calibration = vm.count("calibration") ? vm["calibration"].as<std::string>() : (method == "augpe" ? "gdp" : "exact");
-  if (c.method == Method::kAugPE && calibration != "gdp") throw InputError("--method augpe uses --calibration gdp (Aug-PE's record-level accounting)");
-  if (c.method == Method::kSecPE) {
-    try {
-      c.calibration = parse_calibration(calibration);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--calibration: ") + e.what());
-    }
+  calibration_config(vm, c);
+  if (vm.count("noise-nonce")) {
+    const auto nonce = parse_noise_nonce(vm["noise-nonce"].as<std::string>());
+    if (!nonce) throw InputError("--noise-nonce must be 32 hexadecimal digits (a run's noise_nonce in run.json)");
+    c.noise_nonce = *nonce;
   }
   c.epsilon = vm["epsilon"].as<double>();
   if (!(c.epsilon >= 0)) throw InputError("--epsilon must be 0 or more");
@@ -202,6 +226,65 @@ void write_outputs(const std::filesystem::path& out, const RunResult& result, co
                        {"run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; }}});
 }
 
+// The run's public inputs, settled on rank 0 and sent to every rank: the seed from --seed, the
+// interrupted run's (--resume) or the OS; the nonce from --noise-nonce, the interrupted run's or the
+// OS. The interrupted run's are read from its checked files before the key is known; the MAC that
+// binds them is checked when the run loads those files, before anything is released.
+struct PublicInputs {
+  std::string seed_source, nonce_source;  // for run.json
+  bool resuming = false;                  // rank 0: an interrupted run's checkpoint or progress is there
+};
+
+PublicInputs settle_public_inputs(const Communicator& comm, const po::variables_map& vm, RunConfig& config) {
+  enum Source : std::int64_t { kGiven, kCheckpoint, kOs };
+  std::array<std::int64_t, 3> settled{0, kGiven, kGiven};  // seed, its source, the nonce's source
+  PublicInputs inputs;
+  if (comm.is_root()) {
+    const auto saved = config.resume ? saved_run_inputs(config.state_dir) : std::nullopt;
+    inputs.resuming = saved.has_value();
+    settled[0] = static_cast<std::int64_t>(vm.count("seed") ? vm["seed"].as<std::uint64_t>() : saved ? saved->seed : os_seed());
+    settled[1] = vm.count("seed") ? kGiven : saved ? kCheckpoint : kOs;
+    settled[2] = vm.count("noise-nonce") ? kGiven : saved ? kCheckpoint : kOs;
+    if (!vm.count("noise-nonce")) config.noise_nonce = saved ? saved->nonce : noise_nonce_from_os();
+  }
+  comm.broadcast(std::span<std::int64_t>(settled));
+  comm.broadcast(std::span<unsigned char>(config.noise_nonce.bytes));
+  config.seed = static_cast<std::uint64_t>(settled[0]);
+  const char* const names[] = {"given", "the interrupted run's (--resume)", "operating system"};
+  inputs.seed_source = settled[1] == kGiven ? "--seed" : names[settled[1]];
+  inputs.nonce_source = settled[2] == kGiven ? "--noise-nonce" : names[settled[2]];
+  return inputs;
+}
+
+// D (evolve/release_keys.hpp): a digest of everything that determines the run's releases. Collective.
+void digest_release_inputs(const Communicator& comm, RunConfig& config) {
+  const Timer timer;
+  config.release_digest = release_digest(comm, config, config.noise_nonce);
+  log_info("release keys: the run's inputs digested in " + std::to_string(timer.seconds()) + " s (the dataset's bytes included)");
+}
+
+// The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in memory
+// only (they need it for the private sampling). A key file may serve many runs; its nonce record
+// refuses a second, different run with the same key and nonce (an OS key is new for every run and
+// leaves with it). Resuming, the checkpoint's fingerprint compares everything D covers, with
+// clearer messages.
+PrivateState settle_noise_key(const Communicator& comm, RunConfig& config, const std::optional<std::filesystem::path>& key_file,
+                              const PublicInputs& inputs) {
+  PrivateState state;
+  if (comm.is_root()) {
+    state = open_private_state(config.state_dir, config.resume, key_file);
+    config.noise_key = state.key;
+  }
+  comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
+  if (comm.is_root() && state.key_from_file && !inputs.resuming &&
+      !record_noise_nonce(config.state_dir, config.noise_key, config.noise_nonce, config.release_digest)) {
+    throw InputError("--noise-nonce: the state folder '" + config.state_dir.string() + "' shows that this noise key and nonce already "
+                     "made a run with other data or options; two different runs must never share a nonce under one key. Leave "
+                     "--noise-nonce out (a fresh nonce), or give the nonce of the run you mean to repeat with its exact inputs");
+  }
+  return state;
+}
+
 // --resume into an --out that holds a completed run (a requeued job that had finished, say): true
 // when its settings match (nothing to do, nothing redone); InputError naming the first that differs.
 bool already_complete(const Communicator& comm, const RunConfig& config, const RunInputs& inputs,
@@ -265,6 +348,48 @@ void end_if_over_budget(const nlohmann::ordered_json& privacy, const std::filesy
   log_warn(over + " (accepted: --allow-over-budget)");
 }
 
+nlohmann::ordered_json run_json_of(const Communicator& comm, const po::variables_map& vm, const RunConfig& config,
+                                   const PublicInputs& inputs, const PrivateState& state, const RunResult& result,
+                                   const std::vector<std::string>& nodes) {
+  nlohmann::ordered_json run_json;
+  run_json["command"] = "secpe run";
+  run_json["seed"] = config.seed;
+  run_json["seed_source"] = inputs.seed_source;
+  run_json["noise_key"] = noise_key_source(state);
+  run_json["noise_nonce"] = config.noise_nonce.hex();
+  run_json["noise_nonce_source"] = inputs.nonce_source;
+  run_json["method"] = method_name(config.method);
+  run_json["ranks"] = comm.size();
+  const char* slurm_job = std::getenv("SLURM_JOB_ID");
+  run_json["provenance"] = {{"nodes", nodes},
+                            {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
+                            {"device", device_name(config.device)},
+                            {"slurm_job_id", slurm_job ? slurm_job : ""},
+                            {"git_commit", build_info().commit},
+                            {"machine", machine_info()}};
+  nlohmann::ordered_json options;
+  // Input and output paths by file name only: a path may say more about the data than the run
+  // should publish.
+  for (const auto& [name, value] : option_values(vm)) {
+    const bool path = name == "data" || name == "budgets" || name == "generator-corpus" || name == "eval-real" || name == "prompts" ||
+                      name == "config" || name == "out" || name == "state-dir";
+    options[name] = path ? std::filesystem::path(value).filename().string() : value;
+  }
+  options["seed"] = std::to_string(config.seed);
+  options["noise-nonce"] = config.noise_nonce.hex();
+  if (vm.count("noise-key-file")) options["noise-key-file"] = "(given; not recorded)";
+  run_json["options"] = options;
+  run_json["versions"] = {{"secpe", build_info().version},
+                          {"noise_keying", "release keys v1 (evolve/release_keys.hpp): another key derivation than earlier versions, so their runs are not repeated bit for bit"},
+                          {"checkpoint_format", 4},
+                          {"mpi", mpi_library_version()},
+                          {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
+                          {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
+                          {"build", build_options_json()}};
+  run_json["summary"] = result.summary;
+  return run_json;
+}
+
 }  // namespace
 
 int command_run(const std::vector<std::string>& args) {
@@ -288,63 +413,20 @@ int command_run(const std::vector<std::string>& args) {
   const bool allow_over_budget = vm["allow-over-budget"].as<bool>();
   return run_under_mpi([&](const Communicator& comm) {
     config.device = rank_device(config.device);  // first: --device cuda without a GPU fails before any state is made
-    // Without --seed, rank 0 draws one from the OS and every rank uses it.
-    // The public seed: --seed; else, when resuming, the interrupted run's; else rank 0 draws one
-    // from the OS. Every rank uses rank 0's.
-    enum SeedSource : std::int64_t { kGiven, kCheckpoint, kOs };
-    std::array<std::int64_t, 2> seed{0, kGiven};  // value, source
-    if (comm.is_root()) {
-      const std::optional<std::uint64_t> saved = config.resume ? saved_seed(config.state_dir) : std::nullopt;
-      seed = vm.count("seed") ? std::array<std::int64_t, 2>{static_cast<std::int64_t>(vm["seed"].as<std::uint64_t>()), kGiven}
-             : saved          ? std::array<std::int64_t, 2>{static_cast<std::int64_t>(*saved), kCheckpoint}
-                              : std::array<std::int64_t, 2>{static_cast<std::int64_t>(os_seed()), kOs};
-    }
-    comm.broadcast(std::span<std::int64_t>(seed));
-    config.seed = static_cast<std::uint64_t>(seed[0]);
+    const PublicInputs public_inputs = settle_public_inputs(comm, vm, config);
     const auto nccl = device_communicator(comm, config.device);
     // Every check that can fail the run, before any secret is made or any costly work done.
     const RunInputs inputs = prepare_run(nccl ? *nccl : comm, config);
+    digest_release_inputs(comm, config);
     if (already_complete(comm, config, inputs, key_file)) return;
-
-    // The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in
-    // memory only (they need it for the private sampling).
-    PrivateState state;
-    if (comm.is_root()) {
-      state = open_private_state(config.state_dir, config.resume, key_file);
-      config.noise_key = state.key;
-    }
-    comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
+    const PrivateState state = settle_noise_key(comm, config, key_file, public_inputs);
 
     install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
     const std::vector<std::string> nodes = comm.hosts();  // where it ran
     const Timer start;
     const RunResult result = run_leaving_no_unused_key(comm, nccl ? *nccl : comm, config, inputs, state);
     if (comm.is_root()) {
-      nlohmann::ordered_json run_json;
-      run_json["command"] = "secpe run";
-      run_json["seed"] = config.seed;
-      run_json["seed_source"] = seed[1] == kGiven ? "--seed" : seed[1] == kCheckpoint ? "the interrupted run's (--resume)" : "operating system";
-      run_json["noise_key"] = noise_key_source(state);
-      run_json["method"] = method_name(config.method);
-      run_json["ranks"] = comm.size();
-      const char* slurm_job = std::getenv("SLURM_JOB_ID");
-      run_json["provenance"] = {{"nodes", nodes},
-                                {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
-                                {"device", device_name(config.device)},
-                                {"slurm_job_id", slurm_job ? slurm_job : ""},
-                                {"git_commit", build_info().commit},
-                                {"machine", machine_info()}};
-      nlohmann::ordered_json options;
-      for (const auto& [name, value] : option_values(vm)) options[name] = value;
-      options["seed"] = std::to_string(config.seed);
-      if (key_file) options["noise-key-file"] = "(given; not recorded)";
-      run_json["options"] = options;
-      run_json["versions"] = {{"secpe", build_info().version},
-                              {"mpi", mpi_library_version()},
-                              {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
-                              {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
-                              {"build", build_options_json()}};
-      run_json["summary"] = result.summary;
+      nlohmann::ordered_json run_json = run_json_of(comm, vm, config, public_inputs, state, result, nodes);
       run_json["wall_seconds"] = start.seconds();
       run_json["outputs"] = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
       write_outputs(out, result, run_json);

@@ -168,6 +168,112 @@ SECPE_HOST_DEVICE inline RowTerms row_terms(const ScoreBound& b, Metric metric, 
   return {0.0, 0.0, 0.0, __builtin_huge_val()};
 }
 
+// Shifted screens (the CPU's int8 and bf16 screens). Where the vectors share a large common part,
+// as text embeddings do (centres in a narrow cone), rounding x and c themselves leaves an error
+// of u |x| |c| that swamps the differences between centres. A shifted screen rounds the residuals
+// instead: m is a float vector (the centres' mean), each centre is rounded as c - m, and each row
+// as x - m where that is shorter than x (else as x itself), so that
+//   x.c = (x - m).(c - m) + x.m + (m.c - m.m)      (row shifted)
+//   x.c =  x.(c - m)       + x.m                   (row not shifted),
+// the GEMM multiplying the rounded residuals and x.m, m.c, m.m computed once per row or centre
+// in double. The input term is then u times the residuals' norms, not the vectors'.
+//
+// The bound. Write V for the residual a vector is rounded as (v - m, or v), V' for what the engine
+// multiplies, R >= |V| and u with |V - V'| <= u R, both measured rigorously by the rounding (in
+// double from v and m themselves: compute/cpu/screen_gemm.hpp), and g for the engine's float
+// product of V'_x and V'_c: with n float roundings of unit e (and an underflow allowance, as
+// above),
+//   |g - V_x.V_c| <= (u_x + u_c + u_x u_c) R_x R_c + gamma_n (1 + u_x)(1 + u_c) R_x R_c,
+// since V'_x.V'_c - V_x.V_c = (V'_x - V_x).V'_c + V_x.(V'_c - V_c) and |V'_c| <= (1 + u_c) R_c.
+// The approximate score adds per-row and per-centre offsets in double:
+//   a = fl(x.m), h = fl(fl(m.c) - fl(m.m)) (sums of exact products, any order),
+//   P = -a, Q = -h (inner product, cosine);  P = fl(|x|^2 - 2a), Q = fl(|c|^2 - 2h) (L2; the
+//   squares from the exact kernel's norms), Q left out (and for L2 |c|^2 in its place) for a row
+//   not shifted, and
+//   A = fl(fl(P + Q) - g)  (inner product),  fl(fl(P + Q) - 2g)  (L2),
+//   A = fl(fl(fl(P + Q) - g) fl(fl(1 / |x|) fl(1 / |c|)))  (cosine).
+// With ud = 2^-53 and gd = d ud / (1 - d ud) + 4 ud (as above), |m| <= M and every |c| <= C:
+// |a - x.m| <= gd |x| M, |h - (m.c - m.m)| <= gd (M |c| + M^2), each square within gd of |x|^2
+// or |c|^2, the reference's own sum within gd |x| |c| (inner product; for L2 gd (|x| + |c|)^2),
+// and the additions that assemble A within ud of their results, the part of it from g counted as
+// one more float rounding of the product sum (n + 1 below). Summed up (|c| <= C for the inner
+// product's, so that its terms are the row's alone):
+//   inner product: |A - R| <= screen + 3 gd (|x| + M)(M + C)
+//   L2:            |A - R| <= 2 screen + 5 gd (|x| + M + |c|)^2 <= 2 screen + 15 gd (|x|^2 + M^2 + |c|^2)
+//   cosine:        |A - R| <= (inner product's) / (|x| |c|) (1 + 6 ud) + 8 ud
+// (cosine: the reference divides its sum by the product of the same norms; both sides' roundings
+// of the quotient and of the reciprocals are a few ud of |x.c| / (|x| |c|) <= 1 + gd), where
+// screen = (u_x + u_c + u_x u_c + gamma_{n+1} (1 + u_x)(1 + u_c)) R_x R_c + underflow. The terms
+// in gd and ud are doubled for safety, as above; the screen term is make_row_bound's with n + 1
+// roundings. A row not shifted gives a subset of these terms. The CPU kernel evaluates the bound
+// as RowTerms and CentreTerms (shifted_row_terms, shifted_centre_terms), so its lanes loop serves
+// shifted and plain screens alike.
+struct ShiftedScreen {
+  long long d = 0;
+  long long roundings = 0;                 // n: float roundings of the engine's product sum
+  double accumulation_unit = kFloatUnit;   // of those roundings
+  double shift_norm = 0.0;                 // M >= |m| (0: no shift)
+  double max_centre_norm = 0.0;            // C >= every |c|
+};
+
+// The row's coefficients: u_x and R_x as the rounding measured them, row_norm the exact kernel's |x|.
+SECPE_HOST_DEVICE inline RowTerms shifted_row_terms(const ShiftedScreen& s, Metric metric, double row_unit, double row_residual,
+                                                    double row_norm) {
+  const ScoreBound b = make_row_bound(Metric::kInnerProduct, s.d, row_unit, s.roundings + 1, s.accumulation_unit);
+  const double dd = static_cast<double>(s.d), ud = 0x1p-53, safety = 2.0;
+  const double gd = dd * ud / (1.0 - dd * ud) + 4.0 * ud;
+  const double m = s.shift_norm, c = s.max_centre_norm, rx = row_residual;
+  switch (metric) {
+    case Metric::kL2: {
+      const double arith = safety * 15.0 * gd;
+      return {2.0 * (b.rel * rx + b.abs), 2.0 * b.rel_centre * rx, arith, 2.0 * b.abs * (1.0 + rx) + arith * (row_norm * row_norm + m * m)};
+    }
+    case Metric::kInnerProduct:
+      return {b.rel * rx + b.abs, b.rel_centre * rx, 0.0, b.abs * (1.0 + rx) + safety * 3.0 * gd * (row_norm + m) * (m + c)};
+    case Metric::kCosine: {
+      const double inv_x = 1.0 / row_norm;
+      return {(b.rel * rx + b.abs) * inv_x, b.rel_centre * rx * inv_x,
+              inv_x * (b.abs * (1.0 + rx) + safety * 3.0 * gd * (row_norm + m) * (m + c)), safety * 8.0 * ud};
+    }
+  }
+  return {0.0, 0.0, 0.0, __builtin_huge_val()};
+}
+
+// The centre's: u_c and R_c as measured, centre_norm |c| and inv_centre_norm 1 / |c| (cosine).
+SECPE_HOST_DEVICE inline CentreTerms shifted_centre_terms(Metric metric, double centre_unit, double centre_residual,
+                                                          double centre_norm, double inv_centre_norm) {
+  switch (metric) {
+    case Metric::kL2: return {centre_residual, centre_unit * centre_residual, centre_norm * centre_norm};
+    case Metric::kInnerProduct: return {centre_residual, centre_unit * centre_residual, 0.0};
+    case Metric::kCosine:
+      return {centre_residual * inv_centre_norm, centre_unit * centre_residual * inv_centre_norm, inv_centre_norm};
+  }
+  return {0.0, 0.0, 0.0};
+}
+
+// P and Q above, from sq = |x|^2 or |c|^2 (L2 only), a = fl(x.m), and for a centre fl(m.c) and fl(m.m).
+SECPE_HOST_DEVICE inline double row_offset(Metric metric, double sq_x, double shift_dot) {
+  return metric == Metric::kL2 ? sq_x - 2.0 * shift_dot : -shift_dot;
+}
+SECPE_HOST_DEVICE inline double centre_offset(Metric metric, double sq_c, double shift_dot, double shift_sq) {
+  const double h = shift_dot - shift_sq;
+  return metric == Metric::kL2 ? sq_c - 2.0 * h : -h;
+}
+
+// A from g and the offsets (q: Q, or 0 where it is left out, which adds exactly nothing but the
+// sign of a zero), in doubles or in lanes of them. With P = |x|^2 and q = |c|^2 (L2), or P = q = 0,
+// this is approx_score_of's value.
+template <class T>
+SECPE_LANES_INLINE SECPE_HOST_DEVICE inline T offset_score_of(Metric metric, const T& g, const T& p, const T& q, const T& inv_x,
+                                                              const T& inv_c) {
+  switch (metric) {
+    case Metric::kL2: return (p + q) - 2.0 * g;
+    case Metric::kInnerProduct: return (p + q) - g;
+    case Metric::kCosine: return ((p + q) - g) * (inv_x * inv_c);
+  }
+  return g;
+}
+
 // Whether a search must score every pair exactly: when a float could overflow (|partial sums| <=
 // (1 + gamma) |x| |c| must stay below FLT_MAX), the GEMM's values mean nothing; with at most
 // k + 1 centres most would be rescored anyway.

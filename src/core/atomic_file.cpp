@@ -1,7 +1,10 @@
 #include "core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <system_error>
 
@@ -65,13 +68,32 @@ std::string output_folder_problem(const std::filesystem::path& dir) {
   return std::filesystem::exists(status) ? "" : ancestor_problem(dir);
 }
 
+namespace {
+
+// Creates `tmp` empty with mode 0600 (fchmod: the umask may not take owner bits away either).
+void create_private_file(const std::filesystem::path& tmp, const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::remove(tmp, ec);  // a stale one of an earlier process with this pid
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw InputError("cannot write " + path.string() + ": cannot create the file");
+  const bool ok = ::fchmod(fd, 0600) == 0;
+  ::close(fd);
+  if (!ok) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError("cannot write " + path.string() + ": cannot make it private (mode 0600)");
+  }
+}
+
+}  // namespace
+
 void write_path_atomically(const std::filesystem::path& path,
-                           const std::function<void(const std::filesystem::path& tmp)>& write) {
+                           const std::function<void(const std::filesystem::path& tmp)>& write, FileAccess access) {
   if (const auto problem = output_file_problem(path); !problem.empty()) {
     throw InputError("cannot write " + path.string() + ": it " + problem);
   }
   const auto tmp = temporary_path_for(path);
   try {
+    if (access == FileAccess::kPrivate) create_private_file(tmp, path);
     write(tmp);
   } catch (...) {
     std::error_code ec;
@@ -82,14 +104,35 @@ void write_path_atomically(const std::filesystem::path& path,
 }
 
 void write_file_atomically(const std::filesystem::path& path,
-                           const std::function<void(std::ostream&)>& write) {
+                           const std::function<void(std::ostream&)>& write, FileAccess access) {
   write_path_atomically(path, [&](const std::filesystem::path& tmp) {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError("cannot write " + path.string() + ": cannot create the file");
     write(out);
     out.flush();
     if (!out) throw InputError("cannot write " + path.string() + ": write failed (disk full?)");
-  });
+  }, access);
+}
+
+void ensure_private_folder(const std::filesystem::path& dir, const std::string& what) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {  // a link to a folder of ours is fine: the checks below are about the folder
+    std::error_code ec;
+    if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+    if (ec || ::mkdir(dir.c_str(), 0700) != 0 || ::chmod(dir.c_str(), 0700) != 0) {
+      throw InputError("cannot create the " + what + " '" + dir.string() + "'");
+    }
+    return;
+  }
+  if (!S_ISDIR(st.st_mode)) throw InputError("the " + what + " '" + dir.string() + "' exists and is not a folder");
+  if (st.st_uid != ::geteuid()) throw InputError("the " + what + " '" + dir.string() + "' belongs to another user; use a folder of your own");
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw InputError("the " + what + " '" + dir.string() + "' is open to other users (mode " + mode +
+                     "); it holds private data, so secpe will not use it as it is: check that nothing in it was read by others, "
+                     "then run: chmod 700 '" + dir.string() + "'");
+  }
 }
 
 void write_file_set(const std::filesystem::path& dir, const std::vector<FileWriter>& files_marker_last) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -79,6 +80,43 @@ std::string noise_key_check(const NoiseKey& key) {
   unsigned char out[16];
   crypto_generichash(out, sizeof out, kMessage, sizeof kMessage - 1, key.bytes.data(), key.bytes.size());
   return to_hex(out, sizeof out);
+}
+
+NoiseKey derive_noise_key(const NoiseKey& key, std::string_view purpose, std::string_view context) {
+  init_crypto();
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, key.bytes.data(), key.bytes.size(), 32);
+  unsigned char length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(static_cast<std::uint64_t>(purpose.size()) >> (8 * i));
+  crypto_generichash_update(&state, length, sizeof length);
+  crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(purpose.data()), purpose.size());
+  crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(context.data()), context.size());
+  NoiseKey out;
+  crypto_generichash_final(&state, out.bytes.data(), out.bytes.size());
+  return out;
+}
+
+std::string keyed_digest_hex(const NoiseKey& key, std::string_view purpose, std::string_view data) {
+  const NoiseKey mac = derive_noise_key(key, purpose, data);
+  return to_hex(mac.bytes.data(), mac.bytes.size());
+}
+
+std::string NoiseNonce::hex() const { return to_hex(bytes.data(), bytes.size()); }
+
+NoiseNonce noise_nonce_from_os() {
+  init_crypto();
+  NoiseNonce nonce;
+  randombytes_buf(nonce.bytes.data(), nonce.bytes.size());
+  return nonce;
+}
+
+std::optional<NoiseNonce> parse_noise_nonce(std::string_view hex) {
+  NoiseNonce nonce;
+  if (hex.size() != 2 * nonce.bytes.size() || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) return std::nullopt;
+  for (std::size_t i = 0; i < nonce.bytes.size(); ++i) {
+    nonce.bytes[i] = static_cast<unsigned char>(std::stoi(std::string(hex.substr(2 * i, 2)), nullptr, 16));
+  }
+  return nonce;
 }
 
 }  // namespace secpe

@@ -6,7 +6,9 @@
 // --resume); `--noise-key-file` supplies one for reproducible studies and tests.
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace secpe {
 
@@ -29,5 +31,24 @@ void write_noise_key_file(const std::filesystem::path& path, const NoiseKey& key
 // A 128-bit keyed hash (BLAKE2b) of a fixed message: tells two keys apart, for the private
 // checkpoint's check that --resume uses the same key. Never written to a publishable output.
 std::string noise_key_check(const NoiseKey& key);
+
+// The one key derivation: BLAKE2b-256 keyed by `key` of (purpose's length, purpose, context), so
+// that no two (purpose, context) pairs can give the same input. Used for every subkey of the
+// noise key: the release keys of a run (evolve/release_keys.hpp) and the MAC key of the private
+// state folder. Knowing a derived key tells nothing about the key or its other derived keys
+// (BLAKE2b is a PRF under its key).
+NoiseKey derive_noise_key(const NoiseKey& key, std::string_view purpose, std::string_view context);
+// A MAC: derive_noise_key's 256 bits as lower-case hex.
+std::string keyed_digest_hex(const NoiseKey& key, std::string_view purpose, std::string_view data);
+
+// A run's public nonce (128 bits): an input of every release key, so that one noise key can be
+// reused across runs without two runs drawing related noise. Public: run.json records it.
+struct NoiseNonce {
+  std::array<unsigned char, 16> bytes{};
+  std::string hex() const;
+};
+NoiseNonce noise_nonce_from_os();
+// 32 hexadecimal digits; nullopt for anything else.
+std::optional<NoiseNonce> parse_noise_nonce(std::string_view hex);
 
 }  // namespace secpe

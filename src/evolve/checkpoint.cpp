@@ -6,29 +6,43 @@
 #include "core/atomic_file.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
+#include "evolve/private_state.hpp"
 
 namespace secpe {
 namespace {
 
-constexpr std::string_view kHead = R"({"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:)";
+constexpr std::string_view kHead = R"({"format":"secpe-checkpoint","format_version":4,"checksum":"blake2b-256:)";
+constexpr std::string_view kMac = R"(","mac":"blake2b-256-keyed:)";
 constexpr std::string_view kContent = R"(","content":)";
 constexpr std::size_t kHexDigits = 64;
+constexpr std::size_t kFrame = kHead.size() + kHexDigits + kMac.size() + kHexDigits + kContent.size();
 
-// The content's bytes, after checking the layout and the checksum.
-std::string_view checked_content(std::string_view text, const std::string& file) {
+// The envelope's parts, after checking the layout and the checksum (the MAC needs the key: read_checked).
+struct Envelope {
+  std::string_view mac, content;
+};
+
+Envelope checked_envelope(std::string_view text, const std::string& file) {
   if (text.ends_with('\n')) text.remove_suffix(1);
-  for (const char* old : {R"({"format":"secpe-checkpoint","format_version":1)", R"({"format":"secpe-checkpoint","format_version":2,)"}) {
+  for (const char* old : {R"({"format":"secpe-checkpoint","format_version":1)", R"({"format":"secpe-checkpoint","format_version":2,)",
+                          R"({"format":"secpe-checkpoint","format_version":3,)"}) {
     if (text.starts_with(old)) throw InputError(file + ": written by an older secpe; start afresh (run without resuming)");
   }
-  if (!text.starts_with(kHead) || text.size() < kHead.size() + kHexDigits + kContent.size() + 1 ||
-      text.substr(kHead.size() + kHexDigits, kContent.size()) != kContent || !text.ends_with('}')) {
+  if (!text.starts_with(kHead) || text.size() < kFrame + 1 || text.substr(kHead.size() + kHexDigits, kMac.size()) != kMac ||
+      text.substr(kFrame - kContent.size(), kContent.size()) != kContent || !text.ends_with('}')) {
     throw InputError(file + ": not a secpe checkpoint (or damaged: it does not have the layout secpe writes)");
   }
-  const auto digest = text.substr(kHead.size(), kHexDigits);
-  const auto content = text.substr(kHead.size() + kHexDigits + kContent.size(),
-                                   text.size() - kHead.size() - kHexDigits - kContent.size() - 1);
-  if (blake2b_256_hex(content) != digest) throw InputError(file + ": damaged or edited checkpoint: the checksum does not match");
-  return content;
+  const Envelope e{text.substr(kHead.size() + kHexDigits + kMac.size(), kHexDigits), text.substr(kFrame, text.size() - kFrame - 1)};
+  if (blake2b_256_hex(e.content) != text.substr(kHead.size(), kHexDigits)) {
+    throw InputError(file + ": damaged or edited checkpoint: the checksum does not match");
+  }
+  return e;
+}
+
+// The MAC of a state file's content: keyed by the state folder's MAC key (a subkey of the noise
+// key) and bound to the file's name, so that neither can be moved into the other.
+std::string content_mac(const NoiseKey& key, const std::filesystem::path& path, std::string_view content) {
+  return keyed_digest_hex(state_mac_key(key), "secpe state file " + path.filename().string(), content);
 }
 
 // Field checks: each names the field, never its value (which may be synthetic text).
@@ -102,20 +116,37 @@ nlohmann::ordered_json outcome_json(std::size_t label, const LabelOutcome& outco
           {"metrics", outcome.metrics}};
 }
 
-// The envelope, written atomically (fsync'd, then renamed) and private (0600).
-void write_checked(const std::filesystem::path& path, const nlohmann::ordered_json& content) {
+// The envelope, written atomically (fsync'd, then renamed) and private (0600 from the start).
+void write_checked(const std::filesystem::path& path, const nlohmann::ordered_json& content, const NoiseKey& key) {
   const std::string text = content.dump();
-  write_file_atomically(path, [&](std::ostream& o) { o << kHead << blake2b_256_hex(text) << kContent << text << "}\n"; });
-  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  write_file_atomically(
+      path, [&](std::ostream& o) { o << kHead << blake2b_256_hex(text) << kMac << content_mac(key, path, text) << kContent << text << "}\n"; },
+      FileAccess::kPrivate);
 }
 
-nlohmann::ordered_json read_checked(const std::filesystem::path& path, const Fields& fields) {
+// The checked content. With the noise key (every read but `secpe inspect`'s), the fingerprint's
+// key check must be this key's and the MAC must match: a file edited outside secpe, its plain
+// checksum recomputed or not, is refused.
+nlohmann::ordered_json read_checked(const std::filesystem::path& path, const Fields& fields, const NoiseKey* key) {
   const std::string file = path.string();
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read checkpoint " + file);
   const std::string text(std::istreambuf_iterator<char>(in), {});
-  auto content = nlohmann::ordered_json::parse(checked_content(text, file), nullptr, /*allow_exceptions=*/false);
+  const Envelope envelope = checked_envelope(text, file);
+  auto content = nlohmann::ordered_json::parse(envelope.content, nullptr, /*allow_exceptions=*/false);
   if (!content.is_object()) fields.fail("the content is not a JSON object");
+  if (key) {
+    const auto& fingerprint = fields.at(content, "fingerprint", "", Type::object);
+    const auto check = fingerprint.find("noise_key_check");
+    if (check == fingerprint.end() || !check->is_string() || check->get<std::string>() != noise_key_check(*key)) {
+      throw InputError("resume: " + file + " was made with a different noise key; give the same noise key file "
+                       "(or none, to use the key kept in the state folder)");
+    }
+    if (content_mac(*key, path, envelope.content) != envelope.mac) {
+      throw InputError(file + ": edited outside secpe: its MAC (keyed by the noise key) does not match its content; refusing to "
+                       "resume from it (start afresh without --resume, or restore the file secpe wrote)");
+    }
+  }
   return content;
 }
 
@@ -132,12 +163,12 @@ std::size_t label_of(const nlohmann::ordered_json& object, const std::string& wh
 
 }  // namespace
 
-void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint) {
+void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint, const NoiseKey& key) {
   nlohmann::ordered_json content;
   content["fingerprint"] = checkpoint.fingerprint;
   content["labels"] = nlohmann::ordered_json::array();
   for (const auto& [label, outcome] : checkpoint.labels) content["labels"].push_back(outcome_json(label, outcome));
-  write_checked(path, content);
+  write_checked(path, content, key);
 }
 
 nlohmann::ordered_json progress_json(const LabelProgress& progress) {
@@ -169,23 +200,18 @@ LabelProgress progress_from_json(const nlohmann::ordered_json& json, const std::
 }
 
 void save_progress(const std::filesystem::path& path, const nlohmann::ordered_json& fingerprint,
-                   const std::map<std::size_t, LabelProgress>& in_progress) {
+                   const std::map<std::size_t, LabelProgress>& in_progress, const NoiseKey& key) {
   nlohmann::ordered_json labels = nlohmann::ordered_json::array();
   for (const auto& [label, progress] : in_progress) labels.push_back(progress_json(progress));
-  write_checked(path, {{"fingerprint", fingerprint}, {"in_progress", labels}});
+  write_checked(path, {{"fingerprint", fingerprint}, {"in_progress", labels}}, key);
 }
 
 std::map<std::size_t, LabelProgress> load_progress(const std::filesystem::path& path, std::size_t num_labels, int iterations,
-                                                   const nlohmann::ordered_json& fingerprint) {
+                                                   const nlohmann::ordered_json& fingerprint, const NoiseKey& key) {
   const Fields fields(path.string());
-  const auto content = read_checked(path, fields);
+  const auto content = read_checked(path, fields, &key);
   check_fingerprint(fields.at(content, "fingerprint", "", Type::object), fingerprint, path);
   std::map<std::size_t, LabelProgress> out;
-  if (!content.contains("in_progress")) {  // an older run's one label
-    const LabelProgress p = read_progress(content, "progress", fields, num_labels, iterations - 1);
-    out[p.label] = p;
-    return out;
-  }
   const auto& labels = fields.at(content, "in_progress", "", Type::array);
   for (std::size_t k = 0; k < labels.size(); ++k) {
     LabelProgress p = read_progress(labels[k], "in_progress[" + std::to_string(k) + "]", fields, num_labels, iterations - 1);
@@ -195,20 +221,22 @@ std::map<std::size_t, LabelProgress> load_progress(const std::filesystem::path& 
   return out;
 }
 
-std::optional<std::uint64_t> saved_seed(const std::filesystem::path& state_dir) {
+std::optional<SavedRunInputs> saved_run_inputs(const std::filesystem::path& state_dir) {
   for (const auto& path : {checkpoint_path(state_dir), progress_path(state_dir)}) {
     if (!std::filesystem::is_regular_file(path)) continue;
     const Fields fields(path.string());
-    const auto content = read_checked(path, fields);
+    const auto content = read_checked(path, fields, nullptr);
     const auto& fingerprint = fields.at(content, "fingerprint", "", Type::object);
-    return fields.at(fingerprint, "seed", "fingerprint.", Type::number_unsigned).get<std::uint64_t>();
+    const auto nonce = parse_noise_nonce(fields.at(fingerprint, "noise_nonce", "fingerprint.", Type::string).get<std::string>());
+    if (!nonce) fields.fail("fingerprint.noise_nonce is not 32 hexadecimal digits");
+    return SavedRunInputs{fields.at(fingerprint, "seed", "fingerprint.", Type::number_unsigned).get<std::uint64_t>(), *nonce};
   }
   return std::nullopt;
 }
 
-Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels) {
+Checkpoint load_checkpoint(const std::filesystem::path& path, std::optional<std::size_t> num_labels, const NoiseKey* key) {
   const Fields fields(path.string());
-  const auto content = read_checked(path, fields);
+  const auto content = read_checked(path, fields, key);
   Checkpoint c;
   c.fingerprint = fields.at(content, "fingerprint", "", Type::object);
   const auto& labels = fields.at(content, "labels", "", Type::array);

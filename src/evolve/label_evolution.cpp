@@ -4,6 +4,7 @@
 #include "core/timer.hpp"
 #include "evolve/candidates.hpp"
 #include "evolve/release_estimate.hpp"
+#include "evolve/release_keys.hpp"
 #include "evolve/selection.hpp"
 #include "evolve/votes.hpp"
 
@@ -34,8 +35,9 @@ void evolve_label(const LabelEvolution& job, LabelOutcome& outcome) {
     } else {
       job.ledger.charge(job.label, t, {{"released", {"noisy vote histogram (" + std::to_string(pool.texts.size()) + " candidates)"}},
                                        {"sigma", job.sigma}});
+      // The histogram's noise is indexed by candidate: its key binds this pool (release_keys.hpp).
       votes = augpe_votes(job.comm, *voters, pool.embeddings, job.kernel, job.metric, job.sigma,
-                          job.augpe_threshold, job.noise_key, job.label, t);
+                          job.augpe_threshold, candidates_key(job.noise_key, t, pool.texts, pool.embeddings), job.label, t);
     }
     const double vote_seconds = t0.seconds();
 

@@ -36,7 +36,7 @@ struct LabelEvolution {
   const NearestCentreKernel& kernel;
   Metric metric;
   std::uint64_t seed;        // public: the generator's streams
-  const NoiseKey& noise_key; // secret: the noise and the private sampling
+  const NoiseKey& noise_key; // secret: the label's release key (evolve/release_keys.hpp), never the noise key itself
   std::size_t label;
   std::string label_name;
   std::size_t synthetic;   // N_syn of the label

@@ -46,8 +46,7 @@ nlohmann::ordered_json scan_released_texts(bool root, const LeakReportOptions& o
       report["initial"] = scan_secret_leaks(initial_texts, secrets).to_json();
     }
     // The state folder exists (0700) by now: secpe run opens it before the run starts.
-    write_file_atomically(leak_scan_path(options.state_dir), [&](std::ostream& o) { o << report.dump(2) << "\n"; });
-    std::filesystem::permissions(leak_scan_path(options.state_dir), std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    write_file_atomically(leak_scan_path(options.state_dir), [&](std::ostream& o) { o << report.dump(2) << "\n"; }, FileAccess::kPrivate);
     log_info("leak scan: exact-secret counts (private) in " + leak_scan_path(options.state_dir).string());
   }
 

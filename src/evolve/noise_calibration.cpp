@@ -9,6 +9,7 @@
 
 #include "core/timer.hpp"
 #include "evolve/secret_certification.hpp"
+#include "privacy/conversions.hpp"
 
 namespace secpe {
 namespace {
@@ -55,10 +56,52 @@ GatheredRows gather_private_rows(const Communicator& comm, const SecretMatrix& l
   return out;
 }
 
+// The public profile: one sigma from the caps; rho_l = min(q, B / n_l) for label l's private rows.
+SecretNoisePlan calibrate_public(const Communicator& comm, const NoiseCalibrationInputs& in) {
+  std::vector<std::int64_t> private_records(in.num_labels, 0);
+  for (std::size_t i = 0; i < in.local_secrets.rows(); ++i)
+    if (in.local_secrets.is_private(i)) ++private_records[static_cast<std::size_t>(in.local_labels[i])];
+  comm.allreduce_sum(std::span<std::int64_t>(private_records));
+  const PublicProfileNoise noise = calibrate_public_profile(in.budgets, in.iterations, in.profile);
+  SecretNoisePlan plan;
+  plan.mode = CalibrationMode::kPublicProfile;
+  plan.lambda = 1.0;
+  std::vector<double> rate(in.num_labels, 0.0);
+  for (std::size_t l = 0; l < in.num_labels; ++l) {
+    const auto n = private_records[l];
+    rate[l] = n > 0 ? std::min(in.profile.sampling_rate, in.batch / double(n)) : 0.0;
+    plan.labels.push_back({.sigma = noise.sigma,
+                           .sigma_paper = 0.0,
+                           .batch_requested = in.batch,
+                           .batch_used = rate[l] * double(n),
+                           .has_private = n > 0,
+                           .private_records = n,
+                           .lp_path = "none (public profile: one sampling rate per label)"});
+  }
+  for (std::size_t j = 0; j < in.budgets.p.size(); ++j) plan.eta.push_back(mu_from_pr(in.budgets.p[j], in.budgets.r[j]));
+  plan.achieved_r = noise.achieved_r;
+  plan.rho.assign(in.local_secrets.rows(), 0.0);
+  for (std::size_t i = 0; i < in.local_secrets.rows(); ++i)
+    if (in.local_secrets.is_private(i)) plan.rho[i] = rate[static_cast<std::size_t>(in.local_labels[i])];
+  return plan;
+}
+
 }  // namespace
+
+std::int64_t max_holders_per_secret(const Communicator& comm, const SecretMatrix& local_secrets) {
+  std::vector<std::int64_t> holders(static_cast<std::size_t>(std::max(0, local_secrets.num_secrets)), 0);
+  for (const auto j : local_secrets.indices) ++holders[static_cast<std::size_t>(j)];
+  comm.allreduce_sum(std::span<std::int64_t>(holders));
+  return holders.empty() ? 0 : *std::max_element(holders.begin(), holders.end());
+}
 
 SecretNoisePlan calibrate_secret_noise(const Communicator& comm, const NoiseCalibrationInputs& in) {
   const Timer timer;
+  if (in.mode == CalibrationMode::kPublicProfile) {
+    SecretNoisePlan plan = calibrate_public(comm, in);
+    plan.accounting_seconds = timer.seconds();
+    return plan;
+  }
   const GatheredRows rows = gather_private_rows(comm, in.local_secrets, in.local_labels, in.num_labels);
   const SecretNoiseModel model(rows.per_label, in.budgets, in.iterations, in.batch, in.mode, in.threads);
   SecretCertifier certifier(model, comm, in.threads, in.certification);

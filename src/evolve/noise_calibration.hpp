@@ -12,6 +12,7 @@
 #include "core/secret_matrix.hpp"
 #include "dist/communicator.hpp"
 #include "evolve/secret_certification.hpp"
+#include "privacy/public_profile.hpp"
 #include "privacy/secret_noise.hpp"
 
 namespace secpe {
@@ -24,11 +25,18 @@ struct NoiseCalibrationInputs {
   int iterations = 0;
   double batch = 0.0;                           // expected private records sampled per label and iteration
   CalibrationMode mode = CalibrationMode::kExact;
+  PublicProfile profile{};                      // kPublicProfile: the user's public caps
   int threads = 1;                              // accountant threads per rank (results do not depend on it)
   CertificationOptions certification{};         // when and how the bulk of many profiles is certified cheaply
 };
 
-// The plan, with `rho` for this rank's records (0 for public ones) and the wall time.
+// The plan, with `rho` for this rank's records (0 for public ones) and the wall time. Under the
+// public profile (privacy/public_profile.hpp): every label gets the profile's sigma, and every
+// private record of label l is sampled with min(q, B / n_l).
 SecretNoisePlan calibrate_secret_noise(const Communicator& comm, const NoiseCalibrationInputs& in);
+
+// The most records any secret is held by, over all labels (collective). For the public profile's
+// check that the data keep the user's cap, before any work.
+std::int64_t max_holders_per_secret(const Communicator& comm, const SecretMatrix& local_secrets);
 
 }  // namespace secpe

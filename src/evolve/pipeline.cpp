@@ -9,6 +9,7 @@
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
 #include "compute/verify.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
@@ -22,6 +23,8 @@
 #include "evolve/leak_report.hpp"
 #include "evolve/label_evolution.hpp"
 #include "evolve/noise_calibration.hpp"
+#include "evolve/private_state.hpp"
+#include "evolve/release_keys.hpp"
 #include "evolve/run_estimate.hpp"
 #include "evolve/shard.hpp"
 #include "evolve/synthetic_split.hpp"
@@ -39,50 +42,29 @@ namespace secpe {
 namespace {
 
 
-// Everything that determines a label's outcome, for checking a checkpoint before resuming.
+// Everything that determines a label's outcome, for checking a checkpoint before resuming: where
+// the inputs are, the keyed checks, and every setting the release keys cover (release_settings),
+// one field each, so that a refusal names the setting that differs.
 nlohmann::ordered_json fingerprint(const RunConfig& c, const DatasetInfo& info) {
   const auto created = info.provenance.find("created_utc");
   // The dataset as a resolved path, so that ../big.h5 and /abs/big.h5 are the same file.
-  return {{"data", std::filesystem::weakly_canonical(std::filesystem::absolute(c.data)).string()},
-          {"data_created_utc", created == info.provenance.end() ? "" : created->second},
-          {"records", info.num_records},
-          {"seed", c.seed},
-          {"noise_key_check", noise_key_check(c.noise_key)},
-          {"method", method_name(c.method)},
-          {"iterations", c.iterations},
-          {"synthetic", c.synthetic},
-          {"variations", c.variations},
-          {"clusters", c.clusters},
-          {"votes_per_centre", c.votes_per_centre},
-          // Whether labels keep their selection history for --eval-real; the file itself is only an
-          // input of the evaluation (post-processing of the releases), so a corrected one may resume.
-          {"eval_history", !c.eval_real.empty()},
-          {"near_duplicate_share", c.near_duplicate_share},
-          {"private_batch", c.private_batch},
-          {"p", c.p},
-          {"r", c.r},
-          {"budgets_file", c.budgets_file.string()},
-          {"calibration", calibration_name(c.calibration)},
-          {"epsilon", c.epsilon},
-          {"delta", c.delta},
-          {"metric", metric_name(c.metric)},
-          {"clip_radius", c.clip_radius},
-          {"kmeans_iterations", c.kmeans_iterations},
-          {"kmeans_tolerance", c.kmeans_tolerance},
-          {"kmeans_init", kmeans_init_name(c.kmeans_init)},
-          {"threshold", c.augpe_threshold},
-          {"augpe_voters", augpe_voters_name(c.augpe_voters)},
-          {"max_words", c.generator.max_words},
-          {"blank_fraction", c.generator.blank_fraction},
-          {"variation", variation_mode_name(c.generator.variation)},
-          {"generator_corpus", c.generator_corpus.string()},
-          {"generator_texts", c.generator_texts},
-          {"http_generator", c.http_generator ? nlohmann::ordered_json{{"model", c.http_generation.model},
-                                                                     {"api", c.http_generation.api == GenerationApi::kChat ? "chat" : "completions"},
-                                                                     {"temperature", c.http_generation.temperature},
-                                                                     {"max_tokens", c.http_generation.max_tokens},
-                                                                     {"prompts", c.prompts.string()}}
-                                              : nlohmann::ordered_json()}};
+  nlohmann::ordered_json f = {{"data", std::filesystem::weakly_canonical(std::filesystem::absolute(c.data)).string()},
+                              {"data_created_utc", created == info.provenance.end() ? "" : created->second},
+                              {"records", info.num_records},
+                              {"noise_key_check", noise_key_check(c.noise_key)},
+                              {"noise_nonce", c.noise_nonce.hex()},
+                              // Whether labels keep their selection history for --eval-real; the file itself is only an
+                              // input of the evaluation (post-processing of the releases), so a corrected one may resume.
+                              {"eval_history", !c.eval_real.empty()},
+                              {"budgets_file", c.budgets_file.string()},
+                              {"generator_corpus", c.generator_corpus.string()},
+                              {"prompts", c.prompts.string()}};
+  const nlohmann::ordered_json settings = release_settings(c);
+  for (const auto& [key, value] : settings.items()) f[key] = value;
+  // Last, so that a setting that differs is named first: everything that determines the releases
+  // (the dataset's content included), checked with a keyed hash, never in clear.
+  f["release_check"] = keyed_digest_hex(c.noise_key, "secpe release check", c.release_digest);
+  return f;
 }
 
 // Every label learns from its public records and N_syn follows their counts: a dataset without
@@ -129,9 +111,10 @@ std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunCon
   }
   const auto training = config.generator_corpus.empty() ? public_training_texts(shard.reader, config.generator_texts)
                                                         : corpus_training_texts(config.generator_corpus, info.labels);
+  // File names only: a path may say more about the data than the run should publish.
   const std::string source = config.generator_corpus.empty()
                                  ? "the public records (no secret) of " + config.data.filename().string()
-                                 : config.generator_corpus.string();
+                                 : config.generator_corpus.filename().string();
   return std::make_unique<NgramGenerator>(training, source, config.generator);
 }
 
@@ -166,11 +149,65 @@ struct Calibration {
   std::vector<AugPESecretCost> augpe_costs;
 };
 
+// Records without a secret, over all labels: public under secret protection.
+std::int64_t public_records(const Shard& shard) {
+  std::int64_t n = 0;
+  for (const auto c : shard.public_counts) n += c;
+  return n;
+}
+
+// The public-profile calibration holds only if the data keep the user's caps: checked before any
+// work. The message gives no count (it would be a private statistic); calibration.json does not
+// exist yet, so the operator looks at the dataset (`secpe inspect`).
+void check_public_caps(const Communicator& comm, const RunConfig& config, const Shard& shard) {
+  if (config.max_holders_per_secret < 1) throw InputError("the public-profile calibration needs a cap on the holders per secret");
+  if (max_holders_per_secret(comm, shard.secrets) > config.max_holders_per_secret) {
+    throw InputError(config.data.string() + ": some secret is held by more than " + std::to_string(config.max_holders_per_secret) +
+                     " records, the public cap on holders per secret: the public-profile calibration would not cover it. Raise the cap "
+                     "(it is published) or use the exact calibration");
+  }
+}
+
+// The dataset's provenance as run.json may show it: the import's public settings and the names of
+// its input files, never their paths or counts that involve private records.
+nlohmann::ordered_json public_provenance(const std::map<std::string, std::string>& provenance) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : provenance) {
+    if (key == "source" || key == "embeddings_file") {
+      out[key] = std::filesystem::path(value).filename().string();
+    } else if (key != "bad_records_skipped") {  // malformed rows of the private input file
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+// calibration.json in the private state folder: what the calibration read from the private data
+// (per label: private records, the batch used, how its LP was solved), which privacy.json must not show.
+void write_calibration_inputs(const RunConfig& config, const SecretNoisePlan& plan, const DatasetInfo& info) {
+  nlohmann::ordered_json labels = nlohmann::ordered_json::array();
+  for (std::size_t l = 0; l < plan.labels.size(); ++l) {
+    const LabelNoise& n = plan.labels[l];
+    labels.push_back({{"id", l}, {"name", info.labels.display(l)}, {"private_records", n.private_records}, {"has_private", n.has_private},
+                      {"private_batch_requested", n.batch_requested}, {"private_batch_used", n.batch_used},
+                      {"batch_lowered", n.has_private && n.batch_used < n.batch_requested}, {"sampling_lp", n.lp_path},
+                      {"sigma_paper", n.sigma_paper}, {"sigma", n.sigma}});
+  }
+  const nlohmann::ordered_json report = {{"note", "PRIVATE (the calibration's inputs from the private records): never publish this file"},
+                                         {"calibration", calibration_name(plan.mode)},
+                                         {"labels", labels}};
+  write_file_atomically(calibration_inputs_path(config.state_dir), [&](std::ostream& o) { o << report.dump(2) << "\n"; },
+                        FileAccess::kPrivate);
+}
+
 Calibration calibrate(const Communicator& comm, const RunConfig& config, const Shard& shard, const SecretBudgets& budgets) {
   const DatasetInfo& info = shard.info();
   const std::size_t num_labels = shard.num_labels(), m = static_cast<std::size_t>(info.num_secrets);
   Calibration c;
-  c.delta = config.delta > 0 ? config.delta : 1.0 / (double(info.num_records) * std::log(double(std::max<std::uint64_t>(info.num_records, 3))));
+  // Aug-PE's delta = 1 / (N ln N), with N the public records: the total would tell the number of
+  // private records.
+  const auto n = static_cast<double>(std::max<std::int64_t>(public_records(shard), 3));
+  c.delta = config.delta > 0 ? config.delta : 1.0 / (n * std::log(n));
   c.budgets = budgets;
   const Timer timer;
   if (config.method == Method::kSecPE) {
@@ -182,18 +219,12 @@ Calibration calibrate(const Communicator& comm, const RunConfig& config, const S
                                            .iterations = config.iterations,
                                            .batch = config.private_batch,
                                            .mode = config.calibration,
+                                           .profile = {.max_holders = config.max_holders_per_secret, .sampling_rate = config.sampling_rate},
                                            .threads = config.threads > 0 ? config.threads : default_threads()});
-    const bool lowered = std::any_of(c.plan.labels.begin(), c.plan.labels.end(),
-                                     [](const LabelNoise& l) { return l.has_private && l.batch_used < l.batch_requested; });
-    if (lowered) {
-      char batch[32];
-      std::snprintf(batch, sizeof batch, "%g", config.private_batch);
-      log_info(std::string("note: some labels hold too few private records to sample B = ") + batch +
-               " of them per iteration (--private-batch), so they sample fewer; the noise is calibrated for what is "
-               "sampled, so the guarantee holds and nothing is wrong (common on small datasets)");
-    }
-    log_info("noise calibrated in " + std::to_string(timer.seconds()) + " s" +
-             (config.calibration == CalibrationMode::kExact ? " (lambda = " + std::to_string(c.plan.lambda) + ")" : ""));
+    if (comm.is_root()) write_calibration_inputs(config, c.plan, info);
+    // The same words whatever the data: whether a label's batch was lowered is private.
+    log_info("noise calibrated in " + std::to_string(timer.seconds()) + " s; per-label inputs (private: private records, the batch "
+             "actually used) in " + calibration_inputs_path(config.state_dir).string());
   } else if (config.method == Method::kAugPE) {
     // Aug-PE protects records, not secrets: sigma from a record-level mu; then what each secret
     // really gets from its voting holders per label (an exact Gaussian shift).
@@ -221,12 +252,12 @@ std::map<std::size_t, LabelProgress> resume_checkpoint(const Communicator& comm,
   std::string saved_labels, saved_progress;  // the files' checked bytes, or empty
   if (comm.is_root()) {
     if (std::filesystem::is_regular_file(path)) {
-      const Checkpoint saved = load_checkpoint(path, num_labels);
+      const Checkpoint saved = load_checkpoint(path, num_labels, &config.noise_key);
       check_fingerprint(saved.fingerprint, checkpoint.fingerprint, path);
       saved_labels = path.string();
     }
     if (std::filesystem::is_regular_file(partial)) {
-      load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint);  // checks it
+      load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint, config.noise_key);  // checks it
       saved_progress = partial.string();
     }
   }
@@ -237,11 +268,11 @@ std::map<std::size_t, LabelProgress> resume_checkpoint(const Communicator& comm,
     return {};
   }
   if (!saved_labels.empty()) {
-    checkpoint.labels = load_checkpoint(path, num_labels).labels;
+    checkpoint.labels = load_checkpoint(path, num_labels, &config.noise_key).labels;
     for (const auto& [label, outcome] : checkpoint.labels) ledger.restore(label, outcome.releases);
   }
   std::map<std::size_t, LabelProgress> in_progress;
-  if (!saved_progress.empty()) in_progress = load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint);
+  if (!saved_progress.empty()) in_progress = load_progress(partial, num_labels, config.iterations, checkpoint.fingerprint, config.noise_key);
   // A label may be in both when the run stopped after finishing it, before rewriting the progress.
   std::erase_if(in_progress, [&](const auto& entry) { return checkpoint.labels.count(entry.first) > 0; });
   std::string continued;
@@ -275,6 +306,7 @@ struct RunContext {
   const Models& models;
   const Calibration& calibration;
   PrivacyLedger& ledger;
+  NoiseKey run_key;  // evolve/release_keys.hpp: every label's release key derives from it
 };
 
 // `after_iteration(outcome so far, iterations done)` runs after every iteration but the last.
@@ -294,6 +326,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
 
   std::unique_ptr<SecretClustering> clustering;
   MatrixF voters;  // Aug-PE's (SecPE's private rows reach the release through the clustering)
+  NoiseKey label_key;  // the label's release key (evolve/release_keys.hpp); unused by the control
   double sigma = run.calibration.augpe.sigma, kmeans_seconds = 0.0;
   if (config.method == Method::kSecPE) {
     sigma = plan.labels[label].sigma;
@@ -316,16 +349,12 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
     clustering = std::make_unique<SecretClustering>(comm, std::move(clusters.centres), std::move(clusters.sizes),
                                                     select_rows(shard.embeddings, private_rows, config.threads), std::move(ids), std::move(rho),
                                                     *run.models.kernel, config.metric, config.clip_radius);
-    const LabelNoise& noise = plan.labels[label];
+    // The public settings and sigma; the batch actually used, the LP and the private counts are the
+    // calibration's private inputs (calibration.json in the state folder).
     outcome.report["public_centres_clipped"] = clustering->clipped_centres();
     outcome.report["sigma"] = sigma;
-    outcome.report["sigma_paper"] = noise.sigma_paper;
-    outcome.report["sampling_lp"] = noise.lp_path;
-    outcome.report["private_batch_requested"] = noise.batch_requested;
-    outcome.report["private_batch_used"] = noise.batch_used;
-    if (noise.has_private && noise.batch_used < noise.batch_requested) {
-      outcome.report["private_batch_note"] = "lowered so that no sampling probability exceeds 1";
-    }
+    outcome.report["private_batch_requested"] = plan.labels[label].batch_requested;
+    label_key = secpe_label_key(run.run_key, label, clustering->public_centres(), clustering->public_sizes(), sigma);
   } else if (config.method == Method::kAugPE) {
     std::vector<std::size_t> rows = private_rows;
     if (config.augpe_voters == AugPEVoters::kAll) {
@@ -333,6 +362,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
       std::sort(rows.begin(), rows.end());
     }
     voters = select_rows(shard.embeddings, rows, config.threads);
+    label_key = augpe_label_key(run.run_key, label);
     outcome.report["sigma"] = sigma;
     outcome.report["threshold"] = config.augpe_threshold;
     outcome.report["voters"] = augpe_voters_name(config.augpe_voters);
@@ -344,7 +374,7 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                 .kernel = *run.models.kernel,
                 .metric = config.metric,
                 .seed = config.seed,
-                .noise_key = config.noise_key,
+                .noise_key = label_key,
                 .label = label,
                 .label_name = name,
                 .synthetic = n_syn,
@@ -497,11 +527,11 @@ class Evolution {
   void save(bool finished_some) const {
     if (!comm_.is_root()) return;
     const auto& state_dir = run_.config.state_dir;
-    if (finished_some) save_checkpoint(checkpoint_path(state_dir), checkpoint_);
+    if (finished_some) save_checkpoint(checkpoint_path(state_dir), checkpoint_, run_.config.noise_key);
     if (in_progress_.empty()) {
       std::filesystem::remove(progress_path(state_dir));
     } else {
-      save_progress(progress_path(state_dir), checkpoint_.fingerprint, in_progress_);
+      save_progress(progress_path(state_dir), checkpoint_.fingerprint, in_progress_, run_.config.noise_key);
     }
   }
 
@@ -619,6 +649,7 @@ nlohmann::ordered_json privacy_report_of(const RunConfig& config, const Calibrat
                              .generator = models.generator->describe(),
                              .leak_scan = std::move(leak_scan)};
   if (config.method == Method::kSecPE) report.plan = &c.plan;
+  report.profile = {.max_holders = config.max_holders_per_secret, .sampling_rate = config.sampling_rate};
   if (config.method == Method::kAugPE) {
     report.augpe = &c.augpe;
     report.augpe_costs = &c.augpe_costs;
@@ -641,12 +672,15 @@ std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters
 void check_completed_run(const RunConfig& config, const DatasetInfo& info, bool key_known) {
   const auto path = checkpoint_path(config.state_dir);
   if (!std::filesystem::is_regular_file(path)) return;  // state folder gone: nothing to compare
-  nlohmann::ordered_json saved = load_checkpoint(path).fingerprint, current = fingerprint(config, info);
+  nlohmann::ordered_json saved = load_checkpoint(path, std::nullopt, key_known ? &config.noise_key : nullptr).fingerprint,
+                         current = fingerprint(config, info);
   saved.erase("eval_history");  // nothing is evaluated again
   current.erase("eval_history");
-  if (!key_known) {  // an OS-drawn key is deleted when its run completes
-    saved.erase("noise_key_check");
-    current.erase("noise_key_check");
+  if (!key_known) {  // an OS-drawn key is deleted when its run completes: nothing keyed can be compared
+    for (const char* keyed : {"noise_key_check", "release_check"}) {
+      saved.erase(keyed);
+      current.erase(keyed);
+    }
   }
   check_fingerprint(saved, current, path);
 }
@@ -660,9 +694,11 @@ RunInputs prepare_run(const Communicator& comm, const RunConfig& config) {
     throw InputError(config.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");
   }
   const std::size_t num_labels = shard.num_labels();
-  log_info("dataset " + config.data.string() + ": " + std::to_string(info.num_records) + " records, " +
+  // Public records only: the total would tell the number of private ones.
+  log_info("dataset " + config.data.string() + ": " + std::to_string(public_records(shard)) + " public records, " +
            std::to_string(num_labels) + " labels, " + std::to_string(info.num_secrets) + " secrets, d = " +
            std::to_string(info.embedding_dim) + "; " + std::to_string(comm.size()) + " rank(s), sharded by " + shard_by_name(shard.by));
+  if (config.method == Method::kSecPE && config.calibration == CalibrationMode::kPublicProfile) check_public_caps(comm, config, shard);
   // Public records are public under secret protection, so N_syn follows their label counts.
   in.synthetic_per_label = split_synthetic(config.synthetic, shard.public_counts);
   check_public_records(config, info, shard.public_counts);
@@ -674,6 +710,7 @@ RunInputs prepare_run(const Communicator& comm, const RunConfig& config) {
 }
 
 RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const RunInputs& inputs) {
+  if (config.release_digest.empty()) throw std::logic_error("run_pipeline: the release digest is not set (evolve/release_keys.hpp)");
   const Timer run_timer;
   const Shard& shard = *inputs.shard;
   const DatasetInfo& info = shard.info();
@@ -689,7 +726,8 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const 
   const Calibration calibration = calibrate(comm, config, shard, inputs.budgets);
   const double calibration_seconds = timer.seconds();
 
-  const RunContext run{.config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger};
+  const RunContext run{.config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger,
+                       .run_key = run_release_key(config.noise_key, config.release_digest)};
   Evolution(comm, run, inputs.synthetic_per_label, std::move(in_progress), checkpoint).run();
 
   RunResult result;
@@ -713,14 +751,15 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const 
   result.label_values = info.labels.values;
   for (std::size_t l = 0; l < num_labels; ++l)
     for (std::size_t i = 0; i < result.synthetic[l].size(); ++i) result.synthetic_labels.push_back(static_cast<std::int32_t>(l));
-  result.summary = {{"records", info.num_records}, {"labels", num_labels}, {"secrets", info.num_secrets},
+  // Public counts only, and no bytes sent: the release sends each sampled private row to its
+  // centre's rank, so the traffic counts sampled private records (secpe bench measures traffic).
+  result.summary = {{"public_records", public_records(shard)}, {"labels", num_labels}, {"secrets", info.num_secrets},
                     {"embedding_dim", info.embedding_dim}, {"embedder", models.embedder->name()},
                     {"generator", models.generator->describe()}, {"kernel", models.kernel->name()},
                     {"shard_by", shard_by_name(shard.by)},
                     {"setup_seconds", setup_seconds},
                     {"calibration_seconds", calibration_seconds}, {"run_seconds", run_timer.seconds()},
-                    {"bytes_sent_rank0", comm.bytes_sent()},
-                    {"dataset_provenance", info.provenance}};
+                    {"dataset_provenance", public_provenance(info.provenance)}};
   return result;
 }
 

@@ -38,6 +38,8 @@ struct RunConfig {
   bool resume = false;              // skip labels finished in state_dir/checkpoint.json
   std::uint64_t seed = 0;           // public: generator, k-means seeding, tie-breaks
   NoiseKey noise_key;               // secret: noise and private sampling; never written to an output
+  NoiseNonce noise_nonce;           // public: the run's nonce, an input of every release key (evolve/release_keys.hpp)
+  std::string release_digest;       // private: D of evolve/release_keys.hpp (release_digest()); never written to an output
   Method method = Method::kSecPE;
   int iterations = 5;               // T
   std::size_t synthetic = 300;      // N_syn over all labels, split by public label frequencies
@@ -50,6 +52,8 @@ struct RunConfig {
   double r = 1e-3;
   std::filesystem::path budgets_file;  // per-secret (p, r) overrides
   CalibrationMode calibration = CalibrationMode::kExact;  // SecPE; Aug-PE is always gdp
+  int max_holders_per_secret = 0;   // public-profile: the user's public cap on any secret's holders (0: no cap)
+  double sampling_rate = 1.0;       // public-profile: the user's public cap on any record's sampling probability
   double epsilon = 0.0;             // Aug-PE: mu from (epsilon, delta) instead of (p, r) when > 0
   double delta = 0.0;               // for (eps, delta); 0 means 1/(N ln N)
   Metric metric = Metric::kCosine;
@@ -100,7 +104,8 @@ struct RunInputs {
 RunInputs prepare_run(const Communicator& comm, const RunConfig& config);
 
 // --resume into an output folder that already holds a completed run (its run.json): rank 0
-// compares the settings its checkpoint was made with to these, the noise key (config.noise_key)
+// compares the settings its checkpoint was made with to these; the noise key (config.noise_key),
+// with the checkpoint's MAC and the keyed check of the release digest (config.release_digest),
 // only when `key_known` (an OS-drawn key is deleted when its run completes), --eval-real not at
 // all (nothing is evaluated again), and throws InputError naming the first that differs.
 void check_completed_run(const RunConfig& config, const DatasetInfo& info, bool key_known);

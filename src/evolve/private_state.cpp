@@ -1,7 +1,10 @@
 #include "evolve/private_state.hpp"
 
-#include <sys/stat.h>
+#include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "evolve/checkpoint.hpp"
@@ -38,11 +41,7 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
                                 const std::optional<std::filesystem::path>& key_file) {
   PrivateState state;
   state.dir = dir;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || ::chmod(dir.c_str(), 0700) != 0) {
-    throw InputError("cannot create the private state folder '" + dir.string() + "'");
-  }
+  ensure_private_folder(dir, "private state folder");
   const auto kept = key_path(dir);
   if (key_file) {
     state.key = read_noise_key_file(*key_file);
@@ -50,7 +49,7 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
     std::filesystem::remove(kept);  // an earlier OS-keyed run's key is of no further use
   } else if (resume && std::filesystem::exists(kept)) {
     state.key = read_noise_key_file(kept);
-  } else if (resume && std::filesystem::exists(checkpoint_path(dir))) {
+  } else if (resume && (std::filesystem::exists(checkpoint_path(dir)) || std::filesystem::exists(progress_path(dir)))) {
     throw InputError("resume: " + dir.string() + " holds a checkpoint but no noise key: either the run completed (its key was deleted) "
                      "or it used a noise key file, which must be given again");
   } else {
@@ -60,6 +59,7 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
     }
     std::filesystem::remove(kept);
     std::filesystem::remove(checkpoint_path(dir));
+    std::filesystem::remove(progress_path(dir));
     state.key = noise_key_from_os();
     write_noise_key_file(kept, state.key);
   }
@@ -80,6 +80,47 @@ void discard_unused_private_state(const PrivateState& state) {
 std::string noise_key_source(const PrivateState& state) {
   return state.key_from_file ? "key file (--noise-key-file)"
                              : "operating system CSPRNG (256 bits; kept in the private state folder until the run completed, then deleted)";
+}
+
+NoiseKey state_mac_key(const NoiseKey& key) { return derive_noise_key(key, "secpe private state MAC v1", ""); }
+
+std::filesystem::path noise_nonces_path(const std::filesystem::path& dir) { return dir / "noise-nonces.json"; }
+
+std::filesystem::path calibration_inputs_path(const std::filesystem::path& dir) { return dir / "calibration.json"; }
+
+namespace {
+
+// noise-nonces.json: {"format": "secpe-noise-nonces", "keys": {KEY_CHECK: {"nonces": {NONCE_ID: RELEASE_CHECK}, "mac": MAC}}},
+// one entry per key file used with the folder; only values keyed by that key, never a nonce in clear.
+nlohmann::ordered_json read_nonce_record(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) return {{"format", "secpe-noise-nonces"}, {"keys", nlohmann::ordered_json::object()}};
+  std::ifstream in(path);
+  auto record = nlohmann::ordered_json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object() || record.value("format", "") != "secpe-noise-nonces" || !record.contains("keys") || !record["keys"].is_object()) {
+    throw InputError(path.string() + ": not a secpe noise nonce record (damaged?)");
+  }
+  return record;
+}
+
+}  // namespace
+
+bool record_noise_nonce(const std::filesystem::path& dir, const NoiseKey& key, const NoiseNonce& nonce, const std::string& release_digest) {
+  const auto path = noise_nonces_path(dir);
+  auto record = read_nonce_record(path);
+  auto& mine = record["keys"][noise_key_check(key)];
+  if (!mine.is_object()) mine = {{"nonces", nlohmann::ordered_json::object()}, {"mac", ""}};
+  auto& nonces = mine["nonces"];
+  const NoiseKey mac_key = state_mac_key(key);
+  if (!nonces.is_object() || mine.value("mac", "") != (nonces.empty() ? "" : keyed_digest_hex(mac_key, "secpe noise nonces", nonces.dump()))) {
+    throw InputError(path.string() + ": edited outside secpe: its MAC (keyed by the noise key) does not match; restore the file secpe wrote");
+  }
+  const std::string id = keyed_digest_hex(key, "secpe noise nonce id", std::string(nonce.bytes.begin(), nonce.bytes.end()));
+  const std::string release = keyed_digest_hex(key, "secpe noise nonce release", release_digest);
+  if (nonces.contains(id)) return nonces[id] == release;
+  nonces[id] = release;
+  mine["mac"] = keyed_digest_hex(mac_key, "secpe noise nonces", nonces.dump());
+  write_file_atomically(path, [&](std::ostream& o) { o << record.dump(1) << "\n"; }, FileAccess::kPrivate);
+  return true;
 }
 
 }  // namespace secpe

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/atomic_file.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 
@@ -12,8 +13,7 @@ namespace secpe {
 
 ResponseCache::ResponseCache(const std::filesystem::path& dir, const std::string& kind, const std::string& writer) {
   const std::string prefix = "http-cache." + kind + ".";
-  std::filesystem::create_directories(dir);
-  std::filesystem::permissions(dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
+  ensure_private_folder(dir, "private state folder");  // made 0700; an existing one open to others is refused
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with(prefix) || !name.ends_with(".jsonl")) continue;

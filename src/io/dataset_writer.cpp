@@ -126,7 +126,9 @@ void write_dataset(const std::filesystem::path& path, const DatasetContents& con
   check_contents(contents);
   h5::init_library();
   // Every handle is closed when write_contents returns, before the rename.
-  write_path_atomically(path, [&](const std::filesystem::path& tmp) { write_contents(tmp.string(), path.string(), contents); });
+  // Private texts and embeddings: 0600 from the moment the file exists.
+  write_path_atomically(path, [&](const std::filesystem::path& tmp) { write_contents(tmp.string(), path.string(), contents); },
+                        FileAccess::kPrivate);
 }
 
 }  // namespace secpe

@@ -1,6 +1,7 @@
 #include "privacy/report.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 #include "privacy/conversions.hpp"
 #include "privacy/gaussian.hpp"
@@ -10,6 +11,35 @@ namespace {
 
 // The mu of the Gaussian mechanism with the same blow-up at p: Phi^-1(1-p) - Phi^-1(1-r).
 double equivalent_mu(double p, double r) { return r <= p ? 0.0 : mu_from_pr(p, std::min(r, 1.0 - 1e-16)); }
+
+// SecPE's "calibration" object: the mode, how sigma comes about and whether it depends on the
+// private records.
+nlohmann::ordered_json secpe_calibration(const SecretNoisePlan& plan, const PublicProfile& profile) {
+  const char* const data_dependent =
+      "sigma (and lambda) depend on the private records, as in the paper: each label's sampling LP and its secrets' holders set them. "
+      "A label without private records gets the largest sigma of the others, so that its sigma does not tell it has none. "
+      "For a sigma that depends on nothing private, use --calibration public-profile";
+  if (plan.mode == CalibrationMode::kExact) {
+    return {{"mode", "exact"},
+            {"description", "sigma_l = lambda * (the paper's sigma_l); lambda is the smallest factor for which the exact accountant (Poisson-binomial mixture of Gaussians, counts and centres together: l2 sensitivity sqrt(2) C, composed over T iterations and over every label holding the secret, discretised privacy-loss distribution with pessimistic rounding) certifies B_j(p_j) <= r_j for every secret"},
+            {"lambda", plan.lambda},
+            {"sigma_depends_on_private_data", true},
+            {"sigma_note", data_dependent}};
+  }
+  if (plan.mode == CalibrationMode::kPaper) {
+    return {{"mode", "paper"},
+            {"description", "sigma_l = max_j sqrt(T) * Delta_j / eta_j, as published: a single-Gaussian approximation of a Gaussian mixture that accounts for one of the two released statistics (it leaves out the sqrt(2) of releasing both counts and centres); it is NOT an upper bound, see r_achieved per secret"},
+            {"sigma_depends_on_private_data", true},
+            {"sigma_note", data_dependent}};
+  }
+  return {{"mode", "public-profile"},
+          {"description", "one sigma for every label, from public caps alone: the smallest for which the worst public profile (a secret held by max_holders_per_secret records, each sampled with probability sampling_rate every iteration, all labels' releases of an iteration taken as one Gaussian mechanism of l2 sensitivity sqrt(2) C, composed over T iterations by the exact accountant) certifies B_j(p_j) <= r_j for every secret. The run refused data breaking the caps; each private record of a label is sampled with min(sampling_rate, B / its private records)"},
+          {"max_holders_per_secret", profile.max_holders},
+          {"sampling_rate", profile.sampling_rate},
+          {"sigma", plan.labels.empty() ? 0.0 : plan.labels.front().sigma},
+          {"sigma_depends_on_private_data", false},
+          {"sigma_note", "nothing here but the released values depends on the private records: sigma and every r_achieved come from the public caps and budgets"}};
+}
 
 }  // namespace
 
@@ -31,9 +61,13 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
                      "records are treated as public (train the generator on another corpus with --generator-corpus to avoid that)";
   }
   j["budget"] = {{"p", in.p}, {"r", in.r}, {"r_over_p", in.r / in.p}, {"mu", eta},
-                 {"per_secret_file", in.budgets_file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(in.budgets_file)}};
+                 {"per_secret_file", in.budgets_file.empty() ? nlohmann::ordered_json(nullptr)
+                                                             : nlohmann::ordered_json(std::filesystem::path(in.budgets_file).filename().string())}};
   j["iterations"] = in.iterations;
-  j["noise_key"] = "noise and private sampling are drawn from a secret 256-bit key (ChaCha20) that no output contains; the public seed in run.json does not determine them";
+  j["noise_key"] = "noise and private sampling are drawn (ChaCha20) under subkeys of a secret 256-bit key that no output contains, each "
+                   "derived from everything that determines its release: the dataset's content, every option that changes a release, "
+                   "the seed, the generator and embedder, the run's public nonce (run.json) and, for Aug-PE's histograms, the candidates. "
+                   "Two different releases never share noise, even under one key; the public seed does not determine the noise";
   j["release_grid"] = "every released value is rounded to a power-of-two grid of at most 1/4096 of its noise's standard deviation (post-processing: no privacy cost)";
   nlohmann::ordered_json secrets = nlohmann::ordered_json::array();
   bool all_within = true;
@@ -48,15 +82,11 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   };
   if (in.plan) {
     const auto& plan = *in.plan;
-    if (plan.mode == CalibrationMode::kExact) {
-      j["calibration"] = {{"mode", "exact"},
-                          {"description", "sigma_l = lambda * (the paper's sigma_l); lambda is the smallest factor for which the exact accountant (Poisson-binomial mixture of Gaussians, counts and centres together: l2 sensitivity sqrt(2) C, composed over T iterations and over every label holding the secret, discretised privacy-loss distribution with pessimistic rounding) certifies B_j(p_j) <= r_j for every secret"},
-                          {"lambda", plan.lambda}};
-    } else {
-      j["calibration"] = {{"mode", "paper"},
-                          {"description", "sigma_l = max_j sqrt(T) * Delta_j / eta_j, as published: a single-Gaussian approximation of a Gaussian mixture that accounts for one of the two released statistics (it leaves out the sqrt(2) of releasing both counts and centres); it is NOT an upper bound, see r_achieved per secret"}};
-    }
-    j["cross_label_composition"] = "a secret held in L_j labels gets the per-label allocation target eta_j / sqrt(L_j); r_achieved composes every label holding it";
+    j["calibration"] = secpe_calibration(plan, in.profile);
+    j["cross_label_composition"] =
+        plan.mode == CalibrationMode::kPublicProfile
+            ? "every label has the same sigma, so an iteration's releases of all labels are one Gaussian mechanism: r_achieved holds however a secret's holders are spread over labels"
+            : "a secret held in L_j labels gets the per-label allocation target eta_j / sqrt(L_j); r_achieved composes every label holding it";
     for (std::size_t s = 0; s < plan.eta.size(); ++s) {
       const double got = plan.achieved_r[s];
       add_secret(s, plan.eta[s], got, equivalent_mu(in.budgets->p[s], got));
@@ -72,7 +102,9 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
           "dominates this secret's: each label's release of this secret pairs with a distinct release of that one with at least the same shift "
           "per sampled holder and holders sampled at least as often, which can only help the adversary; docs/method.md, section 5)";
     }
-    j["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is an upper bound from the exact accountant for the sigmas actually used";
+    j["secrets_note"] = plan.mode == CalibrationMode::kPublicProfile
+                            ? "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is the exact accountant's upper bound for the worst public profile at the sigma used: it holds for every secret the caps allow, and depends on nothing private"
+                            : "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is an upper bound from the exact accountant for the sigmas actually used; it depends on the secret's holders (private), which is what it is for: what each secret really gets";
   } else if (!in.augpe) {
     j["calibration"] = {{"mode", "none"}, {"description", "nothing private is released, so there is no noise to calibrate"}};
     for (std::size_t s = 0; s < in.budgets->p.size(); ++s) add_secret(s, 0.0, in.budgets->p[s], 0.0);
@@ -87,7 +119,7 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
       const auto& cost = (*in.augpe_costs)[s];
       add_secret(s, cost.mu, cost.r, cost.mu);
     }
-    j["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is exact: the n_jl holders of secret j in label l shift that label's histogram by at most n_jl votes per iteration, a Gaussian mechanism with mu_j = sqrt(T * sum_l n_jl^2) / sigma";
+    j["secrets_note"] = "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is exact: the n_jl holders of secret j in label l shift that label's histogram by at most n_jl votes per iteration, a Gaussian mechanism with mu_j = sqrt(T * sum_l n_jl^2) / sigma; it depends on the holders (private), which is what it is for: what each secret really gets";
   }
   j["all_secrets_within_budget"] = all_within;
   j["secrets_over_budget"] = over;

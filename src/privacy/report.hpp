@@ -1,7 +1,11 @@
 #pragma once
 // privacy.json: what was released, under which calibration, and what it costs per secret.
 // Only released values, budgets and accounting results appear here; nothing is timed, so the
-// file is byte-identical for any number of ranks.
+// file is byte-identical for any number of ranks. What in it depends on the private records is
+// said in the file itself: the sigmas (and lambda) under the exact and paper calibrations, and
+// each secret's r_achieved (under SecPE's exact and paper calibrations and Aug-PE); under the
+// public profile nothing but the releases does. The calibration's private inputs (private counts,
+// the batch used, the LPs) are in the private state folder, never here.
 #include <string>
 #include <vector>
 
@@ -9,6 +13,7 @@
 
 #include "privacy/augpe_accounting.hpp"
 #include "privacy/budgets.hpp"
+#include "privacy/public_profile.hpp"
 #include "privacy/secret_noise.hpp"
 
 namespace secpe {
@@ -21,6 +26,7 @@ struct PrivacyReportInputs {
   const SecretBudgets* budgets = nullptr;
   double delta = 0;                   // for the (eps, delta) equivalents
   const SecretNoisePlan* plan = nullptr;  // SecPE
+  PublicProfile profile{};                // SecPE under --calibration public-profile: the user's public caps
   const AugPECalibration* augpe = nullptr;                 // Aug-PE
   const std::vector<AugPESecretCost>* augpe_costs = nullptr;
   std::string augpe_voters;                                // "all" | "private"

@@ -20,10 +20,18 @@ namespace secpe {
 CalibrationMode parse_calibration(const std::string& name) {
   if (name == "exact") return CalibrationMode::kExact;
   if (name == "paper") return CalibrationMode::kPaper;
-  throw InputError("SecPE's calibration must be exact or paper (gdp is Aug-PE's), not '" + name + "'");
+  if (name == "public-profile") return CalibrationMode::kPublicProfile;
+  throw InputError("SecPE's calibration must be exact, paper or public-profile (gdp is Aug-PE's), not '" + name + "'");
 }
 
-std::string calibration_name(CalibrationMode mode) { return mode == CalibrationMode::kExact ? "exact" : "paper"; }
+std::string calibration_name(CalibrationMode mode) {
+  switch (mode) {
+    case CalibrationMode::kExact: return "exact";
+    case CalibrationMode::kPaper: return "paper";
+    case CalibrationMode::kPublicProfile: return "public-profile";
+  }
+  return "?";
+}
 
 const char* to_string(BoundSource source) {
   switch (source) {
@@ -53,6 +61,7 @@ SecretNoiseModel::LabelModel SecretNoiseModel::model_label(const SecretMatrix& s
   out.noise.batch_requested = batch_;
   if (s.rows() == 0) return out;
   out.noise.has_private = true;
+  out.noise.private_records = static_cast<std::int64_t>(s.rows());
   std::vector<double> eta_label(m);
   for (std::size_t j = 0; j < m; ++j) eta_label[j] = eta_[j] / std::sqrt(std::max(1.0, labels_holding[j]));
   const SamplingLpResult lp = solve_sampling_lp(s, eta_label);
@@ -191,10 +200,26 @@ SecretNoisePlan SecretNoiseModel::plan(double lambda, std::vector<double> achiev
   plan.mode = mode_;
   plan.lambda = lambda;
   plan.labels = labels_;
-  for (auto& noise : plan.labels) noise.sigma = lambda * noise.sigma_paper;
+  double largest = 0.0;
+  for (auto& noise : plan.labels) {
+    noise.sigma = lambda * noise.sigma_paper;
+    largest = std::max(largest, noise.sigma);
+  }
+  if (!(largest > 0)) largest = no_private_sigma();
+  for (auto& noise : plan.labels)
+    if (!noise.has_private) noise.sigma = largest;
   plan.eta = eta_;
   plan.achieved_r = std::move(achieved_r);
   return plan;
+}
+
+double SecretNoiseModel::no_private_sigma() const {
+  double eta_min = 0.0;
+  for (const double e : eta_)
+    if (e > 0 && std::isfinite(e) && (eta_min == 0.0 || e < eta_min)) eta_min = e;
+  if (!(eta_min > 0)) eta_min = 1.0;  // no finite budget: any positive noise will do
+  const double scale = mode_ == CalibrationMode::kExact ? kCountsAndCentresScale : 1.0;
+  return std::sqrt(double(iterations_)) * scale / eta_min;
 }
 
 }  // namespace secpe

@@ -31,16 +31,21 @@
 
 namespace secpe {
 
-enum class CalibrationMode { kExact, kPaper };
-CalibrationMode parse_calibration(const std::string& name);  // "exact" | "paper"
+// kPublicProfile: sigma from the user's public caps alone (privacy/public_profile.hpp).
+enum class CalibrationMode { kExact, kPaper, kPublicProfile };
+CalibrationMode parse_calibration(const std::string& name);  // "exact" | "paper" | "public-profile"
 std::string calibration_name(CalibrationMode mode);
 
+// One label's calibration. Only `sigma` is published (privacy.json, and it depends on the private
+// data except under the public profile); the rest are the calibration's private inputs, kept in
+// the private state folder (calibration.json).
 struct LabelNoise {
   double sigma = 0.0;            // the noise standard deviation used for the label's releases
-  double sigma_paper = 0.0;      // the paper's formula (lambda = 1)
+  double sigma_paper = 0.0;      // the paper's formula (lambda = 1); 0 without private records
   double batch_requested = 0.0;  // expected private records sampled per iteration
   double batch_used = 0.0;       // lowered when the requested batch would push some rho_i above 1
   bool has_private = false;
+  std::int64_t private_records = 0;
   std::string lp_path;           // how the LP was solved (privacy/sampling_lp.hpp)
 };
 
@@ -96,8 +101,14 @@ class SecretNoiseModel {
   double achieved_r(std::size_t secret, double lambda) const { return profile_bound(profiles_.profile_of(secret), lambda); }
   // Label l's sampling probabilities, one per private record in global order.
   const std::vector<double>& label_rho(std::size_t label) const { return rho_[label]; }
-  // The plan for a calibrated lambda and the per-secret achieved r (local rho left empty).
+  // The plan for a calibrated lambda and the per-secret achieved r (local rho left empty). A label
+  // without private records releases nothing private, but a sigma of 0 would publish that it has
+  // none: it gets the largest sigma of the others (no_private_sigma when no label has private
+  // records), so its sigma tells no more than theirs do.
   SecretNoisePlan plan(double lambda, std::vector<double> achieved_r) const;
+  // The sigma of labels when no label holds a private record: as if one record held the strictest
+  // secret and were sampled every iteration (sqrt(T) s / min_j eta_j, s = sqrt(2) in exact mode).
+  double no_private_sigma() const;
 
  private:
   struct LabelModel;

@@ -57,6 +57,14 @@ if "$SECPE" bench faiss --help >/dev/null 2>&1; then
   check "$T/faiss-int8.json" 'len(j["figures"]["search"]["secpe_seconds_all"]) == 2 and j["figures"]["search"]["same_nearest_fraction"] == 1'
   check "$T/faiss-int8.json" 'j["figures"]["search"]["secpe_screen"] == "int8 (emulated)" and j["figures"]["search"]["speedup"]["min"] <= j["figures"]["search"]["speedup"]["median"]'
   check "$T/faiss-int8.json" 'len(j["figures"]["kmeans"]["secpe_over_faiss"]["all"]) == 2 and "choice" in j["machine"]["blas_screen_auto"]'
+  # --search-data: the search on the dataset's public rows too; --screen-shift off; the screens' counts.
+  "$SECPE" bench faiss --queries 50 --candidates 100 --search-data "$T/e.h5" --kmeans-data "$T/e.h5" --kmeans-points 200 --clusters 8 \
+    --repeats 1 --screen int8-emulated --screen-shift off --out "$T/faiss-data.json" >/dev/null 2>&1 || fail "bench faiss --search-data"
+  check "$T/faiss-data.json" '"public rows of label" in j["figures"]["search"]["data"] and j["figures"]["search"]["dim"] == 16'
+  check "$T/faiss-data.json" 'j["figures"]["search"]["secpe_screens"]["rows"]["int8"] == 50 and j["figures"]["search"]["secpe_screens"]["rescored_per_row"] >= 1'
+  "$SECPE" bench faiss --screen-shift maybe >/dev/null 2>&1 && fail "bench faiss took --screen-shift maybe"
+  err=$("$SECPE" bench faiss --queries 5000 --candidates 100 --search-data "$T/e.h5" 2>&1) && fail "bench faiss searched more rows than the label has"
+  echo "$err" | grep -q "fewer than --candidates plus --queries" || fail "bench faiss --search-data error: $err"
   "$SECPE" bench faiss --screen half >/dev/null 2>&1 && fail "bench faiss took --screen half"
   err=$("$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --clusters 5000 2>&1) && fail "bench faiss took more clusters than rows"
   grep -q "e.h5: .* public rows in its largest label, fewer than --clusters 5000" <<<"$err" || fail "bench faiss: unclear error: $err"

@@ -14,9 +14,10 @@ INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 600 --out corpus.csv >/dev/null 2>&1 || fail "corpus"
 "$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null 2>&1 || fail "import"
 "$SECPE" keygen --out noise.key >/dev/null 2>&1 || fail "keygen"
+NONCE=0123456789abcdef0123456789abcdef  # one run, on several devices
 run() {  # run DEVICE OUT [more options]
   local device=$1 out=$2; shift 2
-  "$SECPE" run --config "$INI" --data demo.h5 --noise-key-file noise.key --seed 5 --iterations 2 --synthetic 60 \
+  "$SECPE" run --config "$INI" --data demo.h5 --noise-key-file noise.key --noise-nonce "$NONCE" --seed 5 --iterations 2 --synthetic 60 \
     --device "$device" --out "$out" "$@"
 }
 same() {  # same DIR_A DIR_B: the released outputs are byte-identical
@@ -38,7 +39,7 @@ else
   echo "device: GPU found: cuda must match the CPU bit for bit"
   run cuda out_cuda --quiet >/dev/null 2>&1 || fail "run --device cuda"
   same out_cpu out_cuda
-  mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data demo.h5 --noise-key-file noise.key --seed 5 --iterations 2 \
+  mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data demo.h5 --noise-key-file noise.key --noise-nonce "$NONCE" --seed 5 --iterations 2 \
     --synthetic 60 --device auto --out out_auto2 --quiet >/dev/null 2>&1 || fail "run --device auto at 2 ranks"
   same out_cpu out_auto2
   # Aug-PE: its voters kept on the GPU for every iteration.

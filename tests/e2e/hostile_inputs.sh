@@ -93,6 +93,22 @@ cmp -s "$T/edited.json" "$T/out.state/checkpoint.json" && fail "the checkpoint e
 cp "$T/edited.json" "$T/out.state/checkpoint.json"
 expect 2 "checkpoint.json: damaged or edited checkpoint: the checksum does not match" -- "$SECPE" "${RUN[@]}" --out "$T/out" --noise-key-file "$T/k.key" --resume
 expect 2 "the checksum does not match" -- "$SECPE" inspect "$T/out.state/checkpoint.json"
+# Issue 25: the same edit with its plain checksum recomputed (all that an editor without the noise
+# key can do) was accepted and its text reached synthetic.csv; the MAC, keyed by a subkey of the
+# noise key, refuses it, naming the file. `secpe inspect` (no key) checks the checksum only.
+python3 - "$T/out.state/checkpoint.json" <<'PY' || fail "recomputing the checksum"
+import hashlib, re, sys
+text = open(sys.argv[1], encoding='utf-8').read()
+m = re.fullmatch(r'(\{"format":"secpe-checkpoint","format_version":4,"checksum":"blake2b-256:)[0-9a-f]{64}'
+                 r'(","mac":"blake2b-256-keyed:[0-9a-f]{64}","content":)(.*)\}\n', text, re.S)
+content = m.group(3)
+digest = hashlib.blake2b(content.encode('utf-8'), digest_size=32).hexdigest()
+open(sys.argv[1], 'w', encoding='utf-8').write(m.group(1) + digest + m.group(2) + content + '}\n')
+PY
+"$SECPE" inspect "$T/out.state/checkpoint.json" >/dev/null || fail "inspect refused a checkpoint whose checksum matches"
+expect 2 "checkpoint.json: edited outside secpe: its MAC (keyed by the noise key) does not match" -- \
+  "$SECPE" "${RUN[@]}" --out "$T/out" --noise-key-file "$T/k.key" --resume
+grep -q "EDITED TEXT" "$T/out/synthetic.csv" && fail "edited checkpoint text reached synthetic.csv"
 
 # ---- damaged datasets: a flipped bit is an error (exit 2) or changes nothing inspect shows ----
 "$SECPE" inspect "$T/c.h5" > "$T/inspect.txt" || fail "inspect"

@@ -38,7 +38,7 @@ for f in "$T"/demo.h5.state/http-cache.*; do [ "$(stat -c %a "$f")" = 600 ] || f
 
 # Run with the HTTP generator at 1 and 2 ranks: byte-identical outputs.
 sed "s#\"dir\": \"../../../shared/data/yelp\"#\"dir\": \"$SHARED/data/yelp\"#" "$SRC/jobs/prompts/yelp.json" > "$T/yelp.json"
-RUN=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --seed 5 --iterations 2 --synthetic 60
+RUN=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --noise-nonce 0123456789abcdef0123456789abcdef --seed 5 --iterations 2 --synthetic 60
      --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --gen-api-key-env SECPE_E2E_KEY --embed-api-key-env SECPE_E2E_KEY
      --concurrency 8 --http-backoff 0.02)
 for np in 1 2; do

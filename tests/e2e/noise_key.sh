@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The noise is secret: it comes from a 256-bit key that no publishable output contains, not from
-# the public --seed. Same seed + other key: other noise; same seed + same key file: the same
-# outputs; the key (and its check value) appear in no output; the private state folder is 0700
-# and keeps an OS-drawn key only until the run completes.
+# the public --seed. Same seed + other key: other noise; same seed + same key file + same nonce
+# (run.json): the same outputs; same key file without --noise-nonce: other noise (each run draws
+# its nonce); the key (and its check value) appear in no output; the private state folder is 0700
+# (an existing one open to others is refused, not changed) and keeps an OS-drawn key only until
+# the run completes.
 set -euo pipefail
 SECPE=$1
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -15,15 +17,18 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 RUN=(run --data "$T/c.h5" --seed 3 --iterations 2 --synthetic 60 --quiet --allow-over-budget)  # Aug-PE: record-level only
 for m in secpe augpe; do
   "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a1" --noise-key-file "$T/a.key"
-  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a2" --noise-key-file "$T/a.key"
+  nonce=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['noise_nonce'])" "$T/$m-a1/run.json")
+  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a2" --noise-key-file "$T/a.key" --noise-nonce "$nonce"
+  "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a3" --noise-key-file "$T/a.key"
   "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-b" --noise-key-file "$T/b.key"
   "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-os1"
   "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-os2"
   # Released noisy votes: the same for the same key, different for another key or an OS key,
   # although the seed (public, in run.json) is the same.
   votes() { python3 -c "import json,sys; print([round(json.loads(l)['released_vote_total'], 9) for l in open(sys.argv[1])])" "$1/metrics.jsonl"; }
-  [ "$(votes "$T/$m-a1")" = "$(votes "$T/$m-a2")" ] || fail "$m: same key file, different noise"
-  cmp -s "$T/$m-a1/synthetic.csv" "$T/$m-a2/synthetic.csv" || fail "$m: same key file, different synthetic.csv"
+  [ "$(votes "$T/$m-a1")" = "$(votes "$T/$m-a2")" ] || fail "$m: same key file and nonce, different noise"
+  cmp -s "$T/$m-a1/synthetic.csv" "$T/$m-a2/synthetic.csv" || fail "$m: same key file and nonce, different synthetic.csv"
+  [ "$(votes "$T/$m-a1")" != "$(votes "$T/$m-a3")" ] || fail "$m: same key file, a fresh nonce, yet the same noise"
   [ "$(votes "$T/$m-a1")" != "$(votes "$T/$m-b")" ] || fail "$m: another key gave the same noise: it is not keyed by the secret key"
   [ "$(votes "$T/$m-os1")" != "$(votes "$T/$m-os2")" ] || fail "$m: two OS keys gave the same noise"
   grep -q '"seed": 3' "$T/$m-b/run.json" || fail "$m: run.json does not record the public seed"
@@ -50,6 +55,13 @@ PY
   [ -e "$T/$m-os1.state/noise.key" ] && fail "$m: the OS key outlived the run"
   ls "$T/$m-os1" | grep -qv -E '^(synthetic.csv|initial.csv|privacy.json|metrics.jsonl|run.json)$' && fail "$m: unexpected file in the output folder"
 done
+# An existing state folder open to others is refused before any work, with the chmod to run, and
+# left as it was (a folder others could read may already have been read: the user decides).
+mkdir -p "$T/open.state"; chmod 755 "$T/open.state"
+out=$("$SECPE" "${RUN[@]}" --out "$T/o3" --state-dir "$T/open.state" 2>&1) && fail "a state folder open to others was accepted"
+grep -q "is open to other users (mode 0755).*chmod 700 '$T/open.state'" <<<"$out" || fail "open state folder: $out"
+[ "$(stat -c %a "$T/open.state")" = 755 ] || fail "the state folder's mode was changed"
+[ -e "$T/o3/run.json" ] && fail "a refused run wrote outputs"
 # A state folder inside the publishable output folder is refused before any work.
 out=$("$SECPE" "${RUN[@]}" --out "$T/o" --state-dir "$T/o/state" 2>&1) && fail "state folder inside --out accepted"
 grep -q "is inside the output folder" <<<"$out" || fail "state inside out: $out"

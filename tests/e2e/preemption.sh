@@ -14,7 +14,9 @@ INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null
 "$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null
 "$SECPE" keygen --out noise.key >/dev/null
-SETTINGS=(--config "$INI" --iterations 30 --synthetic 600 --quiet)
+# One nonce for every run: they are all the same run (run.json's noise_nonce; --resume takes the
+# interrupted run's).
+SETTINGS=(--config "$INI" --iterations 30 --synthetic 600 --quiet --noise-nonce 00000000000000000000000000000007)
 RUN2=(mpirun -n 2 --oversubscribe "$SECPE" run "${SETTINGS[@]}" --data "$T/demo.h5" --noise-key-file "$T/noise.key")
 "${RUN2[@]}" --out full 2>/dev/null
 
@@ -116,8 +118,10 @@ rc=0; wait $pid || rc=$?
 [ $rc = 75 ] || { cat job.log >&2; fail "the job script: exit code $rc after USR1, expected 75"; }
 (cd "$SRC" && SECPE="$SECPE" bash slurm/secpe-run.sbatch "$T/job.ini" >> "$T/job.log" 2>&1) || fail "the job script's second start"
 grep -q '"seed_source": "the interrupted run.s (--resume)"' job/run.json || fail "the restart did not take the interrupted run's seed"
+grep -q '"noise_nonce_source": "the interrupted run.s (--resume)"' job/run.json || fail "the restart did not take the interrupted run's nonce"
 seed=$(python3 -c "import json; print(json.load(open('job/run.json'))['seed'])")
-mpirun -n 2 --oversubscribe "$SECPE" run --config job.ini --seed "$seed" --out jobref --state-dir jobref.state 2>/dev/null
+nonce=$(python3 -c "import json; print(json.load(open('job/run.json'))['noise_nonce'])")
+mpirun -n 2 --oversubscribe "$SECPE" run --config job.ini --seed "$seed" --noise-nonce "$nonce" --out jobref --state-dir jobref.state 2>/dev/null
 for f in synthetic.csv initial.csv privacy.json; do cmp -s "jobref/$f" "job/$f" || fail "job script, stopped and restarted: $f differs"; done
 
 # Loopback pinning only on one node: a multi-node allocation uses the cluster's network.

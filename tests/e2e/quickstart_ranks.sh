@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End to end: the quickstart job (jobs/quickstart.ini) on a small demo corpus, run at 1, 2 and 4
-# ranks (sharded by label) and at 2 by record, with one noise key file. Checks every output file, the label mix, byte-identical results
+# ranks (sharded by label) and at 2 by record, with one noise key file and one nonce (--noise-nonce: the
+# runs are meant to be the same run). Checks every output file, the label mix, byte-identical results
 # across rank counts, and that no planted secret reaches any output.
 set -euo pipefail
 SECPE=$1
@@ -13,8 +14,9 @@ INI=$SRC/jobs/quickstart.ini
 "$SECPE" corpus --config "$INI" --records 1200 --out "$T/corpus.csv"
 "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5"
 "$SECPE" keygen --out "$T/noise.key"
+NONCE=(--noise-nonce 0123456789abcdef0123456789abcdef)
 for np in 1 2 4; do
-  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/out$np" --noise-key-file "$T/noise.key" \
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/out$np" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
     --iterations 3 --synthetic 120 --quiet $( [ $np = 2 ] && echo --verify )
 done
 
@@ -33,7 +35,7 @@ cmp "$T/out1/privacy.json" "$T/out4/privacy.json" || fail "privacy.json differs 
 # evolved by both ranks together. The outputs are the same.
 grep -q '"shard_by": "record"' "$T/out1/run.json" || fail "one rank did not shard by record"
 grep -q '"shard_by": "label"' "$T/out4/run.json" || fail "4 ranks on the demo did not shard by label"
-mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/rec2" --noise-key-file "$T/noise.key" \
+mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/rec2" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
   --iterations 3 --synthetic 120 --quiet --shard-by record
 grep -q '"shard_by": "record"' "$T/rec2/run.json" || fail "--shard-by record was not taken"
 for f in synthetic.csv initial.csv privacy.json; do cmp "$T/out1/$f" "$T/rec2/$f" || fail "$f differs between 1 rank and 2 ranks by record"; done
@@ -71,12 +73,12 @@ if grep -i -F -w -f "$T/secrets.lst" "$T/out1"/* >/dev/null; then fail "a plante
 
 # Aug-PE baseline runs and is rank-count independent too.
 for np in 1 2; do
-  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/aug$np" --noise-key-file "$T/noise.key" \
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/aug$np" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
     --method augpe --iterations 2 --synthetic 60 --quiet --allow-over-budget
 done
 cmp "$T/aug1/synthetic.csv" "$T/aug2/synthetic.csv" || fail "augpe synthetic.csv differs between 1 and 2 ranks"
 grep -q '"shard_by": "record"' "$T/aug2/run.json" || fail "augpe at 2 ranks did not shard by record (auto)"
-mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/augl2" --noise-key-file "$T/noise.key" \
+mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/augl2" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
   --method augpe --iterations 2 --synthetic 60 --quiet --shard-by label --allow-over-budget
 for f in synthetic.csv privacy.json; do cmp "$T/aug1/$f" "$T/augl2/$f" || fail "augpe $f differs between 1 rank and 2 ranks by label"; done
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
@@ -85,7 +87,7 @@ grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/svd.h5" \
   --embedder tfidf-svd --embedding-dim 64
 for np in 1 2; do
-  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/svd.h5" --out "$T/svd$np" --noise-key-file "$T/noise.key" \
+  mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/svd.h5" --out "$T/svd$np" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
     --iterations 2 --synthetic 60 --quiet
 done
 cmp "$T/svd1/synthetic.csv" "$T/svd2/synthetic.csv" || fail "tfidf-svd synthetic.csv differs between 1 and 2 ranks"
@@ -95,21 +97,28 @@ grep -q '"embedder": "tfidf-svd(d=64, V=' "$T/svd1/run.json" || fail "run.json d
 "$SECPE" inspect "$T/demo.h5" | grep -q 'records      1200' || fail "inspect of a dataset"
 # Resume: keep the first 10 finished labels of the checkpoint (in the private state folder), as if
 # the job had been killed; --resume finishes the rest and gives the same outputs as the
-# uninterrupted run. (The checksum covers the content's bytes as stored: src/evolve/checkpoint.hpp.)
+# uninterrupted run. (The checksum and the MAC cover the content's bytes as stored; the MAC's key is
+# derived from the noise key, which this test holds: src/evolve/checkpoint.hpp.)
 [ -e "$T/out2/checkpoint.json" ] && fail "the checkpoint is in the publishable output folder"
-mkdir -p "$T/resumed.state"
-python3 - "$T/out2.state/checkpoint.json" "$T/resumed.state/checkpoint.json" <<'PY' || fail "checkpoint truncation"
-import hashlib, json, sys
+mkdir -p "$T/resumed.state" && chmod 700 "$T/resumed.state"
+python3 - "$T/out2.state/checkpoint.json" "$T/resumed.state/checkpoint.json" "$T/noise.key" <<'PY' || fail "checkpoint truncation"
+import hashlib, json, struct, sys
+def kdf(key, purpose, data):  # derive_noise_key (core/secret_key.hpp): keyed BLAKE2b-256
+    return hashlib.blake2b(struct.pack('<Q', len(purpose)) + purpose + data, key=key, digest_size=32).digest()
 c = json.load(open(sys.argv[1]))
 assert c['format'] == 'secpe-checkpoint'
 c['content']['labels'] = c['content']['labels'][:10]
-text = json.dumps(c['content'])
-digest = hashlib.blake2b(text.encode(), digest_size=32).hexdigest()
-open(sys.argv[2], 'w').write('{"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:%s","content":%s}\n' % (digest, text))
+text = json.dumps(c['content']).encode()
+digest = hashlib.blake2b(text, digest_size=32).hexdigest()
+mac_key = kdf(bytes.fromhex(open(sys.argv[3]).read().strip()), b'secpe private state MAC v1', b'')
+mac = kdf(mac_key, b'secpe state file checkpoint.json', text).hex()
+open(sys.argv[2], 'w').write('{"format":"secpe-checkpoint","format_version":4,"checksum":"blake2b-256:%s","mac":"blake2b-256-keyed:%s","content":%s}\n'
+                             % (digest, mac, text.decode()))
 PY
 "$SECPE" inspect "$T/resumed.state/checkpoint.json" | grep -q 'finished     10 label' || fail "inspect of a checkpoint"
 mpirun -n 2 --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/resumed" --noise-key-file "$T/noise.key" \
   --iterations 3 --synthetic 120 --quiet --resume
+grep -q '"noise_nonce_source": "the interrupted run.s (--resume)"' "$T/resumed/run.json" || fail "the resumed run did not take the interrupted run's nonce"
 cmp "$T/out1/synthetic.csv" "$T/resumed/synthetic.csv" || fail "resumed synthetic.csv differs"
 cmp "$T/out1/privacy.json" "$T/resumed/privacy.json" || fail "resumed privacy.json differs"
 # The ledger: a resumed run may not add iterations to labels whose budget is spent.

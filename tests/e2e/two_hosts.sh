@@ -87,7 +87,8 @@ grep -q '"seed_source": "the interrupted run.s (--resume)"' "$T/job/run.json" ||
 grep -q '"nodes": \[ *"secpe-n1", *"secpe-n2" *\]' <(tr -d '\n' < "$T/job/run.json") || fail "run.json of the requeued job does not name both hosts"
 crossed "secpe-run.sbatch stopped, requeued and resumed"
 seed=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['seed'])" "$T/job/run.json")
-"$SECPE" run --config "$T/job.ini" --seed "$seed" --out "$T/ref" --state-dir "$T/ref.state" 2>/dev/null || fail "the uninterrupted run"
+nonce=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['noise_nonce'])" "$T/job/run.json")  # the same run: its nonce
+"$SECPE" run --config "$T/job.ini" --seed "$seed" --noise-nonce "$nonce" --out "$T/ref" --state-dir "$T/ref.state" 2>/dev/null || fail "the uninterrupted run"
 for f in synthetic.csv initial.csv privacy.json; do cmp -s "$T/ref/$f" "$T/job/$f" || fail "requeued two-node job: $f differs from an uninterrupted run's"; done
 
 # 3. The scaling study's smallest point on two nodes.
@@ -107,7 +108,7 @@ if [ -f "$T/ssh/config" ]; then
   over_ssh=(env OMPI_MCA_plm_rsh_args="-F $T/ssh/config" OMPI_MCA_btl_tcp_if_include=cl0 OMPI_MCA_oob_tcp_if_include=cl0
             bash -c 'source jobs/mpi-env.sh && exec "$@"' over-ssh mpirun --host 10.231.0.1:2,10.231.0.2:2)
   on 1 "${over_ssh[@]}" -n 2 --map-by node "$SECPE" run --config jobs/quickstart.ini --data "$Q/demo.h5" --out "$T/ssh2" \
-    --noise-key-file "$Q/noise.key" --iterations 3 --synthetic 120 --quiet 2>"$T/ssh.log" || { cat "$T/ssh.log" >&2; fail "mpirun --host over ssh"; }
+    --noise-key-file "$Q/noise.key" --noise-nonce 0123456789abcdef0123456789abcdef --iterations 3 --synthetic 120 --quiet 2>"$T/ssh.log" || { cat "$T/ssh.log" >&2; fail "mpirun --host over ssh"; }
   for f in synthetic.csv initial.csv privacy.json; do cmp -s "$Q/r1/$f" "$T/ssh2/$f" || fail "over ssh, 2 ranks: $f differs from 1 rank's"; done
   on 1 "${over_ssh[@]}" -n 4 "$MPI_TESTS" --gtest_filter='Nodes.*' --gtest_brief=1 > "$T/ssh-nodes.log" 2>&1 ||
     { cat "$T/ssh-nodes.log" >&2; fail "the Nodes MPI test at 4 ranks over ssh"; }

@@ -23,7 +23,7 @@ python3 "$(dirname "$0")/../../analysis/heldout_split.py" "$DEV" "$T/train.csv" 
 "$SECPE" import --input "$T/train.csv" --out "$T/default.h5"
 "$SECPE" keygen --out "$T/noise.key"
 for np in 1 2 4; do
-  mpirun -n $np --oversubscribe "$SECPE" run --data "$T/default.h5" --out "$T/r$np" --noise-key-file "$T/noise.key" \
+  mpirun -n $np --oversubscribe "$SECPE" run --data "$T/default.h5" --out "$T/r$np" --noise-key-file "$T/noise.key" --noise-nonce 5ec9e5ec9e5ec9e5ec9e5ec9e5ec9e00 \
     --method secpe --r-over-p 2 --synthetic 2000 --iterations 10 --variations 3 --clusters 20 --threads 1 --seed 1 --quiet \
     --eval-real "$T/heldout.csv"
 done

@@ -24,7 +24,7 @@ SecretMatrix rows_of(const SecretMatrix& all, std::uint64_t begin, std::uint64_t
 }
 
 SecretNoisePlan calibrate(const Communicator& comm, const DatasetContents& data, const SecretBudgets& budgets,
-                          CalibrationMode mode, int threads, const CertificationOptions& certification = {}) {
+                          CalibrationMode mode, int threads, PublicProfile profile = {}, const CertificationOptions& certification = {}) {
   const auto [b, e] = comm.shard(data.label_ids.size());
   const SecretMatrix secrets = rows_of(data.secrets, b, e);
   const std::vector<std::int32_t> labels(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b),
@@ -36,6 +36,7 @@ SecretNoisePlan calibrate(const Communicator& comm, const DatasetContents& data,
                                        .iterations = 5,
                                        .batch = 200.0,
                                        .mode = mode,
+                                       .profile = profile,
                                        .threads = threads,
                                        .certification = certification});
 }
@@ -69,6 +70,28 @@ TEST(Calibration, SamePlanForAnyRanksAndThreads) {
       for (std::size_t l = 0; l < plan.labels.size(); ++l) EXPECT_EQ(plan.labels[l].sigma, single.labels[l].sigma);
     }
   }
+}
+
+// The public profile: one sigma for every label from the caps alone, the same at any rank count;
+// every private record sampled with min(q, B / its label's private records), and no more than q.
+TEST(Calibration, PublicProfileGivesEveryLabelOneSigmaFromTheCaps) {
+  const MpiCommunicator world;
+  const LocalCommunicator self;
+  const DatasetContents data = synth_embeddings({.records = 20000, .dim = 1, .labels = "4", .secrets = 24, .seed = 3, .threads = 1});
+  const SecretBudgets budgets = misleading_budgets(24);
+  const PublicProfile profile{.max_holders = 400, .sampling_rate = 0.02};
+  const SecretNoisePlan single = calibrate(self, data, budgets, CalibrationMode::kPublicProfile, 1, profile);
+  const SecretNoisePlan plan = calibrate(world, data, budgets, CalibrationMode::kPublicProfile, 2, profile);
+  const PublicProfileNoise expected = calibrate_public_profile(budgets, 5, profile);
+  EXPECT_EQ(plan.achieved_r, expected.achieved_r);
+  ASSERT_EQ(plan.labels.size(), single.labels.size());
+  for (std::size_t l = 0; l < plan.labels.size(); ++l) {
+    EXPECT_EQ(plan.labels[l].sigma, expected.sigma);
+    EXPECT_EQ(plan.labels[l].batch_used, single.labels[l].batch_used);
+    EXPECT_LE(plan.labels[l].batch_used, 200.0 * (1 + 1e-12));
+  }
+  for (const double rho : plan.rho) EXPECT_LE(rho, 0.02);
+  EXPECT_GT(*std::max_element(plan.rho.begin(), plan.rho.end()), 0.0);
 }
 
 // Exact mode searches the roots of few secrets, yet its lambda is the largest root of all (to the
@@ -108,13 +131,13 @@ TEST(Calibration, BulkPlanIsTheSameForAnyRanksAndThreadsAndCertifies) {
       {.records = 6000, .dim = 1, .labels = "20", .secrets = 300, .private_fraction = 0.25, .holders = "demo", .seed = 4, .threads = 1});
   const SecretBudgets budgets = uniform_budgets(300, 1e-4, 1e-3);
   const CertificationOptions bulk{.exact_profiles = 0};
-  const SecretNoisePlan single = calibrate(self, data, budgets, CalibrationMode::kExact, 1, bulk);
+  const SecretNoisePlan single = calibrate(self, data, budgets, CalibrationMode::kExact, 1, {}, bulk);
   ASSERT_EQ(single.bound_source.size(), 300u);
   const auto count = [&](BoundSource s) { return std::count(single.bound_source.begin(), single.bound_source.end(), s); };
   EXPECT_GT(count(BoundSource::kDominated), 0);
   EXPECT_GT(count(BoundSource::kCoarseAccountant), 0);
   for (const int threads : {1, 3}) {
-    const SecretNoisePlan plan = calibrate(world, data, budgets, CalibrationMode::kExact, threads, bulk);
+    const SecretNoisePlan plan = calibrate(world, data, budgets, CalibrationMode::kExact, threads, {}, bulk);
     EXPECT_EQ(plan.lambda, single.lambda) << threads << " threads";
     EXPECT_EQ(plan.achieved_r, single.achieved_r) << threads << " threads";
     EXPECT_EQ(plan.bound_source, single.bound_source) << threads << " threads";

@@ -60,7 +60,7 @@ TEST(Bf16Screen, RelativeRoundingErrorBoundsTheRounding) {
   EXPECT_EQ(bf16::relative_rounding_error(zeros, 3), 0.0);
   EXPECT_GE(bf16::relative_rounding_error(subnormal, 2), 1.0);  // read as zero: all of it lost
   EXPECT_EQ(bf16::relative_rounding_error(exact, 2), 0.0);
-  EXPECT_EQ(bf16::PackedCentres(v).max_relative_error(), [&] {
+  EXPECT_EQ(bf16::PackedCentres(v, screen::Shift{}).max_relative_error(), [&] {
     double m = 0.0;
     for (Eigen::Index i = 0; i < v.rows(); ++i) m = std::max(m, bf16::relative_rounding_error(v.row(i).data(), v.cols()));
     return m;
@@ -76,9 +76,10 @@ TEST(Bf16Screen, RoundRowsMatchesTheScalarRounding) {
   for (Eigen::Index k = 0; k < x.cols(); ++k) x(2, k) = (k % 2 ? -1.0f : 1.0f) * (1.0f + 0x1p-8f);  // halfway
   x(3, 20) = 3e38f;
   x.row(4).setZero();
-  bf16::LineVector<std::uint16_t> out;
-  std::vector<double> errors;
-  bf16::round_rows(x, 0, x.rows(), out, errors);
+  screen::RoundedRows rounded;
+  bf16::round_rows(x, 0, x.rows(), screen::Shift{}, rounded);
+  const bf16::LineVector<std::uint16_t>& out = rounded.bf16;
+  const std::vector<double>& errors = rounded.errors;
   const Eigen::Index dp = bf16::padded(x.cols());
   ASSERT_EQ(out.size(), static_cast<std::size_t>(bf16::padded(x.rows()) * dp));
   for (Eigen::Index i = 0; i < bf16::padded(x.rows()); ++i) {
@@ -109,10 +110,11 @@ TEST(Bf16Screen, EnginesComputeTheProductOfTheRoundedInputs) {
     if (screen::available(e)) engines.push_back(e);
   const Eigen::Index m = 37, n = 70, d = 45;
   const MatrixF x = random_matrix(m, d, 1), c = random_matrix(n, d, 2);
-  const bf16::PackedCentres packed(c);
-  bf16::LineVector<std::uint16_t> xb;
-  std::vector<double> errors;
-  bf16::round_rows(x, 0, m, xb, errors);
+  const bf16::PackedCentres packed(c, screen::Shift{});
+  screen::RoundedRows rounded;
+  bf16::round_rows(x, 0, m, screen::Shift{}, rounded);
+  const bf16::LineVector<std::uint16_t>& xb = rounded.bf16;
+  const std::vector<double>& errors = rounded.errors;
   ASSERT_EQ(errors.size(), std::size_t(m));
   for (Eigen::Index i = 0; i < m; ++i) EXPECT_EQ(errors[i], bf16::relative_rounding_error(x.row(i).data(), d));
   const Eigen::Index mbp = bf16::padded(m), nbp = bf16::padded(n);

@@ -40,7 +40,7 @@ TEST(Int8Screen, QuantiseMeasuresItsError) {
     std::vector<std::int8_t> q(static_cast<std::size_t>(v.cols()));
     float scale = 0.0f;
     std::int32_t sum = 0;
-    const double u = int8::quantise(v.row(i).data(), v.cols(), q.data(), &scale, &sum);
+    const double u = int8::quantise(v.row(i).data(), nullptr, v.cols(), q.data(), &scale, &sum).unit;
     float m = 0.0f;
     std::int32_t want_sum = 0;
     for (Eigen::Index k = 0; k < v.cols(); ++k) m = std::max(m, std::fabs(v(i, k))), want_sum += q[static_cast<std::size_t>(k)];
@@ -56,7 +56,7 @@ TEST(Int8Screen, QuantiseMeasuresItsError) {
   float scale = 1.0f;
   std::int32_t sum = 1;
   const float zeros[4] = {0.0f, -0.0f, 0.0f, 0.0f};
-  EXPECT_EQ(int8::quantise(zeros, 4, q.data(), &scale, &sum), 0.0);
+  EXPECT_EQ(int8::quantise(zeros, nullptr, 4, q.data(), &scale, &sum).unit, 0.0);
   EXPECT_EQ(scale, 0.0f);
   EXPECT_EQ(sum, 0);
 }
@@ -69,9 +69,9 @@ TEST(Int8Screen, EnginesMatchTheEmulationBitForBit) {
   MatrixF x = random_matrix(m, d, 1), c = random_matrix(n, d, 2);
   x.row(5).setZero();
   c.row(9) *= 1e-9f;
-  const int8::PackedCentres packed(c, 2);
+  const int8::PackedCentres packed(c, screen::Shift{}, 2);
   screen::RoundedRows rows;
-  int8::round_rows(x, 0, m, rows);
+  int8::round_rows(x, 0, m, screen::Shift{}, rows);
   const Eigen::Index mbp = screen::padded(m), nbp = screen::padded(n);
   std::vector<float> emulated(static_cast<std::size_t>(mbp * nbp), -1.0f);
   int8::gemm(screen::Engine::kInt8Emulated, rows, mbp, packed, 0, nbp, emulated.data());
@@ -107,8 +107,8 @@ TEST(Int8Screen, BoundIsNearlyTightOnAlignedErrors) {
   x(0, 0) = 127.0f;  // sets the scale to 1
   for (Eigen::Index k = 1; k < d; ++k) x(0, k) = 60.49f;
   screen::RoundedRows rows;
-  int8::round_rows(x, 0, 1, rows);
-  const int8::PackedCentres packed(c);
+  int8::round_rows(x, 0, 1, screen::Shift{}, rows);
+  const int8::PackedCentres packed(c, screen::Shift{});
   std::vector<float> g(32 * 32);
   int8::gemm(screen::Engine::kInt8Emulated, rows, 32, packed, 0, 32, g.data());
   const double rx = exact::norm(x.row(0).data(), d), rc = exact::norm(c.row(0).data(), d);

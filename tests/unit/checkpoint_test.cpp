@@ -1,5 +1,6 @@
-// Checkpoints are checksummed and validated: an edited, damaged or hand-made checkpoint is an
-// InputError naming the file and the field, never a crash or edited text in the outputs.
+// Checkpoints are checksummed, MAC'd with a subkey of the noise key and validated: an edited,
+// damaged or hand-made checkpoint is an InputError naming the file and the field, never a crash or
+// edited text in the outputs; an edit with a recomputed checksum is caught by the MAC.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,6 +9,7 @@
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "evolve/checkpoint.hpp"
+#include "evolve/private_state.hpp"
 #include "io_test_util.hpp"
 
 namespace secpe {
@@ -15,8 +17,14 @@ namespace {
 
 using testing_io::TempFile;
 
+NoiseKey test_key(unsigned char fill = 7) {
+  NoiseKey key;
+  key.bytes.fill(fill);
+  return key;
+}
+
 Checkpoint sample(std::size_t label = 3) {
-  Checkpoint c{{{"seed", 5}, {"iterations", 2}}, {}};
+  Checkpoint c{{{"seed", 5}, {"noise_key_check", noise_key_check(test_key())}, {"iterations", 2}}, {}};
   LabelOutcome o;
   o.synthetic = {"a synthetic review", "another one"};
   o.initial = {"a synthetic review at first", "and one more"};
@@ -33,15 +41,17 @@ std::string read_text(const std::filesystem::path& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-// A checkpoint file with `content` and a correct checksum: what a careful hand edit makes.
-void write_with_checksum(const TempFile& file, const std::string& content) {
-  file.write(R"({"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:)" + blake2b_256_hex(content) +
-             R"(","content":)" + content + "}\n");
+// A checkpoint file with `content`, a correct checksum and the MAC under `key`: what secpe would
+// write (with the test key), so that the field checks are what refuses it.
+void write_with_mac(const TempFile& file, const std::string& content, const NoiseKey& key = test_key()) {
+  const std::string mac = keyed_digest_hex(state_mac_key(key), "secpe state file " + file.path().filename().string(), content);
+  file.write(R"({"format":"secpe-checkpoint","format_version":4,"checksum":"blake2b-256:)" + blake2b_256_hex(content) +
+             R"(","mac":"blake2b-256-keyed:)" + mac + R"(","content":)" + content + "}\n");
 }
 
-void expect_error(const TempFile& file, const std::string& needle, std::optional<std::size_t> labels = 41) {
+void expect_error(const TempFile& file, const std::string& needle, std::optional<std::size_t> labels = 41, const NoiseKey* key = nullptr) {
   try {
-    load_checkpoint(file.path(), labels);
+    load_checkpoint(file.path(), labels, key);
     FAIL() << "no error; expected one containing '" << needle << "'";
   } catch (const InputError& e) {
     const std::string msg = e.what();
@@ -51,10 +61,11 @@ void expect_error(const TempFile& file, const std::string& needle, std::optional
   }
 }
 
-TEST(Checkpoint, SavesAndLoadsWithAChecksum) {
+TEST(Checkpoint, SavesAndLoadsWithAChecksumAndAMac) {
   TempFile file("checkpoint.json");
-  save_checkpoint(file.path(), sample());
-  const Checkpoint c = load_checkpoint(file.path(), 41);
+  const NoiseKey key = test_key();
+  save_checkpoint(file.path(), sample(), key);
+  const Checkpoint c = load_checkpoint(file.path(), 41, &key);
   ASSERT_EQ(c.labels.size(), 1u);
   EXPECT_EQ(c.fingerprint, sample().fingerprint);
   EXPECT_EQ(c.labels.at(3).synthetic, sample().labels.at(3).synthetic);
@@ -62,13 +73,65 @@ TEST(Checkpoint, SavesAndLoadsWithAChecksum) {
   EXPECT_EQ(c.labels.at(3).history, sample().labels.at(3).history);
   EXPECT_EQ(c.labels.at(3).releases, sample().labels.at(3).releases);
   EXPECT_EQ(c.labels.at(3).metrics, sample().labels.at(3).metrics);
-  EXPECT_EQ(read_text(file.path()).find(R"({"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:)"), 0u);
+  EXPECT_EQ(read_text(file.path()).find(R"({"format":"secpe-checkpoint","format_version":4,"checksum":"blake2b-256:)"), 0u);
+  EXPECT_EQ(std::filesystem::status(file.path()).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  // Neither the key nor the MAC key is in the file; the MAC is not the plain checksum.
+  const std::string text = read_text(file.path());
+  const NoiseKey mac_key = state_mac_key(key);
+  EXPECT_EQ(text.find(std::string(key.bytes.begin(), key.bytes.end())), std::string::npos);
+  EXPECT_EQ(text.find(keyed_digest_hex(key, "", "")), std::string::npos);
+  EXPECT_EQ(text.find(std::string(mac_key.bytes.begin(), mac_key.bytes.end())), std::string::npos);
+}
+
+// Issue 25: an edited checkpoint whose plain checksum was recomputed was accepted, and its text
+// reached synthetic.csv. The MAC, keyed by a subkey of the noise key, refuses it, naming the file.
+TEST(Checkpoint, EditWithARecomputedChecksumIsRefusedByTheMac) {
+  TempFile file("checkpoint.json");
+  const NoiseKey key = test_key();
+  save_checkpoint(file.path(), sample(), key);
+  const std::string text = read_text(file.path());
+  const auto content_at = text.find(R"(","content":)") + 12;
+  std::string content = text.substr(content_at, text.size() - content_at - 2);  // without "}\n"
+  content.replace(content.find("another one"), 11, "injected!!!");
+  const auto mac_at = text.find("blake2b-256-keyed:") + 18;
+  file.write(R"({"format":"secpe-checkpoint","format_version":4,"checksum":"blake2b-256:)" + blake2b_256_hex(content) +
+             R"(","mac":"blake2b-256-keyed:)" + text.substr(mac_at, 64) + R"(","content":)" + content + "}\n");
+  EXPECT_NO_THROW(load_checkpoint(file.path(), 41, nullptr));  // the checksum alone is fooled (secpe inspect)
+  expect_error(file, "edited outside secpe: its MAC (keyed by the noise key) does not match", 41, &key);
+  // The same content with the MAC of another key: "another key", never accepted either.
+  write_with_mac(file, content, test_key(8));
+  expect_error(file, "edited outside secpe", 41, &key);
+  // Progress is MAC'd too, and a checkpoint's MAC does not fit it (the file name is bound).
+  TempFile progress("progress.json");
+  const std::map<std::size_t, LabelProgress> in_progress{{3, {3, 1, sample().labels.at(3)}}};
+  save_progress(progress.path(), sample().fingerprint, in_progress, key);
+  std::string p = read_text(progress.path());
+  const std::string mac = keyed_digest_hex(state_mac_key(key), "secpe state file checkpoint.json", "x");
+  p.replace(p.find("blake2b-256-keyed:") + 18, 64, mac);
+  progress.write(p);
+  try {
+    load_progress(progress.path(), 41, 2, sample().fingerprint, key);
+    FAIL() << "a progress file with a wrong MAC was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(progress.str() + ": edited outside secpe"), std::string::npos) << e.what();
+  }
+  // Another noise key: refused as such, with nothing derived from either key in the message.
+  save_checkpoint(file.path(), sample(), key);
+  const NoiseKey other = test_key(9);
+  try {
+    load_checkpoint(file.path(), 41, &other);
+    FAIL() << "another key was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("was made with a different noise key"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find(noise_key_check(key)), std::string::npos);
+  }
 }
 
 // Before, edited synthetic text was copied to synthetic.csv by --resume.
 TEST(Checkpoint, EditedOrDamagedContentIsRefused) {
   TempFile file("edited.json");
-  save_checkpoint(file.path(), sample());
+  save_checkpoint(file.path(), sample(), test_key());
   const std::string text = read_text(file.path());
   std::string edited = text;
   edited.replace(edited.find("another one"), 11, "injected!!!");
@@ -87,6 +150,8 @@ TEST(Checkpoint, EditedOrDamagedContentIsRefused) {
   expect_error(file, "written by an older secpe; start afresh");
   file.write(R"({"format":"secpe-checkpoint","format_version":2,"checksum":"blake2b-256:00","content":{}})");
   expect_error(file, "written by an older secpe; start afresh");
+  file.write(R"({"format":"secpe-checkpoint","format_version":3,"checksum":"blake2b-256:00","content":{}})");
+  expect_error(file, "written by an older secpe; start afresh");
   file.write("");
   expect_error(file, "not a secpe checkpoint");
 }
@@ -94,9 +159,9 @@ TEST(Checkpoint, EditedOrDamagedContentIsRefused) {
 // Before, a label of 999999 or -1 crashed --resume.
 TEST(Checkpoint, LabelsMustBeInRangeAndFieldsOfTheirTypes) {
   TempFile file("fields.json");
-  save_checkpoint(file.path(), sample(999999));
+  save_checkpoint(file.path(), sample(999999), test_key());
   expect_error(file, "labels[0].label is 999999, outside the dataset's 41 labels");
-  EXPECT_NO_THROW(load_checkpoint(file.path()));  // `secpe inspect` knows no dataset
+  EXPECT_NO_THROW(load_checkpoint(file.path(), std::nullopt, nullptr));  // `secpe inspect` knows no dataset
 
   const std::string ok_label = R"({"label":1,"synthetic":[],"initial":[],"history":[],"report":{},"releases":[],"metrics":[]})";
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -118,20 +183,20 @@ TEST(Checkpoint, LabelsMustBeInRangeAndFieldsOfTheirTypes) {
   };
   for (const auto& [content, needle] : cases) {
     SCOPED_TRACE(content);
-    write_with_checksum(file, content);
+    write_with_mac(file, content);
     expect_error(file, needle);
   }
 }
 
-// --shard-by label: one label in progress per rank, all in progress.json; and an older run's
-// progress.json (one label, no list) still resumes.
+// --shard-by label: one label in progress per rank, all in progress.json.
 TEST(Checkpoint, ProgressHoldsEveryLabelInProgress) {
   TempFile file("progress.json");
   const Checkpoint c = sample();
+  const NoiseKey key = test_key();
   std::map<std::size_t, LabelProgress> in_progress;
   for (const std::size_t label : {3u, 7u}) in_progress[label] = {label, 1, sample(label).labels.at(label)};
-  save_progress(file.path(), c.fingerprint, in_progress);
-  const auto loaded = load_progress(file.path(), 41, 2, c.fingerprint);
+  save_progress(file.path(), c.fingerprint, in_progress, key);
+  const auto loaded = load_progress(file.path(), 41, 2, c.fingerprint, key);
   ASSERT_EQ(loaded.size(), 2u);
   for (const std::size_t label : {3u, 7u}) {
     EXPECT_EQ(loaded.at(label).label, label);
@@ -140,27 +205,21 @@ TEST(Checkpoint, ProgressHoldsEveryLabelInProgress) {
     EXPECT_EQ(loaded.at(label).outcome.releases, in_progress.at(label).outcome.releases);
   }
   const nlohmann::ordered_json one = progress_json(in_progress.at(7));
-  nlohmann::ordered_json older = {{"fingerprint", c.fingerprint}};
-  older.update(one);
-  write_with_checksum(file, older.dump());
-  const auto old = load_progress(file.path(), 41, 2, c.fingerprint);
-  ASSERT_EQ(old.size(), 1u);
-  EXPECT_EQ(old.at(7).outcome.history, in_progress.at(7).outcome.history);
 
   // A finished label's state (iterations_done = T) travels between ranks but never sits in a file.
   const LabelProgress finished{3, 2, sample().labels.at(3)};
   EXPECT_EQ(progress_from_json(progress_json(finished), "rank 1's label state", 41, 2).outcome.metrics, finished.outcome.metrics);
   in_progress[3].iterations_done = 2;
-  save_progress(file.path(), c.fingerprint, in_progress);
+  save_progress(file.path(), c.fingerprint, in_progress, key);
   try {
-    load_progress(file.path(), 41, 2, c.fingerprint);
+    load_progress(file.path(), 41, 2, c.fingerprint, key);
     FAIL() << "a finished label was accepted as in progress";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("in_progress[0].iterations_done is 2, not in [1, 1]"), std::string::npos) << e.what();
   }
-  write_with_checksum(file, nlohmann::ordered_json{{"fingerprint", c.fingerprint}, {"in_progress", {one, one}}}.dump());
+  write_with_mac(file, nlohmann::ordered_json{{"fingerprint", c.fingerprint}, {"in_progress", {one, one}}}.dump());
   try {
-    load_progress(file.path(), 41, 2, c.fingerprint);
+    load_progress(file.path(), 41, 2, c.fingerprint, key);
     FAIL() << "a label listed twice was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("in_progress lists label 7 twice"), std::string::npos) << e.what();

@@ -104,12 +104,40 @@ void timed(std::vector<double>& wall, std::vector<double>& cpu, F&& f) {
   cpu.push_back(process_cpu_seconds() - c0);
 }
 
-// Exact 1-NN by inner product (= cosine on unit vectors): IndexFlatIP against our kernel.
-nlohmann::ordered_json bench_search(const FaissBenchOptions& o, const NearestCentreKernel& kernel) {
-  const MatrixF queries = random_unit_rows(o.seed, 1, o.queries, o.dim);
-  const MatrixF base = random_unit_rows(o.seed, 2, o.candidates, o.dim);
-  const double gflop = 2.0 * double(o.queries) * double(o.candidates) * o.dim / 1e9;
-  faiss::IndexFlatIP index(o.dim);
+// What the blas kernel's screens did (BlasKernelOptions::stats): rows per screen, and per row the
+// candidates each screen kept and the pairs scored exactly.
+nlohmann::ordered_json screen_counts(const ScreenStats& stats) {
+  nlohmann::ordered_json rows, kept;
+  std::uint64_t total = stats.exact_rows;
+  for (int l = 0; l < ScreenStats::kLevels; ++l) {
+    rows[ScreenStats::level_name(l)] = stats.rows[l].load();
+    total += stats.rows[l];
+    if (stats.rows[l]) kept[ScreenStats::level_name(l)] = double(stats.kept[l]) / double(stats.rows[l]);
+  }
+  rows["exact"] = stats.exact_rows.load();
+  return {{"rows", rows}, {"kept_per_row", kept}, {"rescored_per_row", total ? double(stats.rescored) / double(total) : 0.0}};
+}
+
+// Exact 1-NN by inner product (= cosine on unit vectors): IndexFlatIP against our kernel, on random
+// unit rows or on a dataset's public rows (--search-data: the first `candidates` indexed, the next
+// `queries` the queries).
+nlohmann::ordered_json bench_search(const FaissBenchOptions& o, const NearestCentreKernel& kernel, const ScreenStats& stats) {
+  std::string label;
+  MatrixF queries, base;
+  if (o.search_data.empty()) {
+    queries = random_unit_rows(o.seed, 1, o.queries, o.dim);
+    base = random_unit_rows(o.seed, 2, o.candidates, o.dim);
+  } else {
+    const MatrixF rows = public_rows_of_largest_label(o.search_data, o.candidates + o.queries, label);
+    if (static_cast<std::size_t>(rows.rows()) < o.candidates + o.queries)
+      throw InputError(o.search_data + ": " + std::to_string(rows.rows()) + " public rows in its largest label, fewer than --candidates plus --queries (" +
+                       std::to_string(o.candidates + o.queries) + ")");
+    base = rows.topRows(static_cast<Eigen::Index>(o.candidates));
+    queries = rows.bottomRows(static_cast<Eigen::Index>(o.queries));
+  }
+  const int dim = static_cast<int>(base.cols());
+  const double gflop = 2.0 * double(o.queries) * double(o.candidates) * dim / 1e9;
+  faiss::IndexFlatIP index(dim);
   index.add(static_cast<faiss::Index::idx_t>(o.candidates), base.data());
   std::vector<float> distances(o.queries);
   std::vector<faiss::Index::idx_t> labels(o.queries);
@@ -125,18 +153,20 @@ nlohmann::ordered_json bench_search(const FaissBenchOptions& o, const NearestCen
   std::size_t agree = 0;
   for (std::size_t i = 0; i < o.queries; ++i) agree += labels[i] == nearest[i] ? 1 : 0;
   const double faiss_s = median(runs.faiss), secpe_s = median(runs.secpe);
-  return {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", o.dim}, {"gflop", gflop}, {"faiss_index", "IndexFlatIP"},
+  return {{"queries", o.queries}, {"candidates", o.candidates}, {"dim", dim},
+          {"data", o.search_data.empty() ? std::string("random unit rows") : o.search_data + ": public rows of label '" + label + "'"},
+          {"gflop", gflop}, {"faiss_index", "IndexFlatIP"},
           {"faiss_seconds", faiss_s}, {"secpe_seconds", secpe_s}, {"secpe_kernel", kernel.name()},
           {"secpe_screen", screen_of(kernel, o.candidates)}, {"faiss_gflops", gflop / faiss_s}, {"secpe_gflops", gflop / secpe_s},
           {"speedup_vs_faiss", median(ratios(runs.faiss, runs.secpe))}, {"speedup", spread(ratios(runs.faiss, runs.secpe))},
           {"faiss_seconds_all", runs.faiss}, {"secpe_seconds_all", runs.secpe},
           {"cpu_speedup", spread(ratios(runs.faiss_cpu, runs.secpe_cpu))},
-          {"same_nearest_fraction", double(agree) / double(o.queries)}};
+          {"same_nearest_fraction", double(agree) / double(o.queries)}, {"secpe_screens", screen_counts(stats)}};
 }
 
 // k-means: the same points, k and iteration count. FAISS seeds randomly (a permutation), so its
 // time is essentially the Lloyd iterations; ours is split into seeding and Lloyd.
-nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCentreKernel& kernel, KMeansInit init) {
+nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCentreKernel& kernel, const ScreenStats& stats, KMeansInit init) {
   std::string points_label;
   const MatrixF points = o.kmeans_data.empty() ? random_unit_rows(o.seed, 3, o.kmeans_points, o.dim)
                                                : public_rows_of_largest_label(o.kmeans_data, o.kmeans_points, points_label);
@@ -197,6 +227,7 @@ nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCen
           {"secpe_over_faiss_per_iteration", our_per_iteration / faiss_per_iteration},
           {"secpe_seed_over_faiss_iteration", median(seed_s) / faiss_per_iteration},
           {"faiss_mean_cosine", mean_cosine(faiss_centres)}, {"secpe_mean_cosine", mean_cosine(ours.centres)},
+          {"secpe_screens", screen_counts(stats)},
           {"note", "faiss seeds randomly; FAISS and secpe run back to back in each of --repeats repetitions; *_seconds are medians, "
                    "secpe_over_faiss the per-repetition ratios of the totals (secpe seeding + Lloyd + sums against faiss::Clustering::train); "
                    "secpe_seconds_per_iteration = secpe_lloyd_seconds / secpe_lloyd_passes (the iterations plus the final assignment "
@@ -204,14 +235,16 @@ nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCen
                    "a point to its nearest centre"}};
 }
 
-std::unique_ptr<NearestCentreKernel> bench_kernel_of(const FaissBenchOptions& o) {
+// The kernel under test; a blas kernel counts what its screens did into `stats`.
+std::unique_ptr<NearestCentreKernel> bench_kernel_of(const FaissBenchOptions& o, ScreenStats* stats) {
   BlasScreen screen;
   try {
     screen = parse_blas_screen(o.screen);
   } catch (const InputError& e) {
     throw InputError(std::string("--screen: ") + e.what());
   }
-  if (o.kernel == "blas") return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = o.threads, .screen = screen});
+  if (o.kernel == "blas")
+    return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = o.threads, .screen = screen, .stats = stats, .screen_shift = o.screen_shift});
   return make_kernel(o.kernel, o.threads);
 }
 
@@ -219,13 +252,14 @@ std::unique_ptr<NearestCentreKernel> bench_kernel_of(const FaissBenchOptions& o)
 
 nlohmann::ordered_json bench_faiss(const FaissBenchOptions& o) {
   const KMeansInit init = parse_kmeans_init(o.kmeans_init);  // bad names fail before any work
-  const auto kernel = bench_kernel_of(o);
+  ScreenStats search_stats, kmeans_stats;  // each part's own counts (the k-means ones include its objective's search)
+  const auto search_kernel = bench_kernel_of(o, &search_stats), kmeans_kernel = bench_kernel_of(o, &kmeans_stats);
   // FAISS parallelises with OpenMP and calls sgemm, which runs on OpenBLAS's own threads: cap both.
   omp_set_num_threads(o.threads);
   openblas_set_num_threads(o.threads);
   nlohmann::ordered_json out;
-  out["search"] = bench_search(o, *kernel);
-  out["kmeans"] = bench_kmeans(o, *kernel, init);
+  out["search"] = bench_search(o, *search_kernel, search_stats);
+  out["kmeans"] = bench_kmeans(o, *kmeans_kernel, kmeans_stats, init);
   return out;
 }
 

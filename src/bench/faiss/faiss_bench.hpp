@@ -20,6 +20,9 @@ struct FaissBenchOptions {
   // label with the most of them, in record order, at most kmeans_points (clustered, real-shaped
   // data, as one label of SecPE's setup sees it). Empty: random unit rows.
   std::string kmeans_data;
+  // The exact search on a dataset's public rows (of the same label as above) instead of random unit
+  // rows: the first `candidates` indexed, the next `queries` searched. Empty: random unit rows.
+  std::string search_data;
   int kmeans_clusters = 600;
   int kmeans_iterations = 5;
   std::string kmeans_init = kmeans_init_name(KMeansOptions{}.init);  // our seeding: random, parallel (k-means||) or plusplus
@@ -28,6 +31,7 @@ struct FaissBenchOptions {
   int repeats = 3;                 // FAISS and ours back to back, this many times; medians and ratios reported
   std::string kernel = "blas";
   std::string screen = "auto";     // blas: the candidate screen (blas_kernel.hpp)
+  bool screen_shift = true;        // blas: BlasKernelOptions::screen_shift (false: to measure what it gains)
   std::uint64_t seed = 1;
 };
 

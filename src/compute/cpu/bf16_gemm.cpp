@@ -189,16 +189,20 @@ bool amx_available() {
 
 namespace {
 
-// v in bf16 into out[0, d), and relative_rounding_error of v: one pass, scalar.
-double round_and_measure_scalar(const float* v, Eigen::Index d, std::uint16_t* out) {
-  double error = 0.0, norm = 0.0;  // squared; each difference is exact (v' is v rounded, or 0)
+// v - shift (v without a shift) in bf16 into out[0, d), and its measured R and u
+// (screen::measured_residual): one pass, scalar. Without a shift each difference is exact (v' is v
+// rounded, or 0); with one, the residual is rounded to float first and the differences are taken in
+// double from v and m.
+screen::Measured round_and_measure_scalar(const float* v, const float* shift, Eigen::Index d, std::uint16_t* out) {
+  double error = 0.0, norm = 0.0;  // squared
   for (Eigen::Index k = 0; k < d; ++k) {
-    out[k] = round_to_bf16(v[k]);
-    const double e = double(v[k]) - double(widen(out[k]));
+    const float m = shift ? shift[k] : 0.0f;
+    out[k] = round_to_bf16(v[k] - m);
+    const double r = double(v[k]) - double(m), e = r - double(widen(out[k]));
     error += e * e;
-    norm += double(v[k]) * double(v[k]);
+    norm += r * r;
   }
-  return screen::relative_error_bound(error, norm, d);
+  return screen::measured_residual(error, norm, d, shift != nullptr);
 }
 
 #ifdef SECPE_AMX
@@ -213,15 +217,15 @@ double round_and_measure_scalar(const float* v, Eigen::Index d, std::uint16_t* o
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 [[gnu::target("avx512f")]]
-double round_and_measure_avx512(const float* v, Eigen::Index d, std::uint16_t* out) {
+screen::Measured round_and_measure_avx512(const float* v, const float* shift, Eigen::Index d, std::uint16_t* out) {
   const __m512i bias = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);
   const __m512i high = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)), exponent = _mm512_set1_epi32(0x7F800000);
   const __m512i sign = _mm512_set1_epi32(static_cast<int>(0x80000000u));
   __m512d error = _mm512_setzero_pd(), norm = _mm512_setzero_pd();
   Eigen::Index k = 0;
   for (; k + 16 <= d; k += 16) {
-    const __m512 x = _mm512_loadu_ps(v + k);
-    const __m512i u = _mm512_castps_si512(x);
+    const __m512 x = _mm512_loadu_ps(v + k), m = shift ? _mm512_loadu_ps(shift + k) : _mm512_setzero_ps();
+    const __m512i u = _mm512_castps_si512(_mm512_sub_ps(x, m));
     // round_to_bf16: the rounded value's bits in the high half of each lane.
     __m512i r = _mm512_and_si512(_mm512_add_epi32(u, _mm512_add_epi32(bias, _mm512_and_si512(_mm512_srli_epi32(u, 16), one))), high);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16)));
@@ -229,45 +233,49 @@ double round_and_measure_avx512(const float* v, Eigen::Index d, std::uint16_t* o
     const __m512 w = _mm512_castsi512_ps(r);
     for (int half = 0; half < 2; ++half) {
       const __m256 xs = _mm512_castps512_ps256(half ? _mm512_shuffle_f32x4(x, x, 0xEE) : x);
+      const __m256 ms = _mm512_castps512_ps256(half ? _mm512_shuffle_f32x4(m, m, 0xEE) : m);
       const __m256 ws = _mm512_castps512_ps256(half ? _mm512_shuffle_f32x4(w, w, 0xEE) : w);
-      const __m512d xd = _mm512_cvtps_pd(xs), e = _mm512_sub_pd(xd, _mm512_cvtps_pd(ws));
+      const __m512d xd = _mm512_sub_pd(_mm512_cvtps_pd(xs), _mm512_cvtps_pd(ms)), e = _mm512_sub_pd(xd, _mm512_cvtps_pd(ws));
       error = _mm512_add_pd(error, _mm512_mul_pd(e, e));
       norm = _mm512_add_pd(norm, _mm512_mul_pd(xd, xd));
     }
   }
   double e = 0.0, n = 0.0;
   for (; k < d; ++k) {
-    out[k] = round_to_bf16(v[k]);
-    const double diff = double(v[k]) - double(widen(out[k]));
+    const float m = shift ? shift[k] : 0.0f;
+    out[k] = round_to_bf16(v[k] - m);
+    const double r = double(v[k]) - double(m), diff = r - double(widen(out[k]));
     e += diff * diff;
-    n += double(v[k]) * double(v[k]);
+    n += r * r;
   }
-  return screen::relative_error_bound(e + _mm512_reduce_add_pd(error), n + _mm512_reduce_add_pd(norm), d);
+  return screen::measured_residual(e + _mm512_reduce_add_pd(error), n + _mm512_reduce_add_pd(norm), d, shift != nullptr);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
 #endif
 
-double round_and_measure(const float* v, Eigen::Index d, std::uint16_t* out) {
+screen::Measured round_and_measure(const float* v, const float* shift, Eigen::Index d, std::uint16_t* out) {
 #ifdef SECPE_AMX
   static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512) return round_and_measure_avx512(v, d, out);
+  if (avx512) return round_and_measure_avx512(v, shift, d, out);
 #endif
-  return round_and_measure_scalar(v, d, out);
+  return round_and_measure_scalar(v, shift, d, out);
 }
 
 }  // namespace
 
 double relative_rounding_error(const float* v, Eigen::Index d) {
   std::vector<std::uint16_t> rounded(static_cast<std::size_t>(d));
-  return round_and_measure(v, d, rounded.data());
+  return round_and_measure(v, nullptr, d, rounded.data()).unit;
 }
 
-PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(padded(centres.cols())) {
+PackedCentres::PackedCentres(const MatrixF& centres, const screen::Shift& shift, int threads) : dim_(padded(centres.cols())) {
   const Eigen::Index n = centres.rows(), d = centres.cols(), groups = padded(n) / 16;
+  const float* m = shift.m.empty() ? nullptr : shift.m.data();
   data_.resize(static_cast<std::size_t>(padded(n) * dim_ / 2));  // zeros: the padding
   errors_.assign(static_cast<std::size_t>(n), 0.0);
+  residuals_.assign(static_cast<std::size_t>(n), 0.0);
   // Groups of 16 centres are independent: each chunk packs its own.
   run_chunks(chunk_count(threads, static_cast<std::size_t>(groups), double(16 * d)), static_cast<std::size_t>(groups),
              [&](int, std::size_t g0, std::size_t g1) {
@@ -275,7 +283,9 @@ PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(padded(
                const Eigen::Index c1 = std::min<Eigen::Index>(n, static_cast<Eigen::Index>(g1) * 16);
                for (Eigen::Index c = static_cast<Eigen::Index>(g0) * 16; c < c1; ++c) {
                  std::uint32_t* tiles = data_.data() + c / 16 * dim_ * 8;
-                 errors_[static_cast<std::size_t>(c)] = round_and_measure(centres.row(c).data(), d, rounded.data());
+                 const screen::Measured r = round_and_measure(centres.row(c).data(), m, d, rounded.data());
+                 errors_[static_cast<std::size_t>(c)] = r.unit;
+                 residuals_[static_cast<std::size_t>(c)] = r.residual;
                  for (Eigen::Index k = 0; k < d; k += 2)
                    tiles[pair_slot(k, c % 16)] = std::uint32_t{rounded[static_cast<std::size_t>(k)]} |
                                                  (std::uint32_t{rounded[static_cast<std::size_t>(k + 1)]} << 16);
@@ -284,13 +294,20 @@ PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(padded(
   for (const double e : errors_) max_error_ = std::max(max_error_, e);
 }
 
-void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector<std::uint16_t>& out,
-                std::vector<double>& errors) {
+void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, const screen::Shift& shift, screen::RoundedRows& out) {
   const Eigen::Index d = x.cols(), dp = padded(d);
-  out.assign(static_cast<std::size_t>(padded(rows) * dp), 0);
-  errors.resize(static_cast<std::size_t>(rows));
-  for (Eigen::Index i = 0; i < rows; ++i)
-    errors[static_cast<std::size_t>(i)] = round_and_measure(x.row(r0 + i).data(), d, out.data() + i * dp);
+  const auto n = static_cast<std::size_t>(rows);
+  out.bf16.assign(static_cast<std::size_t>(padded(rows) * dp), 0);
+  out.errors.resize(n);
+  out.residuals.resize(n);
+  out.shifted.resize(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float* m = out.shifted[i] ? shift.m.data() : nullptr;
+    const auto row = static_cast<Eigen::Index>(i);
+    const screen::Measured r = round_and_measure(x.row(r0 + row).data(), m, d, out.bf16.data() + row * dp);
+    out.errors[i] = r.unit;
+    out.residuals[i] = r.residual;
+  }
 }
 
 void gemm(Engine engine, const std::uint16_t* xb, Eigen::Index mbp, const PackedCentres& centres, Eigen::Index c0,

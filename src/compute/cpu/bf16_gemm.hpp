@@ -51,24 +51,26 @@ double relative_rounding_error(const float* v, Eigen::Index d);
 // Built once per search, on up to `threads` threads.
 class PackedCentres {
  public:
-  explicit PackedCentres(const MatrixF& centres, int threads = 1);
+  // Each centre c rounded as c - shift.m (c itself without a shift; screen::Measured).
+  PackedCentres(const MatrixF& centres, const screen::Shift& shift, int threads = 1);
   Eigen::Index padded_dim() const { return dim_; }
-  std::span<const double> relative_errors() const { return errors_; }  // relative_rounding_error of each centre
+  std::span<const double> relative_errors() const { return errors_; }  // each centre's u (relative_rounding_error unshifted)
+  std::span<const double> residuals() const { return residuals_; }     // and its R
   double max_relative_error() const { return max_error_; }
   // The tiles of centres [c0, c0 + 16) (c0 a multiple of 16): padded_dim() / 32 tiles of 256 pairs.
   const std::uint32_t* group(Eigen::Index c0) const { return data_.data() + c0 / 16 * dim_ * 8; }
 
  private:
   Eigen::Index dim_;
-  std::vector<double> errors_;
+  std::vector<double> errors_, residuals_;
   double max_error_ = 0.0;
   LineVector<std::uint32_t> data_;
 };
 
-// Rows [r0, r0 + rows) of x in bf16, row-major, padded to padded(rows) x padded(cols) into `out`,
-// and each row's relative_rounding_error into `errors`.
-void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, LineVector<std::uint16_t>& out,
-                std::vector<double>& errors);
+// Rows [r0, r0 + rows) of x in bf16, each as x - shift.m where out.shifted says so
+// (RoundedRows::shift_rows, called first), row-major, padded to padded(rows) x padded(cols) into
+// out.bf16, and each row's measured u and R into out.errors and out.residuals.
+void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, const screen::Shift& shift, screen::RoundedRows& out);
 
 // g (row-major, ld = nbp) = xb (mbp x padded_dim, from round_rows) times centres [c0, c0 + nbp)
 // transposed, on a bf16 engine; mbp, nbp and c0 multiples of kPad, and the centres exist (padded)

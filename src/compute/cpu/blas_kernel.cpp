@@ -35,6 +35,7 @@
 
 #include "compute/exact_score.hpp"
 #include "compute/cpu/bf16_gemm.hpp"
+#include "compute/cpu/screen_cascade.hpp"
 #include "compute/cpu/screen_gemm.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "core/parallel.hpp"
@@ -48,6 +49,11 @@ constexpr BlasScreen kScreens[] = {BlasScreen::kAuto, BlasScreen::kFp32, BlasScr
                                    BlasScreen::kInt8, BlasScreen::kInt8Emulated};
 
 }  // namespace
+
+const char* ScreenStats::level_name(int level) {
+  static constexpr const char* kNames[kLevels] = {"int8", "bf16", "fp32"};
+  return level >= 0 && level < kLevels ? kNames[level] : "?";
+}
 
 BlasScreen parse_blas_screen(const std::string& name) {
   for (const BlasScreen s : kScreens)
@@ -180,7 +186,10 @@ BlasKernel::BlasKernel(BlasKernelOptions options)
       row_block_(std::max(1, options.row_block)),
       centre_block_(std::max(1, options.centre_block)),
       screen_(resolve_screen(options.screen)),
-      auto_(screen_ == BlasScreen::kAuto ? options.auto_choice.value_or(auto_screen()) : AutoScreen{}) {
+      auto_(screen_ == BlasScreen::kAuto ? options.auto_choice.value_or(auto_screen()) : AutoScreen{}),
+      stats_(options.stats),
+      screen_shift_(options.screen_shift),
+      cascade_limit_(options.cascade_limit) {
   for (AutoScreen::Tier& t : auto_.tiers) t.screen = resolve_screen(t.screen);
 }
 
@@ -258,26 +267,29 @@ struct Search {
   const exact::Prepared& p;
   std::vector<double> centre_sq;         // |c|^2
   std::vector<double> centre_inv_norms;  // 1 / |c| (cosine)
-  std::vector<double> err_p, err_q, err_r;  // each centre's bound::CentreTerms (its own norm and unit)
   bound::ScoreBound bound;  // the fp32 screen's, for every row (and the float re-screen's)
   bool exact_only;  // float overflow possible: score every pair exactly
-  const screen::ScreenGemm* narrow;  // the narrow screen's centres and engine; null: the fp32 screen
   std::span<std::int32_t> nearest;
   std::span<double> score;
-  // A narrow screen that keeps too many candidates costs more in rescoring than it saves: after a
-  // block whose rows kept more than narrow_limit each on average, the remaining blocks screen in
-  // fp32 (the results are the same either way: only the time differs).
-  double narrow_limit = 0.0;
-  mutable std::atomic<bool> narrow_off{false};
+  // The screens, fastest first (compute/cpu/screen_cascade.hpp): a block whose rows kept more
+  // candidates than its screen's limit hands the rest of the search to the next one (the results
+  // are the same either way: only the time differs). Null when exact_only.
+  const screen::Cascade* cascade = nullptr;
+  bool narrow = false;  // the cascade starts on a narrow screen (the centres' side re-screens in float)
+  ScreenStats* stats = nullptr;
 };
 
 // Thread-local scratch.
 struct Workspace {
-  const screen::ScreenGemm* narrow = nullptr;  // this block's narrow screen (null: fp32)
+  const screen::Level* level = nullptr;        // this block's screen
+  const screen::ScreenGemm* narrow = nullptr;  // its narrow GEMM (null: fp32)
   std::size_t candidates = 0;                   // kept by this block's rows before any re-screen
+  std::size_t rescored = 0;                     // pairs of this block's rows scored exactly
   screen::RoundedRows rounded;  // the row block as a narrow screen multiplies it
   screen::LineVector<float> g;
-  std::vector<bound::ScoreBound> bounds;   // each row's bound
+  std::vector<bound::RowTerms> terms;     // each row's bound
+  std::vector<double> row_offset;         // each row's P (bound::offset_score_of)
+  std::vector<const double*> centre_offset;  // each row's Q per centre (null: none)
   std::vector<double> lo, hi;      // a block's bounds on the exact scores of one row
   std::vector<double> chunk_min;  // lo's minimum per kChunk centres
   std::vector<RowState> rows;
@@ -382,13 +394,14 @@ void finish_row(const Search& s, Eigen::Index i, RowState& st, Workspace& ws) {
   } else {
     st.prune();
     for (const Candidate& c : st.cands) ws.ids.push_back(c.index);
-    if (ws.narrow) ws.candidates += ws.ids.size();
+    ws.candidates += ws.ids.size();
     if (ws.narrow && ws.ids.size() > s.k + 1) {
       const Side centres{s.centres, s.p.centre_norms, s.centre_sq, s.centre_inv_norms};
       rescreen_in_float(s, s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], centres, ws);
     }
   }
   // ws.ids.size() >= k: the k bounds of the heap are candidates
+  ws.rescored += ws.ids.size();
   const auto out = static_cast<std::size_t>(i) * s.k;
   ws.batch.add_row(s.x.row(i).data(), s.p.row_norms[static_cast<std::size_t>(i)], ws.ids, s.nearest.data() + out,
                    s.score.data() + out);
@@ -415,26 +428,19 @@ using FloatLanes = float __attribute__((vector_size(32)));
   return m[0];
 }
 
-// lo and hi for centre j: the approximate score from G's g, and its bound E (score_error, as the
-// row's bound::RowTerms and the centre's bound::CentreTerms give it), for one double or eight.
-template <Metric M, class T>
-[[gnu::always_inline]] inline void bounds_of(const Search& s, const bound::RowTerms& t, double sqx, double inv_rx, const T& g,
-                                             Eigen::Index j, T& lo, T& hi) {
-  T sqc, inv_rc, p, q, r = T{};
-  std::memcpy(&p, s.err_p.data() + j, sizeof p);
-  std::memcpy(&q, s.err_q.data() + j, sizeof q);
-  if constexpr (M == Metric::kL2) {
-    std::memcpy(&sqc, s.centre_sq.data() + j, sizeof sqc);
-    std::memcpy(&r, s.err_r.data() + j, sizeof r);
-  } else {
-    sqc = T{};
-  }
-  if constexpr (M == Metric::kCosine) {
-    std::memcpy(&inv_rc, s.centre_inv_norms.data() + j, sizeof inv_rc);
-  } else {
-    inv_rc = T{};
-  }
-  const T a = bound::approx_score_of<T>(M, g, T{} + sqx, sqc, T{} + inv_rx, inv_rc);
+// lo and hi for centre j: the approximate score from G's g and the offsets (the row's P, the
+// centre's Q where q is not null: bound::offset_score_of), and its bound E (the row's
+// bound::RowTerms, the level's bound::CentreTerms of the centre), for one double or eight.
+template <Metric M, bool kQ, class T>
+[[gnu::always_inline]] inline void bounds_of(const Search& s, const screen::Level& level, const bound::RowTerms& t, double row_p,
+                                             const double* q_c, double inv_rx, const T& g, Eigen::Index j, T& lo, T& hi) {
+  T p, q, r = T{}, qc = T{}, inv_rc = T{};
+  std::memcpy(&p, level.p.data() + j, sizeof p);
+  std::memcpy(&q, level.q.data() + j, sizeof q);
+  if constexpr (M != Metric::kInnerProduct) std::memcpy(&r, level.r.data() + j, sizeof r);
+  if constexpr (kQ) std::memcpy(&qc, q_c + j, sizeof qc);
+  if constexpr (M == Metric::kCosine) std::memcpy(&inv_rc, s.centre_inv_norms.data() + j, sizeof inv_rc);
+  const T a = bound::offset_score_of<T>(M, g, T{} + row_p, qc, T{} + inv_rx, inv_rc);
   const T e = bound::terms_error<T>(t, p, q, r);
   lo = a - e;
   hi = a + e;
@@ -443,12 +449,11 @@ template <Metric M, class T>
 // Bounds on the exact scores of row i against centres c0 .. c0+nb-1 from G's row: lo = a - E and
 // hi = a + E into lo[0, nb) and hi[0, nb), the smallest lo of each chunk into chunk_min; returns
 // the smallest hi. Eight centres at a time (each lane computes what the scalar tail computes).
-template <Metric M>
-[[gnu::always_inline]] inline double bounds_row(const Search& s, Eigen::Index i, const bound::ScoreBound& b, const float* g,
-                                                Eigen::Index c0, Eigen::Index nb, double* lo, double* hi, double* chunk_min) {
-  const double rx = s.p.row_norms[static_cast<std::size_t>(i)];
-  const double sqx = rx * rx, inv_rx = M == Metric::kCosine ? 1.0 / rx : 0.0;
-  const bound::RowTerms t = bound::row_terms(b, M, rx);
+template <Metric M, bool kQ>
+[[gnu::always_inline]] inline double bounds_row(const Search& s, const screen::Level& level, Eigen::Index i, const bound::RowTerms& t,
+                                                double row_p, const double* q_c, const float* g, Eigen::Index c0, Eigen::Index nb,
+                                                double* lo, double* hi, double* chunk_min) {
+  const double inv_rx = M == Metric::kCosine ? 1.0 / s.p.row_norms[static_cast<std::size_t>(i)] : 0.0;
   double hmin = kInf;
   for (Eigen::Index b0 = 0; b0 < nb; b0 += kChunk) {
     const Eigen::Index b1 = std::min(nb, b0 + kChunk);
@@ -458,7 +463,7 @@ template <Metric M>
       FloatLanes gf;
       std::memcpy(&gf, g + j, sizeof gf);
       Lanes l, h;
-      bounds_of<M>(s, t, sqx, inv_rx, __builtin_convertvector(gf, Lanes), c0 + j, l, h);
+      bounds_of<M, kQ>(s, level, t, row_p, q_c, inv_rx, __builtin_convertvector(gf, Lanes), c0 + j, l, h);
       std::memcpy(lo + j, &l, sizeof l);
       std::memcpy(hi + j, &h, sizeof h);
       lm = l < lm ? l : lm;
@@ -467,13 +472,24 @@ template <Metric M>
     double lmin = lanes_min(lm);
     hmin = std::min(hmin, lanes_min(hm));
     for (; j < b1; ++j) {
-      bounds_of<M>(s, t, sqx, inv_rx, static_cast<double>(g[j]), c0 + j, lo[j], hi[j]);
+      bounds_of<M, kQ>(s, level, t, row_p, q_c, inv_rx, static_cast<double>(g[j]), c0 + j, lo[j], hi[j]);
       lmin = std::min(lmin, lo[j]);
       hmin = std::min(hmin, hi[j]);
     }
     chunk_min[b0 / kChunk] = lmin;
   }
   return hmin;
+}
+
+// bounds_row for the metric and for whether the row's centres have offsets.
+template <Metric M>
+[[gnu::always_inline]] inline double bounds_row_of(const Search& s, const Workspace& ws, Eigen::Index r, Eigen::Index r0,
+                                                   const float* g, Eigen::Index c0, Eigen::Index nb, double* lo, double* hi,
+                                                   double* chunk_min) {
+  const auto k = static_cast<std::size_t>(r);
+  const double* q_c = ws.centre_offset[k];
+  if (q_c) return bounds_row<M, true>(s, *ws.level, r0 + r, ws.terms[k], ws.row_offset[k], q_c, g, c0, nb, lo, hi, chunk_min);
+  return bounds_row<M, false>(s, *ws.level, r0 + r, ws.terms[k], ws.row_offset[k], nullptr, g, c0, nb, lo, hi, chunk_min);
 }
 
 // Folds one block into the row's state: R lies in [lo, hi] for each of its centres, hmin is the
@@ -555,23 +571,49 @@ void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c
   double* hi = ws.hi.data();
   for (Eigen::Index r = 0; r < mb; ++r) {
     const float* g = ws.g.data() + r * ld;
-    const bound::ScoreBound& b = ws.bounds[static_cast<std::size_t>(r)];
     double* chunk_min = ws.chunk_min.data();
     double hmin = kInf;
     switch (s.metric) {
-      case Metric::kL2: hmin = bounds_row<Metric::kL2>(s, r0 + r, b, g, c0, nb, lo, hi, chunk_min); break;
-      case Metric::kInnerProduct: hmin = bounds_row<Metric::kInnerProduct>(s, r0 + r, b, g, c0, nb, lo, hi, chunk_min); break;
-      case Metric::kCosine: hmin = bounds_row<Metric::kCosine>(s, r0 + r, b, g, c0, nb, lo, hi, chunk_min); break;
+      case Metric::kL2: hmin = bounds_row_of<Metric::kL2>(s, ws, r, r0, g, c0, nb, lo, hi, chunk_min); break;
+      case Metric::kInnerProduct: hmin = bounds_row_of<Metric::kInnerProduct>(s, ws, r, r0, g, c0, nb, lo, hi, chunk_min); break;
+      case Metric::kCosine: hmin = bounds_row_of<Metric::kCosine>(s, ws, r, r0, g, c0, nb, lo, hi, chunk_min); break;
     }
     fold_block(s, ws.rows[r], c0, nb, lo, hi, hmin, chunk_min);
     if (ws.columns) fold_columns(*ws.columns, c0, nb, lo, hi, static_cast<std::int32_t>(r0 + r));
   }
 }
 
+// Each row's bound and offsets for this block's screen (row_offset: P; centre_offset: Q, where the
+// centres have one for this row). A narrow screen's come from its rounding of the rows (a row
+// rounded as x - m reads the centres' shifted offsets; one rounded as itself, for L2, |c|^2):
+// compute/search_bound.hpp, "Shifted screens".
+void row_bounds(const Search& s, Eigen::Index r0, Eigen::Index mb, Workspace& ws) {
+  const auto n = static_cast<std::size_t>(mb);
+  const bool l2 = s.metric == Metric::kL2;
+  ws.terms.resize(n);
+  ws.row_offset.resize(n);
+  ws.centre_offset.assign(n, l2 ? s.centre_sq.data() : nullptr);
+  if (ws.narrow) ws.narrow->round_rows(s.x, r0, mb, ws.rounded);
+  for (std::size_t r = 0; r < n; ++r) {
+    const double rx = s.p.row_norms[static_cast<std::size_t>(r0) + r];
+    if (!ws.narrow) {
+      ws.terms[r] = bound::row_terms(s.bound, s.metric, rx);
+      ws.row_offset[r] = l2 ? rx * rx : 0.0;
+      continue;
+    }
+    const screen::RoundedRows& rounded = ws.rounded;
+    ws.terms[r] = bound::shifted_row_terms(ws.level->shifted, s.metric, rounded.errors[r], rounded.residuals[r], rx);
+    ws.row_offset[r] = bound::row_offset(s.metric, rx * rx, rounded.shift_dots[r]);
+    if (rounded.shifted[r]) ws.centre_offset[r] = ws.level->offset.data();
+  }
+}
+
 void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index centre_block, Workspace& ws) {
   const Eigen::Index n = s.centres.rows();
-  ws.narrow = s.narrow_off.load(std::memory_order_relaxed) ? nullptr : s.narrow;
-  ws.candidates = 0;
+  const int level = s.cascade ? s.cascade->index() : 0;
+  ws.level = s.cascade ? &s.cascade->level(level) : nullptr;
+  ws.narrow = ws.level ? ws.level->narrow.get() : nullptr;
+  ws.candidates = ws.rescored = 0;
   if (ws.rows.size() < static_cast<std::size_t>(mb)) ws.rows.resize(static_cast<std::size_t>(mb));
   for (Eigen::Index r = 0; r < mb; ++r) ws.rows[r].reset(s.k);
   if (!s.exact_only) {
@@ -581,16 +623,7 @@ void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Inde
     ws.lo.resize(static_cast<std::size_t>(nbmax));
     ws.hi.resize(static_cast<std::size_t>(nbmax));
     ws.chunk_min.resize(static_cast<std::size_t>(nbmax / kChunk + 1));
-    ws.bounds.assign(static_cast<std::size_t>(mb), s.bound);
-    if (ws.narrow) {
-      // The bound's input unit for this row: its measured relative rounding error (each centre's
-      // is in its CentreTerms: |x'.c' - x.c| <= (u_x + u_c + u_x u_c) |x| |c|).
-      ws.narrow->round_rows(s.x, r0, mb, ws.rounded);
-      const Eigen::Index d = s.x.cols();
-      for (std::size_t r = 0; r < ws.bounds.size(); ++r) {
-        ws.bounds[r] = bound::make_row_bound(s.metric, d, ws.rounded.errors[r], ws.narrow->roundings(d));
-      }
-    }
+    row_bounds(s, r0, mb, ws);
     for (Eigen::Index c0 = 0; c0 < n; c0 += centre_block) {
       const Eigen::Index nb = std::min(centre_block, n - c0), ld = pad(nb);
       block_products(s, r0, mb, c0, nb, ld, ws);
@@ -599,7 +632,13 @@ void process_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Inde
   }
   for (Eigen::Index r = 0; r < mb; ++r) finish_row(s, r0 + r, ws.rows[r], ws);
   ws.batch.finish(s.metric, s.centres, s.p.centre_norms, s.k);
-  if (ws.narrow && double(ws.candidates) > s.narrow_limit * double(mb)) s.narrow_off.store(true, std::memory_order_relaxed);
+  if (s.stats) {
+    const int at = s.exact_only ? -1 : ws.level->stats_level;
+    (at < 0 ? s.stats->exact_rows : s.stats->rows[at]).fetch_add(static_cast<std::uint64_t>(mb), std::memory_order_relaxed);
+    if (at >= 0) s.stats->kept[at].fetch_add(ws.candidates, std::memory_order_relaxed);
+    s.stats->rescored.fetch_add(ws.rescored, std::memory_order_relaxed);
+  }
+  if (s.cascade && double(ws.candidates) > ws.level->limit * double(mb)) s.cascade->step_down(level);
 }
 
 // OpenBLAS runs one thread per call while our workers run (each worker calls sgemm itself);
@@ -619,12 +658,19 @@ class OpenBlasSingleThreaded {
   int saved_;
 };
 
-// The narrow screen's GEMM for this search, or null (fp32) where the screen is fp32 or cannot take
-// the search's norms or dimension (screen::fits; zero vectors are no obstacle: their products are 0).
-std::unique_ptr<screen::ScreenGemm> narrow_screen(BlasScreen choice, Eigen::Index d, const exact::Prepared& p, int threads,
-                                                  const MatrixF& centres) {
-  const std::optional<screen::Engine> engine = screen_engine(choice);
-  if (!engine) return nullptr;
+// The narrow screens of a search on `choice`, fastest first: int8, then bf16 where an engine runs
+// (the emulations cascade to each other), each only where it can take the search's norms and
+// dimension (screen::fits; zero vectors are no obstacle: their products are 0). fp32 follows.
+std::vector<screen::Engine> cascade_engines(BlasScreen choice, Eigen::Index d, const exact::Prepared& p) {
+  std::vector<BlasScreen> screens;
+  switch (choice) {
+    case BlasScreen::kInt8: screens = {BlasScreen::kInt8, BlasScreen::kBf16}; break;
+    case BlasScreen::kInt8Emulated: screens = {BlasScreen::kInt8Emulated, BlasScreen::kBf16Emulated}; break;
+    case BlasScreen::kBf16:
+    case BlasScreen::kBf16Emulated: screens = {choice}; break;
+    case BlasScreen::kAuto:
+    case BlasScreen::kFp32: break;
+  }
   double min_norm = kInf, max_norm = 0.0;
   for (const auto* norms : {&p.row_norms, &p.centre_norms}) {
     for (const double v : *norms) {
@@ -632,26 +678,12 @@ std::unique_ptr<screen::ScreenGemm> narrow_screen(BlasScreen choice, Eigen::Inde
       max_norm = std::max(max_norm, v);
     }
   }
-  if (!screen::fits(*engine, d, min_norm == kInf ? 1.0 : min_norm, max_norm)) return nullptr;
-  return screen::make_screen_gemm(*engine, centres, threads);
-}
-
-// Candidates per row above which a narrow screen loses to fp32. Measured on this project's AMD
-// EPYC (Zen 5) at d = 768: rescoring a candidate (a float re-screen or an exact score, its row read
-// from memory) costs about what the fp32 GEMM spends on 32 centres, and an engine k times faster
-// than sgemm saves 1 - 1/k of that GEMM; the limit is set twice that break-even, since a block's
-// average is a rough guide. The emulations never give up (they exist to test the narrow path).
-double narrow_limit(screen::Engine engine, Eigen::Index centres) {
-  double speedup = 0.0;  // over sgemm, roughly
-  switch (engine) {
-    case screen::Engine::kBf16Amx:
-    case screen::Engine::kInt8Avx512: speedup = 4.0; break;
-    case screen::Engine::kBf16Avx512:
-    case screen::Engine::kInt8Avx: speedup = 2.0; break;
-    case screen::Engine::kBf16Emulated:
-    case screen::Engine::kInt8Emulated: return kInf;
+  std::vector<screen::Engine> engines;
+  for (const BlasScreen screen : screens) {
+    const std::optional<screen::Engine> engine = screen_engine(screen);
+    if (engine && screen::fits(*engine, d, min_norm == kInf ? 1.0 : min_norm, max_norm)) engines.push_back(*engine);
   }
-  return 8.0 + 2.0 * double(centres) * (1.0 - 1.0 / speedup) / 32.0;
+  return engines;
 }
 
 // search_mutual's other direction: each centre's exact answer from the candidate rows of every
@@ -726,22 +758,21 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
   const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
   const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
   const bool exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
-  const std::unique_ptr<screen::ScreenGemm> narrow = exact_only ? nullptr : narrow_screen(screen_for(n), x.cols(), p, threads_, centres);
+  const std::vector<screen::Engine> engines = exact_only ? std::vector<screen::Engine>() : cascade_engines(screen_for(n), x.cols(), p);
   const Eigen::Index centre_block =
-      narrow ? std::min(screen::padded(centre_block_), screen::padded(n)) : std::min<Eigen::Index>(centre_block_, n);
-  Search s{x, centres, metric, kk, p, {}, {}, {}, {}, {}, bound::make_score_bound(metric, x.cols()), exact_only, narrow.get(),
-           nearest, score};
-  if (narrow) s.narrow_limit = narrow_limit(narrow->engine(), n);
+      engines.empty() ? std::min<Eigen::Index>(centre_block_, n) : std::min(screen::padded(centre_block_), screen::padded(n));
+  Search s{x, centres, metric, kk, p, {}, {}, bound::make_score_bound(metric, x.cols()), exact_only, nearest, score};
   const auto nc = static_cast<std::size_t>(n);
   norm_terms(metric, p.centre_norms, s.centre_sq, s.centre_inv_norms);
-  const std::span<const double> units = narrow ? narrow->centre_errors() : std::span<const double>();
-  s.err_p.resize(nc);
-  s.err_q.resize(nc);
-  s.err_r.resize(nc);
-  for (std::size_t c = 0; c < nc; ++c) {
-    const bound::CentreTerms t = bound::centre_terms(metric, p.centre_norms[c], s.centre_inv_norms[c], units.empty() ? 0.0 : units[c]);
-    s.err_p[c] = t.p, s.err_q[c] = t.q, s.err_r[c] = t.r;
+  std::optional<screen::Cascade> cascade;
+  if (!exact_only) {
+    cascade.emplace(screen::CascadeInputs{centres, metric, p.centre_norms, s.centre_sq, s.centre_inv_norms, max_rx, threads_,
+                                          screen_shift_, cascade_limit_},
+                    engines);
+    s.cascade = &*cascade;
   }
+  s.narrow = !engines.empty();
+  s.stats = stats_;
 
   // Blocks of rows: at least one per thread when X is small, at most row_block rows each.
   Eigen::Index blocks = (m + row_block_ - 1) / row_block_;

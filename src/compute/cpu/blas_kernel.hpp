@@ -1,4 +1,6 @@
 #pragma once
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +63,19 @@ std::optional<screen::Engine> screen_engine(BlasScreen screen);
 // A resolved screen with its engine here, for reports: "fp32 (sgemm)", "int8 (AVX512-VNNI)", ...
 std::string screen_label(BlasScreen screen);
 
+// What the searches of a blas kernel screened with and kept, summed over its searches while
+// BlasKernelOptions::stats points here (the benchmarks report candidates per row per screen).
+// `kept`: candidates a screen's bound left per row, before the float re-screen; `rescored`: pairs
+// scored exactly (after it). Rows of a search that scores every pair exactly count in exact_rows.
+struct ScreenStats {
+  static constexpr int kLevels = 3;  // int8, bf16, fp32: the cascade's screens (level_name)
+  std::atomic<std::uint64_t> rows[kLevels] = {};
+  std::atomic<std::uint64_t> kept[kLevels] = {};
+  std::atomic<std::uint64_t> rescored{0};
+  std::atomic<std::uint64_t> exact_rows{0};
+  static const char* level_name(int level);  // "int8", "bf16", "fp32"
+};
+
 struct BlasKernelOptions {
   // Worker threads. 0: the environment variable SECPE_THREADS if set (a positive integer),
   // else std::thread::hardware_concurrency(). An explicit value > 0 wins over the environment.
@@ -69,6 +84,14 @@ struct BlasKernelOptions {
   int centre_block = 1024;  // centres per GEMM call; a thread holds row_block x centre_block floats
   BlasScreen screen = BlasScreen::kAuto;  // the candidate screen (above); narrow screens round centre_block up to 32s
   std::optional<AutoScreen> auto_choice = std::nullopt;  // auto: this instead of auto_screen()
+  ScreenStats* stats = nullptr;  // where every search adds its counters (null: none kept)
+  // Narrow screens round residuals from the centres' mean where the centres share a common part
+  // (screen::choose_shift; compute/search_bound.hpp, "Shifted screens"); false: never (comparisons).
+  bool screen_shift = true;
+  // > 0: candidates per row above which a block hands the rest of a search to the next screen of
+  // the cascade (int8, bf16, fp32), for every screen; 0: each screen's measured limit (tests set it
+  // to run the whole cascade).
+  double cascade_limit = 0.0;
 };
 
 class BlasKernel final : public NearestCentreKernel {
@@ -100,6 +123,9 @@ class BlasKernel final : public NearestCentreKernel {
   int centre_block_;
   BlasScreen screen_;  // kAuto here: auto_ decides by the number of centres
   AutoScreen auto_;
+  ScreenStats* stats_;
+  bool screen_shift_;
+  double cascade_limit_;
 };
 
 }  // namespace secpe

@@ -74,30 +74,50 @@ inline float level(float t) {
 
 }  // namespace
 
+// The largest |v_j - m_j| in float (|v_j| without a shift), sixteen lanes at a time.
+[[gnu::always_inline]] inline float max_abs_residual(const float* __restrict v, const float* __restrict m, Eigen::Index d) {
+  if (!m) return std::bit_cast<float>(fast::max_abs_bits(v, d));
+  F16 best = {};
+  Eigen::Index j = 0;
+  for (; j + 16 <= d; j += 16) {
+    F16 x, y;
+    std::memcpy(&x, v + j, sizeof x);
+    std::memcpy(&y, m + j, sizeof y);
+    F16 w = x - y;
+    w = w < 0 ? -w : w;
+    best = w > best ? w : best;
+  }
+  float out = 0.0f;
+  for (int t = 0; t < 16; ++t) out = std::max(out, best[t]);
+  for (; j < d; ++j) out = std::max(out, std::fabs(v[j] - m[j]));
+  return out;
+}
+
 // Sixteen coordinates at a time in GCC vector types (one zmm, two ymm or four xmm, as the clone
 // allows), the tail one at a time with the same operations: every clone computes the same q,
 // scale and sum. The squares are summed in double in lanes, an order relative_error_bound allows
-// for. Each difference v_j - s q_j is exact: s q_j (24 bits times 8) is exact in double, and when
-// q_j != 0, |v_j| >= s / 2 roughly, so both lie within 2^33 of each other's last bit.
-SECPE_QUANTISE_CLONES double quantise(const float* __restrict v, Eigen::Index d, std::int8_t* __restrict q,
-                                      float* scale, std::int32_t* sum) {
-  const float m = std::bit_cast<float>(fast::max_abs_bits(v, d));
-  if (m == 0.0f) {
-    std::fill(q, q + d, std::int8_t{0});
-    *scale = 0.0f;
-    *sum = 0;
-    return 0.0;
-  }
-  const float s = m / kLevels, inv = kLevels / m;
+// for. Without a shift each difference v_j - s q_j is exact: s q_j (24 bits times 8) is exact in
+// double, and when q_j != 0, |v_j| >= s / 2 roughly, so both lie within 2^33 of each other's last
+// bit. With one, the residual fl(v_j - m_j) and the differences are rounded in double, which
+// screen::measured_residual allows for. A residual whose largest coordinate is below 2^-48 (or 0)
+// is rounded to q = 0 with scale 0, its whole norm counted as error: larger scales keep the
+// epilogue's product of two scales above 2^-110, clear of float underflow (an unshifted vector
+// within screen::fits never comes near that: its largest coordinate is at least 2^-40 / 256).
+SECPE_QUANTISE_CLONES screen::Measured quantise(const float* __restrict v, const float* __restrict shift, Eigen::Index d,
+                                                std::int8_t* __restrict q, float* scale, std::int32_t* sum) {
+  const float m = max_abs_residual(v, shift, d);
+  const bool lost = !(m >= 0x1p-48f);
+  const float s = lost ? 0.0f : m / kLevels, inv = lost ? 0.0f : kLevels / m;
   const F16 vinv = F16{} + inv, magic = F16{} + kMagic, top = F16{} + kLevels, bottom = F16{} - kLevels;
   const D8 ds = D8{} + double(s);
   D8 error = {}, norm = {};
   I16 sums = {};
   Eigen::Index j = 0;
   for (; j + 16 <= d; j += 16) {
-    F16 x;
+    F16 x, y = {};
     std::memcpy(&x, v + j, sizeof x);
-    F16 r = (x * vinv + magic) - magic;
+    if (shift) std::memcpy(&y, shift + j, sizeof y);
+    F16 r = ((x - y) * vinv + magic) - magic;
     r = r > top ? top : r;
     r = r < bottom ? bottom : r;
     const I16 qi = __builtin_convertvector(r, I16);
@@ -106,8 +126,9 @@ SECPE_QUANTISE_CLONES double quantise(const float* __restrict v, Eigen::Index d,
     sums += qi;
     for (int half = 0; half < 2; ++half) {
       const F8 xh = half ? __builtin_shufflevector(x, x, 8, 9, 10, 11, 12, 13, 14, 15) : __builtin_shufflevector(x, x, 0, 1, 2, 3, 4, 5, 6, 7);
+      const F8 yh = half ? __builtin_shufflevector(y, y, 8, 9, 10, 11, 12, 13, 14, 15) : __builtin_shufflevector(y, y, 0, 1, 2, 3, 4, 5, 6, 7);
       const F8 rh = half ? __builtin_shufflevector(r, r, 8, 9, 10, 11, 12, 13, 14, 15) : __builtin_shufflevector(r, r, 0, 1, 2, 3, 4, 5, 6, 7);
-      const D8 xd = __builtin_convertvector(xh, D8), e = xd - ds * __builtin_convertvector(rh, D8);
+      const D8 xd = __builtin_convertvector(xh, D8) - __builtin_convertvector(yh, D8), e = xd - ds * __builtin_convertvector(rh, D8);
       error += e * e;
       norm += xd * xd;
     }
@@ -115,32 +136,38 @@ SECPE_QUANTISE_CLONES double quantise(const float* __restrict v, Eigen::Index d,
   double e = 0.0, n = 0.0;
   std::int32_t total = 0;
   for (; j < d; ++j) {
-    const float r = level(v[j] * inv);
+    const float y = shift ? shift[j] : 0.0f;
+    const float r = level((v[j] - y) * inv);
     q[j] = static_cast<std::int8_t>(r);
     total += static_cast<std::int32_t>(r);
-    const double diff = double(v[j]) - double(s) * double(r);
+    const double xd = double(v[j]) - double(y), diff = xd - double(s) * double(r);
     e += diff * diff;
-    n += double(v[j]) * double(v[j]);
+    n += xd * xd;
   }
   for (int t = 0; t < 8; ++t) e += error[t], n += norm[t];
   for (int t = 0; t < 16; ++t) total += sums[t];
   *scale = s;
   *sum = total;
-  return screen::relative_error_bound(e, n, d);
+  return screen::measured_residual(e, n, d, shift != nullptr);
 }
 
-PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(screen::padded(centres.cols())) {
+PackedCentres::PackedCentres(const MatrixF& centres, const screen::Shift& shift, int threads) : dim_(screen::padded(centres.cols())) {
   const Eigen::Index n = centres.rows(), d = centres.cols(), groups = screen::padded(n) / 16;
+  const float* m = shift.m.empty() ? nullptr : shift.m.data();
   data_.assign(static_cast<std::size_t>(screen::padded(n) * dim_), kBias);  // q = 0: the padding
   scale_.assign(static_cast<std::size_t>(screen::padded(n)), 0.0f);
   errors_.assign(static_cast<std::size_t>(n), 0.0);
+  residuals_.assign(static_cast<std::size_t>(n), 0.0);
   run_chunks(chunk_count(threads, static_cast<std::size_t>(groups), double(16 * d)), static_cast<std::size_t>(groups),
              [&](int, std::size_t g0, std::size_t g1) {
                std::vector<std::int8_t> q(static_cast<std::size_t>(dim_), 0);  // zeros beyond d: the padding
                const Eigen::Index c1 = std::min<Eigen::Index>(n, static_cast<Eigen::Index>(g1) * 16);
                for (Eigen::Index c = static_cast<Eigen::Index>(g0) * 16; c < c1; ++c) {
                  std::int32_t sum = 0;
-                 errors_[static_cast<std::size_t>(c)] = quantise(centres.row(c).data(), d, q.data(), &scale_[static_cast<std::size_t>(c)], &sum);
+                 const auto k = static_cast<std::size_t>(c);
+                 const screen::Measured r = quantise(centres.row(c).data(), m, d, q.data(), &scale_[k], &sum);
+                 errors_[k] = r.unit;
+                 residuals_[k] = r.residual;
                  // Four dimensions at a time, biased: q + 128 flips the sign bit of each byte.
                  std::uint8_t* slot = data_.data() + c / 16 * 16 * dim_ + c % 16 * 4;
                  for (Eigen::Index k = 0; k < dim_; k += 4, slot += 64) {
@@ -154,16 +181,21 @@ PackedCentres::PackedCentres(const MatrixF& centres, int threads) : dim_(screen:
   for (const double e : errors_) max_error_ = std::max(max_error_, e);
 }
 
-void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, screen::RoundedRows& out) {
+void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, const screen::Shift& shift, screen::RoundedRows& out) {
   const Eigen::Index d = x.cols(), dp = screen::padded(d), mbp = screen::padded(rows);
   out.int8.assign(static_cast<std::size_t>(mbp * dp), 0);
   out.scale.assign(static_cast<std::size_t>(mbp), 0.0f);
   out.offset.assign(static_cast<std::size_t>(mbp), 0);
   out.errors.resize(static_cast<std::size_t>(rows));
+  out.residuals.resize(static_cast<std::size_t>(rows));
+  out.shifted.resize(static_cast<std::size_t>(rows), 0);
   for (Eigen::Index i = 0; i < rows; ++i) {
     const auto r = static_cast<std::size_t>(i);
     std::int32_t sum = 0;
-    out.errors[r] = quantise(x.row(r0 + i).data(), d, out.int8.data() + i * dp, &out.scale[r], &sum);
+    const float* m = out.shifted[r] ? shift.m.data() : nullptr;
+    const screen::Measured measured = quantise(x.row(r0 + i).data(), m, d, out.int8.data() + i * dp, &out.scale[r], &sum);
+    out.errors[r] = measured.unit;
+    out.residuals[r] = measured.residual;
     out.offset[r] = std::int32_t{kBias} * sum;
   }
 }

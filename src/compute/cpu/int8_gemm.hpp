@@ -31,18 +31,21 @@ using screen::LineVector;
 bool avx512_vnni_available();
 bool avx_vnni_available();
 
-// v quantised (above): q[0, d) and its scale; returns u = a rigorous bound on |v - s q| / |v| (0
-// for v = 0, whose scale is 0). *sum receives sum_j q_j.
-double quantise(const float* v, Eigen::Index d, std::int8_t* q, float* scale, std::int32_t* sum);
+// v - shift (v itself for a null shift) quantised (above): q[0, d) and its scale; returns R and u
+// with |V - s q| <= u R, V = v - shift (screen::Measured; 0 and 0 for V = 0, whose scale is 0).
+// *sum receives sum_j q_j.
+screen::Measured quantise(const float* v, const float* shift, Eigen::Index d, std::int8_t* q, float* scale, std::int32_t* sum);
 
 // The centres quantised, in the layout the engines read: per group of 16 centres and per 4
 // dimensions, 64 bytes holding 4 biased bytes (q + 128) of each centre in turn, i.e. one zmm
 // vector (two ymm vectors: centres 0-7, then 8-15) per step of VPDPBUSD.
 class PackedCentres {
  public:
-  explicit PackedCentres(const MatrixF& centres, int threads = 1);
+  // Each centre c quantised as c - shift.m (c itself without a shift).
+  PackedCentres(const MatrixF& centres, const screen::Shift& shift, int threads = 1);
   Eigen::Index padded_dim() const { return dim_; }
-  std::span<const double> relative_errors() const { return errors_; }  // quantise's bound of each centre
+  std::span<const double> relative_errors() const { return errors_; }  // quantise's u of each centre
+  std::span<const double> residuals() const { return residuals_; }     // and its R
   double max_relative_error() const { return max_error_; }
   // The bytes of centres [c0, c0 + 16) (c0 a multiple of 16): padded_dim() / 4 vectors of 64.
   const std::uint8_t* group(Eigen::Index c0) const { return data_.data() + c0 * dim_; }
@@ -50,15 +53,16 @@ class PackedCentres {
 
  private:
   Eigen::Index dim_;
-  std::vector<double> errors_;
+  std::vector<double> errors_, residuals_;
   double max_error_ = 0.0;
   LineVector<std::uint8_t> data_;
   std::vector<float> scale_;
 };
 
-// Rows [r0, r0 + rows) of x quantised into `out` (int8, scale, offset, errors), padded to
+// Rows [r0, r0 + rows) of x quantised into `out` (int8, scale, offset, errors, residuals), each as
+// x - shift.m where out.shifted says so (RoundedRows::shift_rows, called first), padded to
 // padded(rows) x padded(cols) with zero rows and zero scales.
-void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, screen::RoundedRows& out);
+void round_rows(const MatrixF& x, Eigen::Index r0, Eigen::Index rows, const screen::Shift& shift, screen::RoundedRows& out);
 
 // g (row-major, ld = nbp) = the rows (mbp of them) times centres [c0, c0 + nbp) transposed, as
 // described above; mbp, nbp and c0 multiples of screen::kPad.
