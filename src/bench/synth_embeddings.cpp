@@ -67,6 +67,47 @@ std::vector<LabelShare> label_shares(const std::string& spec) {
   return shares;
 }
 
+// Component centres: per label a direction plus a component offset, normalised.
+MatrixF component_centres(const SynthEmbeddingOptions& o, std::size_t n_labels) {
+  const int d = o.dim;
+  MatrixF components(static_cast<Eigen::Index>(n_labels * o.components), d);
+  std::vector<float> label_dir(static_cast<std::size_t>(d)), offset(static_cast<std::size_t>(d));
+  for (std::size_t l = 0; l < n_labels; ++l) {
+    CounterRng lr(o.seed, Stream::kCorpus, kLabelCentre, l);
+    random_unit(lr, label_dir.data(), d);
+    for (int k = 0; k < o.components; ++k) {
+      CounterRng cr(o.seed, Stream::kCorpus, kComponentCentre, l, static_cast<std::uint64_t>(k));
+      random_unit(cr, offset.data(), d);
+      auto row = components.row(static_cast<Eigen::Index>(l * o.components + k));
+      for (int j = 0; j < d; ++j) row[j] = label_dir[j] + 0.7f * offset[j];
+      row.normalize();
+    }
+  }
+  return components;
+}
+
+// The secrets a private record holds, drawn from its stream: from its block's pool as secpe corpus
+// plants them (`pool` given), else by Zipf popularity (`secret_cdf`). Sorted, distinct.
+std::vector<std::int32_t> held_secrets(CounterRng& rng, const std::vector<std::int32_t>* pool, const std::vector<double>& secret_cdf) {
+  const double u = rng.uniform();
+  const int held = pool ? (u < 0.75 ? 1 : u < 0.95 ? 2 : 3) : 1 + (u < 0.2) + (u < 0.05);
+  std::vector<std::int32_t> s;
+  if (pool) {
+    std::vector<std::size_t> chosen;
+    while (chosen.size() < std::min<std::size_t>(pool->size(), static_cast<std::size_t>(held))) {
+      const std::size_t c = rng.below(pool->size());
+      if (std::find(chosen.begin(), chosen.end(), c) == chosen.end()) chosen.push_back(c);
+    }
+    for (const std::size_t c : chosen) s.push_back((*pool)[c]);
+  } else {
+    for (int h = 0; h < held; ++h)
+      s.push_back(static_cast<std::int32_t>(std::lower_bound(secret_cdf.begin(), secret_cdf.end(), rng.uniform()) - secret_cdf.begin()));
+  }
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
 }  // namespace
 
 DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
@@ -90,20 +131,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
     cdf.push_back(acc += s.probability);
   }
 
-  // Component centres: a label direction plus a component offset, normalised.
-  MatrixF components(static_cast<Eigen::Index>(n_labels * o.components), d);
-  std::vector<float> label_dir(static_cast<std::size_t>(d)), offset(static_cast<std::size_t>(d));
-  for (std::size_t l = 0; l < n_labels; ++l) {
-    CounterRng lr(o.seed, Stream::kCorpus, kLabelCentre, l);
-    random_unit(lr, label_dir.data(), d);
-    for (int k = 0; k < o.components; ++k) {
-      CounterRng cr(o.seed, Stream::kCorpus, kComponentCentre, l, static_cast<std::uint64_t>(k));
-      random_unit(cr, offset.data(), d);
-      auto row = components.row(static_cast<Eigen::Index>(l * o.components + k));
-      for (int j = 0; j < d; ++j) row[j] = label_dir[j] + 0.7f * offset[j];
-      row.normalize();
-    }
-  }
+  const MatrixF components = component_centres(o, n_labels);
   // Zipf(1) popularity of secrets.
   std::vector<double> secret_cdf(static_cast<std::size_t>(o.secrets));
   acc = 0.0;
@@ -130,23 +158,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
       for (int j = 0; j < d; ++j) row[j] = components(comp, j) + static_cast<float>(o.spread) * noise[j];
       row.normalize();
       if (rng.uniform() < o.private_fraction) {
-        const double u = rng.uniform();
-        const int held = demo ? (u < 0.75 ? 1 : u < 0.95 ? 2 : 3) : 1 + (u < 0.2) + (u < 0.05);
-        auto& s = secrets_of[i];
-        if (demo) {
-          const auto& pool = pools[i / kDemoBlock];
-          std::vector<std::size_t> chosen;
-          while (chosen.size() < std::min<std::size_t>(pool.size(), static_cast<std::size_t>(held))) {
-            const std::size_t c = rng.below(pool.size());
-            if (std::find(chosen.begin(), chosen.end(), c) == chosen.end()) chosen.push_back(c);
-          }
-          for (const std::size_t c : chosen) s.push_back(pool[c]);
-        } else {
-          for (int h = 0; h < held; ++h)
-            s.push_back(static_cast<std::int32_t>(std::lower_bound(secret_cdf.begin(), secret_cdf.end(), rng.uniform()) - secret_cdf.begin()));
-        }
-        std::sort(s.begin(), s.end());
-        s.erase(std::unique(s.begin(), s.end()), s.end());
+        secrets_of[i] = held_secrets(rng, demo ? &pools[i / kDemoBlock] : nullptr, secret_cdf);
       }
     }
   };
