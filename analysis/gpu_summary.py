@@ -45,7 +45,11 @@ def kernel_figures(report):
     f = report["figures"]
     return {k: f.get(k) for k in ("gpu", "kernel_seconds", "sgemm_seconds", "kernel_over_sgemm", "verified_against_reference",
                                   "keep_seconds", "bytes_up", "bytes_down", "syncs", "host_rescored_rows",
-                                  "device_check_failures", "tf32")}
+                                  "device_check_failures", "tf32", "screen")}
+
+
+def median(values):
+    return sorted(values)[len(values) // 2] if values else None
 
 
 def setup_seconds(secpe):
@@ -61,8 +65,9 @@ def histogram_figures(gpu, cpu):
         s, a = f.get("secpe", {}), f.get("augpe", {})
         out[name] = {
             "secpe_iteration_seconds": s.get("iteration_seconds_median"),
-            "secpe_release_seconds": s.get("release_seconds"),
-            "secpe_vote_seconds": s.get("vote_seconds"),
+            "secpe_release_seconds": s.get("release_seconds_median") or median(s.get("release_seconds")),
+            "secpe_vote_seconds": s.get("vote_seconds_median"),
+            "secpe_release_on_device": (s.get("iteration_traffic") or {}).get("device_releases"),
             "secpe_vote_gemm_floor_seconds": s.get("vote_gemm_floor_seconds"),
             "setup_seconds": setup_seconds(s) if s else None,
             "kmeans_seconds": s.get("kmeans_seconds"),
@@ -88,7 +93,7 @@ def histogram_figures(gpu, cpu):
 
 
 def tf32_augpe(report):
-    """Aug-PE with the TF32 screen (bench histogram --tf32): its iteration against both floors."""
+    """Aug-PE with the TF32 screen (bench histogram --screen tf32): its iteration against both floors."""
     if not report:
         return None
     a = report["figures"].get("augpe", {})
@@ -97,6 +102,13 @@ def tf32_augpe(report):
             "over_sgemm_floor": ratio(a.get("iteration_seconds"), floor.get("fp32")),
             "over_tf32_gemm_floor": a.get("over_tf32_gemm_floor"), "iteration_traffic": a.get("iteration_traffic"),
             "device_check_failures": report["figures"].get("device_check_failures")}
+
+
+def best_augpe_speedup(hist, augpe_tf32):
+    """The node's CPU over the GPU's faster Aug-PE iteration (fp32 or TF32 screen)."""
+    cpu = hist.get("cpu", {}).get("augpe_iteration_seconds")
+    gpu = [t for t in (hist.get("cuda", {}).get("augpe_iteration_seconds"), (augpe_tf32 or {}).get("iteration_seconds")) if t]
+    return ratio(cpu, min(gpu)) if gpu else None
 
 
 def targets(kernel, kernel_tf32, hist, augpe_tf32):
@@ -113,7 +125,8 @@ def targets(kernel, kernel_tf32, hist, augpe_tf32):
         "secpe_ge_20x_cpu": check(speed.get("secpe_iteration"), lambda v: v >= 20),
         "augpe_fp32_le_1.25x_sgemm": check(g.get("augpe_over_gemm_floor"), lambda v: v <= 1.25),
         "augpe_tf32_screen_le_0.4x_sgemm": check((augpe_tf32 or {}).get("over_sgemm_floor"), lambda v: v <= 0.4),
-        "augpe_ge_10x_cpu": check(speed.get("augpe_iteration"), lambda v: v >= 10),
+        # With the fastest proven screen (TF32, secpe run's default on these GPUs) where it ran.
+        "augpe_ge_10x_cpu": check(best_augpe_speedup(hist, augpe_tf32), lambda v: v >= 10),
         "setup_ge_10x_cpu": check(speed.get("setup"), lambda v: v >= 10),
         "kernel_fp32_ge_0.85_sgemm": check((kernel or {}).get("kernel_over_sgemm"), lambda v: v >= 0.85),
         "kernel_tf32_ge_0.5_tf32_gemm": check((kernel_tf32 or {}).get("kernel_over_sgemm"), lambda v: v >= 0.5),
@@ -133,7 +146,8 @@ def markdown(summary):
     lines += [f"| {name} | {fmt(t['value'])} | {fmt(t['met'])} |" for name, t in summary["targets"].items()]
     hist = summary["histogram"]
     lines += ["", "| Yelp scale, 1 rank | cuda | cpu |", "|---|---|---|"]
-    for key in ("secpe_iteration_seconds", "setup_seconds", "augpe_iteration_seconds", "augpe_over_gemm_floor",
+    for key in ("secpe_iteration_seconds", "secpe_release_seconds", "secpe_vote_seconds", "secpe_release_on_device",
+                "setup_seconds", "kmeans_seconds", "assignment_cache_seconds", "augpe_iteration_seconds", "augpe_over_gemm_floor",
                 "augpe_over_tf32_gemm_floor", "augpe_keep_seconds", "load_seconds", "device_check_failures"):
         lines.append(f"| {key} | {fmt(hist.get('cuda', {}).get(key))} | {fmt(hist.get('cpu', {}).get(key))} |")
     t = summary["augpe_tf32_screen"]

@@ -2,11 +2,13 @@
 """Tables and plots of the utility study (jobs/utility-study.sh).
 
 Reads OUT/runs/*/metrics.jsonl (the --eval-real lines: the initial population, then the selection
-after every iteration) and OUT/{reference,reference_cut,train}.eval.json, and writes:
-  OUT/table.md, OUT/table.json      final figures per method and r/p: mean +- sample s.d. over seeds
-  OUT/accuracy_vs_r_over_p.png      category and stars accuracy against r/p
-  OUT/fid_vs_r_over_p.png           FID against r/p
-  OUT/accuracy_by_iteration.png     per-iteration curves at r/p = 10 (and the control)
+after every iteration) and OUT/references/*.eval.json, and writes into OUT:
+  table.md, table.json      final figures per generator-labels mode, embedder, method and r/p:
+                            mean +- sample s.d. over seeds, and the gain over that setting's control
+  targets.md                the study's targets (issue 26), each with its measured value
+  accuracy_vs_r_over_p.png  final accuracy against r/p, one row of panels per generator-labels mode
+  iterations_<mode>.png     accuracy by iteration, one row of panels per method, one line per r/p
+  embedders.png             pooled mode: what noise-free SecPE gains over the control, per embedder
 
 usage: utility_study.py OUT
 """
@@ -22,8 +24,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-COLUMNS = ("label1", "label2")  # category, stars
 RP_ORDER = ["2", "10", "50", "none"]
+MODES = ["pooled", "prompt", "per-label"]
+EMBEDDERS = ["ppmi-sif", "tfidf-svd", "hashing"]
+NAME = re.compile(r"(?:abl-(?P<ablation>no-private|half-private)-)?(?P<mode>per-label|pooled|prompt)-"
+                  r"(?P<embedder>ppmi-sif|tfidf-svd|hashing)-(?P<method>secpe|augpe|random)(?:-rp(?P<rp>\w+))?-s(?P<seed>\d+)")
+FIGURES = ["category", "stars", "fid", "near_duplicates", "distinct_2", "words"]
 
 
 def figures(report):
@@ -43,119 +49,243 @@ def figures(report):
 
 def read_run(folder):
     """[initial, after iteration 0, 1, ...] figures of one run."""
-    lines = [json.loads(l) for l in open(os.path.join(folder, "metrics.jsonl"))]
-    evals = [l for l in lines if "eval" in l]
-    evals.sort(key=lambda l: -1 if l["population"] == "initial" else l["iteration"])
-    return [figures(l["eval"]) for l in evals]
+    with open(os.path.join(folder, "metrics.jsonl")) as f:
+        lines = [json.loads(line) for line in f]
+    evals = [line for line in lines if "eval" in line]
+    evals.sort(key=lambda line: -1 if line["population"] == "initial" else line["iteration"])
+    return [figures(line["eval"]) for line in evals]
 
 
 def summary(values):
-    mean = statistics.mean(values)
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    return {"mean": mean, "sd": sd, "n": len(values)}
+    return {"mean": statistics.mean(values), "sd": statistics.stdev(values) if len(values) > 1 else 0.0, "n": len(values)}
+
+
+def read_runs(out):
+    """{(ablation, mode, embedder, method, rp): {seed: [figures per population]}}."""
+    runs = {}
+    for folder in sorted(glob.glob(os.path.join(out, "runs", "*"))):
+        m = NAME.fullmatch(os.path.basename(folder))
+        if not m or not os.path.exists(os.path.join(folder, "run.json")):
+            continue
+        key = (m["ablation"] or "", m["mode"], m["embedder"], m["method"], m["rp"] or "-")
+        runs.setdefault(key, {})[int(m["seed"])] = read_run(folder)
+    return runs
+
+
+def final(runs, key, figure, population=-1):
+    """Summary over seeds of `figure` at `population` (-1: the final one; 0: the initial)."""
+    return summary([pops[population][figure] for pops in runs[key].values()])
+
+
+def cell(s, digits=1, sign=False):
+    fmt = f"{{:{'+' if sign else ''}.{digits}f}}"
+    text = fmt.format(s["mean"])
+    return f"{text} ± {s['sd']:.{digits}f}" if s["n"] > 1 else text
+
+
+def gain(runs, key, control, figure):
+    """Per-seed difference to the control of the same seeds, summarised."""
+    seeds = sorted(set(runs[key]) & set(runs.get(control, {})))
+    if not seeds:
+        return None
+    return summary([runs[key][s][-1][figure] - runs[control][s][-1][figure] for s in seeds])
+
+
+def control_of(runs, key):
+    """The control of a setting: random selection with the same generator labels (and dataset,
+    for the half-private ablation); it embeds nothing, so the study runs it with one embedder."""
+    ablation = key[0] if key[0] == "half-private" else ""
+    for k in sorted(runs):
+        if k[0] == ablation and k[1] == key[1] and k[3] == "random":
+            return k
+    return None
+
+
+def method_name(method, rp):
+    if method == "random":
+        return "control: random selection (no private data)"
+    return f"{'SecPE' if method == 'secpe' else 'Aug-PE'}, r/p = {rp}"
+
+
+def table_rows(out, runs):
+    rows = []  # dicts: setting columns and figure summaries
+    for name, file in (("real: the whole training split", "train"), ("real: N_syn random training reviews", "reference"),
+                       ("real: the same reviews cut to 64 words", "reference_cut")):
+        path = os.path.join(out, "references", file + ".eval.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                rows.append({"setting": "", "training set": name, **{k: summary([v]) for k, v in figures(json.load(f)).items()}})
+    order = sorted(runs, key=lambda k: (k[0] != "", k[0], MODES.index(k[1]), EMBEDDERS.index(k[2]),
+                                        ["random", "secpe", "augpe"].index(k[3]), RP_ORDER.index(k[4]) if k[4] in RP_ORDER else -1))
+    seen_initial = set()
+    for key in order:
+        ablation, mode, embedder, method, rp = key
+        setting = f"{mode}, {embedder}" + (f", ablation {ablation}" if ablation else "")
+        control = control_of(runs, key)
+        if (ablation, mode) not in seen_initial and method == "random":
+            seen_initial.add((ablation, mode))
+            rows.append({"setting": setting, "training set": "generator alone (initial population)",
+                         **{k: final(runs, key, k, 0) for k in FIGURES}})
+        name = method_name(method, rp) + (" (private records left out)" if ablation == "no-private" else "")
+        row = {"setting": setting, "training set": name, **{k: final(runs, key, k) for k in FIGURES}}
+        for figure in ("category", "stars"):
+            row[figure + "_gain"] = gain(runs, key, control, figure) if method != "random" else None
+        rows.append(row)
+    return rows
+
+
+def write_table(out, rows, runs):
+    md = ["| setting (generator labels, embedder) | training set | seeds | category accuracy (%) | stars accuracy (%) | "
+          "category gain over control (points) | stars gain over control (points) | FID | near-duplicates (%) | distinct-2 | mean words |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        gains = [cell(r[f + "_gain"], sign=True) if r.get(f + "_gain") else "" for f in ("category", "stars")]
+        md.append(f"| {r['setting']} | {r['training set']} | {r['category']['n'] if r['setting'] else ''} | {cell(r['category'])} | "
+                  f"{cell(r['stars'])} | {gains[0]} | {gains[1]} | "
+                  f"{cell(r['fid'], 3)} | {cell(r['near_duplicates'])} | {cell(r['distinct_2'], 3)} | {cell(r['words'], 0)} |")
+    if runs:
+        any_run = next(iter(next(iter(runs.values())).values()))[-1]
+        md.append(f"| | majority class (always the most frequent value) | | {any_run['majority_category']:.1f} | {any_run['majority_stars']:.1f} "
+                  "| | | | | | |")
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(os.path.join(out, "table.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print("\n".join(md))
+
+
+def write_targets(out, runs, embedder):
+    """Issue 26's targets for `embedder` (the study's first), each with its measured value."""
+    def diff(a, b, figure, population_a=-1, population_b=-1):
+        if a not in runs or b not in runs:
+            return None
+        seeds = sorted(set(runs[a]) & set(runs[b]))
+        return summary([runs[a][s][population_a][figure] - runs[b][s][population_b][figure] for s in seeds]) if seeds else None
+
+    p = ("", "pooled", embedder)
+    pl = ("", "per-label", embedder)
+    pc, plc = control_of(runs, p + ("secpe", "10")), control_of(runs, pl + ("secpe", "10"))
+    checks = [
+        ("pooled: SecPE r/p = 10 - control, stars", diff(p + ("secpe", "10"), pc, "stars"), 8),
+        ("pooled: SecPE r/p = 10 - control, category", diff(p + ("secpe", "10"), pc, "category"), 2),
+        ("pooled: SecPE r/p = 2 - Aug-PE r/p = 2, stars", diff(p + ("secpe", "2"), p + ("augpe", "2"), "stars"), 5),
+        ("pooled: SecPE r/p = 10, category at the last iteration - initial population",
+         diff(p + ("secpe", "10"), p + ("secpe", "10"), "category", -1, 0), 2),
+        ("per-label: SecPE r/p = 10 - control, category", diff(pl + ("secpe", "10"), plc, "category"), 0),
+        ("per-label: SecPE r/p = 10 - control, stars", diff(pl + ("secpe", "10"), plc, "stars"), 0),
+    ]
+    md = [f"Targets (issue 26) with the {embedder} embedder: mean ± s.d. over seeds of the per-seed difference", "",
+          "| target | measured (points) | needed | met |", "|---|---|---|---|"]
+    for name, s, needed in checks:
+        md.append(f"| {name} | {cell(s, sign=True) if s else 'not run'} | >= {needed:+d} | {'yes' if s and s['mean'] >= needed else 'no'} |")
+    key = pl + ("secpe", "10")
+    if key in runs:
+        s = final(runs, key, "near_duplicates")
+        md.append(f"| per-label: SecPE r/p = 10, near-duplicates (%) | {cell(s)} | <= 5 | {'yes' if s['mean'] <= 5 else 'no'} |")
+    with open(os.path.join(out, "targets.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+def categorical_axis(ax, labels):
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_xlim(-0.5, len(labels) - 0.5)
+
+
+def plot_accuracy_vs_rp(out, runs, embedder):
+    modes = [m for m in MODES if any(k[0] == "" and k[1] == m and k[2] == embedder for k in runs)]
+    if not modes:
+        return
+    fig, axes = plt.subplots(len(modes), 2, figsize=(10, 3.4 * len(modes)), squeeze=False)
+    for row, mode in zip(axes, modes):
+        present = [rp for rp in RP_ORDER if any(("", mode, embedder, m, rp) in runs for m in ("secpe", "augpe"))]
+        for ax, figure in zip(row, ("category", "stars")):
+            for method, marker in (("secpe", "o"), ("augpe", "s")):
+                pts = [(i, final(runs, ("", mode, embedder, method, rp), figure)) for i, rp in enumerate(present)
+                       if ("", mode, embedder, method, rp) in runs]
+                if pts:
+                    ax.errorbar([i for i, _ in pts], [s["mean"] for _, s in pts], yerr=[s["sd"] for _, s in pts], marker=marker,
+                                capsize=3, label=method_name(method, "x").split(",")[0])
+            control = control_of(runs, ("", mode))
+            if control:
+                s = final(runs, control, figure)
+                ax.axhline(s["mean"], linestyle="--", color="grey", label="control (random selection)")
+                ax.axhline(final(runs, control, figure, 0)["mean"], linestyle=":", color="black", label="initial population")
+            categorical_axis(ax, ["r/p = " + rp for rp in present])
+            ax.set_title(f"{mode} generator, {embedder}: {figure} accuracy (%)", fontsize=10)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "accuracy_vs_r_over_p.png"), dpi=100)
+    plt.close(fig)
+
+
+def plot_iterations(out, runs, embedder):
+    for mode in MODES:
+        methods = [m for m in ("secpe", "augpe") if any(k[:4] == ("", mode, embedder, m) for k in runs)]
+        if not methods:
+            continue
+        fig, axes = plt.subplots(len(methods), 2, figsize=(10, 3.4 * len(methods)), squeeze=False)
+        control = control_of(runs, ("", mode))
+        for row, method in zip(axes, methods):
+            for ax, figure in zip(row, ("category", "stars")):
+                for rp in RP_ORDER:
+                    key = ("", mode, embedder, method, rp)
+                    if key not in runs:
+                        continue
+                    per_seed = list(runs[key].values())
+                    steps = min(len(p) for p in per_seed)
+                    ax.plot(range(steps), [statistics.mean(p[t][figure] for p in per_seed) for t in range(steps)], marker=".",
+                            label=f"r/p = {rp}")
+                if control:
+                    per_seed = list(runs[control].values())
+                    steps = min(len(p) for p in per_seed)
+                    ax.plot(range(steps), [statistics.mean(p[t][figure] for p in per_seed) for t in range(steps)], linestyle="--",
+                            color="grey", label="control (random selection)")
+                ax.set_xlabel("population (0: initial; t: after t iterations)")
+                ax.set_title(f"{method_name(method, 'x').split(',')[0]}, {mode} generator, {embedder}: {figure} accuracy (%)",
+                             fontsize=10)
+                ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, f"iterations_{mode}.png"), dpi=100)
+        plt.close(fig)
+
+
+def plot_embedders(out, runs):
+    control = control_of(runs, ("", "pooled"))
+    present = [e for e in EMBEDDERS if ("", "pooled", e, "secpe", "none") in runs]
+    if not present or not control:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for ax, figure in zip(axes, ("category", "stars")):
+        for shift, (method, rp) in zip((-0.2, 0.0, 0.2), (("secpe", "none"), ("secpe", "10"), ("secpe", "2"))):
+            gains = [gain(runs, ("", "pooled", e, method, rp), control, figure)
+                     if ("", "pooled", e, method, rp) in runs else None for e in present]
+            xs = [i + shift for i, g in enumerate(gains) if g]
+            if xs:
+                ax.bar(xs, [g["mean"] for g in gains if g], width=0.2, yerr=[g["sd"] for g in gains if g], capsize=3,
+                       label=f"SecPE, r/p = {rp}")
+        ax.axhline(0, color="black", linewidth=0.8)
+        categorical_axis(ax, present)
+        ax.set_title(f"pooled generator: {figure} accuracy gain over the control (points)", fontsize=10)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "embedders.png"), dpi=100)
+    plt.close(fig)
 
 
 def main():
     out = sys.argv[1]
-    runs = {}  # (method, rp) -> {seed: [figures per population]}
-    for folder in sorted(glob.glob(os.path.join(out, "runs", "*"))):
-        if not os.path.exists(os.path.join(folder, "run.json")):
-            continue
-        m = re.fullmatch(r"(secpe|augpe)-rp(\w+)-s(\d+)|random-s(\d+)", os.path.basename(folder))
-        if not m:
-            continue
-        key = (m.group(1), m.group(2)) if m.group(1) else ("random", "-")
-        seed = int(m.group(3) or m.group(4))
-        runs.setdefault(key, {})[seed] = read_run(folder)
-
-    rows = []  # (name, {figure: summary})
-    for name, file in (("real: the whole training split", "train"), ("real: random training reviews, N_syn of them", "reference"),
-                       ("real: the same reviews cut to the generator's 64-word cap", "reference_cut")):
-        path = os.path.join(out, file + ".eval.json")
-        if os.path.exists(path):
-            rows.append((name, {k: summary([v]) for k, v in figures(json.load(open(path))).items()}))
-    initial = [pops[0] for per_seed in runs.values() for pops in per_seed.values()]
-    if ("random", "-") in runs:  # the initial population depends on the seed only: one per seed
-        initial = [pops[0] for pops in runs[("random", "-")].values()]
-    if initial:
-        rows.append(("generator alone (initial population)", {k: summary([f[k] for f in initial]) for k in initial[0]}))
-    order = [("random", "-")] + [(m, rp) for m in ("secpe", "augpe") for rp in RP_ORDER]
-    for key in order:
-        if key not in runs:
-            continue
-        finals = [pops[-1] for pops in runs[key].values()]
-        name = "random selection (no private data)" if key[0] == "random" else f"{key[0]}, r/p = {key[1]}"
-        rows.append((name, {k: summary([f[k] for f in finals]) for k in finals[0]}))
-
-    def cell(s, digits=1):
-        return f"{s['mean']:.{digits}f} ± {s['sd']:.{digits}f}" if s["n"] > 1 else f"{s['mean']:.{digits}f}"
-
-    md = ["| training set | category acc. (%) | stars acc. (%) | FID | near-duplicates (%) | distinct-2 | words |",
-          "|---|---|---|---|---|---|---|"]
-    for name, f in rows:
-        md.append(f"| {name} | {cell(f['category'])} | {cell(f['stars'])} | {cell(f['fid'], 3)} | "
-                  f"{cell(f['near_duplicates'])} | {cell(f['distinct_2'], 3)} | {cell(f['words'], 0)} |")
-    if rows:
-        f = rows[0][1]
-        md.append(f"| majority class | {f['majority_category']['mean']:.1f} | {f['majority_stars']['mean']:.1f} | | | | |")
-    open(os.path.join(out, "table.md"), "w").write("\n".join(md) + "\n")
-    json.dump([{"training_set": n, **f} for n, f in rows], open(os.path.join(out, "table.json"), "w"), indent=1)
-    print("\n".join(md))
-
-    # Accuracy and FID against r/p.
-    def final_series(method, figure):
-        xs, ms, sds = [], [], []
-        for i, rp in enumerate(RP_ORDER):
-            if (method, rp) in runs:
-                s = summary([pops[-1][figure] for pops in runs[(method, rp)].values()])
-                xs.append(i); ms.append(s["mean"]); sds.append(s["sd"])
-        return xs, ms, sds
-
-    def flat(ax, key, figure, label, style):
-        if key in runs:
-            ax.axhline(statistics.mean(p[-1][figure] for p in runs[key].values()), linestyle=style, color="grey", label=label)
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, figure, title in ((axes[0], "category", "category accuracy (%)"), (axes[1], "stars", "stars accuracy (%)")):
-        for method in ("secpe", "augpe"):
-            xs, ms, sds = final_series(method, figure)
-            if xs:
-                ax.errorbar(xs, ms, yerr=sds, marker="o", capsize=3, label=method)
-        flat(ax, ("random", "-"), figure, "random selection", "--")
-        if initial:
-            ax.axhline(statistics.mean(f[figure] for f in initial), linestyle=":", color="black", label="initial population")
-        ax.set_xticks(range(len(RP_ORDER)), ["r/p = " + r for r in RP_ORDER])
-        ax.set_title(title)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "accuracy_vs_r_over_p.png"), dpi=110)
-
-    fig, ax = plt.subplots(figsize=(5, 4))
-    for method in ("secpe", "augpe"):
-        xs, ms, sds = final_series(method, "fid")
-        if xs:
-            ax.errorbar(xs, ms, yerr=sds, marker="o", capsize=3, label=method)
-    flat(ax, ("random", "-"), "fid", "random selection", "--")
-    ax.set_xticks(range(len(RP_ORDER)), ["r/p = " + r for r in RP_ORDER])
-    ax.set_title("FID to the held-out reviews (lower is better)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fid_vs_r_over_p.png"), dpi=110)
-
-    # Per-iteration curves.
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, figure in ((axes[0], "category"), (axes[1], "stars")):
-        for key, label in ((("secpe", "10"), "secpe, r/p = 10"), (("augpe", "10"), "augpe, r/p = 10"), (("random", "-"), "random selection")):
-            if key not in runs:
-                continue
-            per_seed = list(runs[key].values())
-            steps = min(len(p) for p in per_seed)
-            ax.plot(range(steps), [statistics.mean(p[t][figure] for p in per_seed) for t in range(steps)], marker=".", label=label)
-        ax.set_xlabel("population (0: initial; t: after iteration t - 1)")
-        ax.set_title(figure + " accuracy (%), mean over seeds")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "accuracy_by_iteration.png"), dpi=110)
+    runs = read_runs(out)
+    write_table(out, table_rows(out, runs), runs)
+    # The study's main embedder (the first of its EMBEDDERS) is the one its controls ran with.
+    controls = [k for k in runs if k[0] == "" and k[3] == "random"]
+    if not controls:
+        return
+    first = controls[0][2]
+    write_targets(out, runs, first)
+    plot_accuracy_vs_rp(out, runs, first)
+    plot_iterations(out, runs, first)
+    plot_embedders(out, runs)
 
 
 if __name__ == "__main__":

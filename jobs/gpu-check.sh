@@ -53,20 +53,22 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv
   { echo "gpu-check: nvidia-smi found no GPU" >&2; exit 2; }
 git rev-parse HEAD >"$OUT/commit.txt" 2>/dev/null || echo unknown >"$OUT/commit.txt"
 
-step cuda-unit-tests 100 env SECPE_REQUIRE_GPU=1 "$UNIT" --gtest_filter='CudaKernel.*:Device.*:GpuPlan.*:ExactOrder.*:SearchBatch.*' \
+step cuda-unit-tests 100 env SECPE_REQUIRE_GPU=1 "$UNIT" \
+  --gtest_filter='CudaKernel.*:Device.*:GpuPlan.*:ExactOrder.*:SearchBatch.*:CrMath.*:SecretNormal.*:SelectOrder.*' \
   --gtest_output="xml:$OUT/cuda-unit-tests.xml"
-step bench-kernel-cuda 60 "$SECPE" bench kernel --device cuda --rows 100000 --centres 35000 --dim 768 \
+step bench-kernel-cuda 60 "$SECPE" bench kernel --device cuda --screen fp32 --rows 100000 --centres 35000 --dim 768 \
   --verify-rows 256 --repeats 3 --threads "$THREADS" --out "$OUT/kernel_cuda.json"
 step synth-embeddings 100 "$SECPE" synth-embeddings --records 1939290 --dim 768 --labels yelp --out "$DATA/yelp.h5" --threads "$THREADS"
 for device in cuda cpu; do
+  screen=(); [ "$device" = cuda ] && screen=(--screen fp32)  # the fp32 screen against SGEMM; TF32 below
   step "bench-histogram-$device" 100 "$SECPE" bench histogram --data "$DATA/yelp.h5" --synthetic 5000 --variations 6 \
-    --clusters 600 --kmeans-iterations 2 --method both --device "$device" --threads "$THREADS" --out "$OUT/histogram_$device.json"
+    --clusters 600 --kmeans-iterations 2 --method both --device "$device" ${screen[@]+"${screen[@]}"} --threads "$THREADS" --out "$OUT/histogram_$device.json"
 done
 step e2e-device 90 env SECPE_SOURCE_DIR="$PWD" SECPE_REQUIRE_GPU=1 bash tests/e2e/device.sh "$SECPE"
-step bench-kernel-cuda-tf32 45 "$SECPE" bench kernel --device cuda --tf32 --rows 100000 --centres 35000 --dim 768 \
+step bench-kernel-cuda-tf32 45 "$SECPE" bench kernel --device cuda --screen tf32 --rows 100000 --centres 35000 --dim 768 \
   --verify-rows 256 --repeats 3 --threads "$THREADS" --out "$OUT/kernel_cuda_tf32.json"
 step bench-histogram-cuda-tf32 60 "$SECPE" bench histogram --data "$DATA/yelp.h5" --synthetic 5000 --variations 6 \
-  --clusters 600 --kmeans-iterations 2 --method augpe --device cuda --tf32 --threads "$THREADS" --out "$OUT/histogram_cuda_tf32.json"
+  --clusters 600 --kmeans-iterations 2 --method augpe --device cuda --screen tf32 --threads "$THREADS" --out "$OUT/histogram_cuda_tf32.json"
 rm -rf "${DATA:?}"/*  # 6 GB the rest does not need
 step nccl-1-rank 30 "$MPI_TESTS" --gtest_filter='NcclCommunicator.*'
 step nccl-2-ranks 30 mpirun -n 2 --oversubscribe "$MPI_TESTS" --gtest_filter='NcclCommunicator.*'

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bench/bench_report.hpp"
+#include "bench/private_signal.hpp"
 #include "compute/cuda_backend.hpp"
 #include "compute/kernel_bench.hpp"
 #include "cluster/kmeans.hpp"
@@ -66,7 +67,7 @@ struct Bench {
 nlohmann::ordered_json traffic_json(const Bench& b, const DeviceTraffic& t, int repeats) {
   const auto per = [&](std::uint64_t v) { return b.comm.allreduce_max(double(v) / double(std::max(1, repeats))); };
   return {{"bytes_up", per(t.bytes_up)}, {"bytes_down", per(t.bytes_down)}, {"host_syncs", per(t.syncs)},
-          {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}};
+          {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}, {"device_releases", per(t.releases)}};
 }
 
 // The GEMM floor of searches of these shapes: cuBLAS (fp32 and TF32) on the GPU, OpenBLAS on
@@ -85,7 +86,9 @@ nlohmann::ordered_json gemm_floor(const Bench& b, const std::vector<GemmShape>& 
 
 // One-time setup of SecPE: k-means per label (the kernel keeps its rows meanwhile), then the
 // cached private-to-centre assignment.
-nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<SecretClustering>>& clustering) {
+// `keep` (when given) receives each label's public clusters, for the private-signal figures.
+nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<SecretClustering>>& clustering,
+                                   std::vector<PublicClusters>* keep) {
   const HistogramBenchOptions& o = b.o;
   const Shard& shard = b.shard;
   double kmeans_seconds = 0.0, assign_seconds = 0.0;  // this rank's, summed over its labels
@@ -106,6 +109,7 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
     kmeans_iterations_run += km.iterations;
     centres += km.centres.rows();
     vote_work += km.centres.rows() * b.candidates[l].rows();
+    if (keep) (*keep)[l] = {km.centres, km.sizes};
     const double rho = shard.private_counts[l] > 0 ? std::min(1.0, o.private_batch / double(shard.private_counts[l])) : 0.0;
     std::vector<std::uint64_t> ids;
     for (auto i : shard.private_rows[l]) ids.push_back(shard.ids[i]);
@@ -130,11 +134,12 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
   return setup;
 }
 
-nlohmann::ordered_json bench_secpe(const Bench& b) {
+nlohmann::ordered_json bench_secpe(const Bench& b, std::vector<PublicClusters>* keep) {
   const HistogramBenchOptions& o = b.o;
   const std::size_t n_labels = b.shard.num_labels();
   std::vector<std::unique_ptr<SecretClustering>> clustering(n_labels);
-  nlohmann::ordered_json figures = secpe_setup(b, clustering);
+  if (keep) keep->assign(n_labels, {});
+  nlohmann::ordered_json figures = secpe_setup(b, clustering, keep);
   const double vote_work = figures["vote_work"].get<double>();
   figures.erase("vote_work");
   std::vector<double> per_iteration, release_seconds, vote_seconds;
@@ -147,11 +152,18 @@ nlohmann::ordered_json bench_secpe(const Bench& b) {
     double release = 0.0, vote = 0.0;
     per_iteration.push_back(timed(b.comm, [&] {
       Timer t0;
-      std::vector<SecpeVoteJob> jobs;
+      std::vector<ReleaseRequest> requests;
+      std::vector<std::size_t> labels;
       for (std::size_t l = 0; l < n_labels; ++l) {
         if (!clustering[l]) continue;
-        noisy[l] = clustering[l]->release(b.key, l, t, o.sigma);
-        jobs.push_back({&b.shard.label_comm(), &noisy[l], &b.candidates[l]});
+        requests.push_back({clustering[l].get(), &b.key, l, t, o.sigma});
+        labels.push_back(l);
+      }
+      std::vector<NoisyClusters> released = SecretClustering::release_batch(requests);  // every label's at once
+      std::vector<SecpeVoteJob> jobs;
+      for (std::size_t r = 0; r < labels.size(); ++r) {
+        noisy[labels[r]] = std::move(released[r]);
+        jobs.push_back({&b.shard.label_comm(), &noisy[labels[r]], &b.candidates[labels[r]]});
       }
       release = t0.seconds();
       t0.restart();
@@ -172,6 +184,7 @@ nlohmann::ordered_json bench_secpe(const Bench& b) {
   figures["iteration_seconds"] = per_iteration;
   figures["iteration_seconds_median"] = median(per_iteration);
   figures["release_seconds"] = release_seconds;
+  figures["release_seconds_median"] = median(release_seconds);
   figures["vote_seconds"] = vote_seconds;
   figures["vote_seconds_median"] = median(vote_seconds);
   figures["vote_gemm_floor_seconds"] = gemm_floor(b, shapes, pairs);
@@ -262,8 +275,10 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   parse_kmeans_init(o.kmeans_init);
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
-  const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda && o.tf32
-                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = true})
+  if (!o.signal.r_over_p.empty() && !run_secpe) throw InputError("the private-signal figures need the SecPE setup (method secpe or both)");
+  const bool tf32 = o.device == Device::kCuda && cuda_screen_is_tf32(o.screen);
+  const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda
+                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = tf32})
                                                          : make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;
@@ -281,7 +296,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   comm.broadcast(std::span<unsigned char>(b.key.bytes));
 
   nlohmann::ordered_json figures;
-  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = o.tf32;
+  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = tf32, figures["screen"] = tf32 ? "tf32" : "fp32";
   figures["records"] = info.num_records;
   figures["labels"] = shard.num_labels();
   figures["dim"] = info.embedding_dim;
@@ -291,7 +306,8 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   std::int64_t private_total = 0;
   for (auto c : shard.private_counts) private_total += c;
   figures["private_records"] = private_total;
-  if (run_secpe) figures["secpe"] = bench_secpe(b);
+  std::vector<PublicClusters> clusters;
+  if (run_secpe) figures["secpe"] = bench_secpe(b, o.signal.r_over_p.empty() ? nullptr : &clusters);
   if (run_augpe) figures["augpe"] = bench_augpe(b);
   if (run_secpe && run_augpe) {
     const double s = figures["secpe"]["iteration_seconds_median"].get<double>();
@@ -299,6 +315,12 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     const double augpe = a["iteration_seconds"].is_null() ? a["iteration_seconds_cost_model"].get<double>() : a["iteration_seconds"].get<double>();
     figures["augpe_over_secpe"] = s > 0 ? augpe / s : 0.0;
     figures["augpe_over_secpe_basis"] = a["iteration_seconds"].is_null() ? "cost-model estimate" : "measured";
+  }
+  if (!o.signal.r_over_p.empty()) {
+    PrivateSignalOptions signal = o.signal;
+    signal.threads = o.threads;
+    signal.private_batch = o.private_batch;
+    figures["private_signal"] = private_signal(comm, shard, clusters, b.candidates, b.syn, *kernel, b.key, signal);
   }
   if (b.cuda) figures["device_check_failures"] = comm.allreduce_max(double(b.cuda->traffic().check_failures));
   figures["peak_rss_mib_max_rank"] = comm.allreduce_max(peak_rss_mib());

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/private_signal.hpp"
 #include "cluster/kmeans.hpp"
 #include "compute/nearest.hpp"
 #include "dist/communicator.hpp"
@@ -31,9 +32,12 @@ struct HistogramBenchOptions {
   double augpe_fraction = 1.0;    // share of the voters measured; below 1 the time is a cost-model estimate
   std::string kernel = "blas";
   Device device = Device::kCpu;   // where the kernel runs (resolved: never kAuto)
-  bool tf32 = false;              // cuda: TF32 tensor cores for the searches' GEMM (same results, a wider bound)
+  std::string screen = "auto";    // cuda: the searches' GEMM: auto (TF32 where the GPU has it), fp32 or tf32 (same results)
   std::uint64_t seed = 1;
   ShardBy shard_by = ShardBy::kAuto;  // records split by record range or by label (evolve/shard.hpp)
+  // Per r/p of signal.r_over_p (none when empty): how much of the private records' votes survives
+  // the noise (bench/private_signal.hpp); its private batch and threads are the ones above.
+  PrivateSignalOptions signal;
 };
 
 nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& options);

@@ -7,6 +7,7 @@
 #include "bench/histogram_bench.hpp"
 #include "bench/privacy_bench.hpp"
 #include "bench/synth_embeddings.hpp"
+#include "compute/cuda_backend.hpp"
 #include "compute/kernel_bench.hpp"
 #ifdef SECPE_HAVE_FAISS
 #include "bench/faiss/faiss_bench.hpp"
@@ -79,11 +80,10 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     ("dim", po::value<Eigen::Index>(&c.dim)->default_value(c.dim), "d")
     ("k", po::value<int>(&c.k)->default_value(c.k), "nearest centres per row")
     ("metric", po::value<std::string>(&metric)->default_value("l2"), "l2, ip or cosine")
-    ("screen", po::value<std::string>(&screen)->default_value("auto"), "blas: candidate screen auto, fp32, bf16 (AMX or AVX512-BF16), int8 (AVX512-VNNI or AVX-VNNI), bf16-emulated or int8-emulated (slow)")
+    ("screen", po::value<std::string>(&screen)->default_value("auto"), "candidate screen: blas: auto, fp32, bf16 (AMX or AVX512-BF16), int8 (AVX512-VNNI or AVX-VNNI), bf16-emulated or int8-emulated (slow); cuda: auto (TF32 where the GPU has it), fp32 or tf32 (TF32 tensor cores for the kernel and cuBLAS alike; the kernel stays exact: a wider bound)")
     ("row-block", po::value<int>(&c.blocking.row_block)->default_value(c.blocking.row_block), "blas: rows of X per block")
     ("centre-block", po::value<int>(&c.blocking.centre_block)->default_value(c.blocking.centre_block), "blas: centres per GEMM call")
-    ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel")
-    ("tf32", po::bool_switch(&c.tf32), "cuda: TF32 tensor-core GEMMs for the kernel and cuBLAS alike (the kernel stays exact: a wider bound, more rows rescored)");
+    ("verify-rows", po::value<int>(&c.verify_rows)->default_value(c.verify_rows), "leading rows checked bit for bit against the reference kernel");
   add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench kernel [--rows M --centres N --dim D --threads T]", desc, {}, args, vm)) return 0;
@@ -94,12 +94,16 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   c.metric = parse_metric(metric);
   c.kernel = vm["kernel"].as<std::string>();
   make_kernel(c.kernel);  // an unknown name fails now
-  try {
-    c.blocking.screen = parse_blas_screen(screen);
-  } catch (const InputError& e) {
-    throw InputError(std::string("--screen: ") + e.what());
-  }
   c.device = rank_device(device_of(vm));
+  if (c.device == Device::kCuda) {
+    c.tf32 = cuda_screen_is_tf32(screen);
+  } else {
+    try {
+      c.blocking.screen = parse_blas_screen(screen);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--screen: ") + e.what());
+    }
+  }
   if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1) throw InputError("--rows, --centres, --dim and --threads must be at least 1");
   const KernelBenchResult r = bench_kernel(c);
   auto report = bench_frame("kernel", args, c.threads, 1);
@@ -237,13 +241,42 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
-    ("tf32", po::bool_switch(&o.tf32), "cuda: TF32 tensor-core GEMMs for the searches (the results stay exact: a wider bound, more candidates rescored)")
+    ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "cuda: the searches' GEMM: auto (TF32 where the GPU has it), fp32 or tf32 (the results stay exact: a wider bound, more candidates rescored)")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
-    ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)");
+    ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)")
+    ("r-over-p", po::value<std::string>(), "private-signal figures at each of these r/p (comma-separated; none: 9999), noise calibrated as a run calibrates it: how many noisy votes agree with the noise-free release, against the public-only votes")
+    ("iterations", po::value<int>(&o.signal.iterations)->default_value(o.signal.iterations), "--r-over-p: iterations T the noise is calibrated for")
+    ("calibration", po::value<std::string>()->default_value("exact"), "--r-over-p: SecPE's calibration, exact or paper")
+    ("p", po::value<double>(&o.signal.p)->default_value(o.signal.p, "1e-4"), "--r-over-p: the prior p of every secret");
   add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
+  if (vm.count("r-over-p")) {
+    for (const auto& value : split_list(vm["r-over-p"].as<std::string>(), ',')) {
+      double ratio = 9999;
+      if (value != "none") {
+        std::size_t used = 0;
+        try {
+          ratio = std::stod(value, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != value.size() || !(ratio > 1 && ratio < 1e6)) throw InputError("--r-over-p: '" + value + "' is not a ratio in (1, 1e6) or none");
+      }
+      o.signal.r_over_p.push_back(ratio);
+    }
+    try {
+      o.signal.calibration = parse_calibration(vm["calibration"].as<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(std::string("--calibration: ") + e.what());
+    }
+    option_in(vm, "iterations", 1, 100000);
+    if (!(o.signal.p > 0 && o.signal.p < 1)) throw InputError("--p must be in (0, 1)");
+  } else {
+    for (const char* name : {"iterations", "calibration", "p"})
+      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --r-over-p only");
+  }
   check_bench_out(vm);
   option_in<std::size_t>(vm, "synthetic", 1, 1000000000);
   option_in(vm, "variations", 1, 1000000);
@@ -263,6 +296,11 @@ int bench_histogram_command(const std::vector<std::string>& args) {
 
   return run_under_mpi([&](const Communicator& world) {
     o.device = rank_device(requested);
+    if (o.device == Device::kCuda) {
+      cuda_screen_is_tf32(o.screen);  // an unknown screen fails now
+    } else if (o.screen != "auto") {
+      throw InputError("--screen " + o.screen + " is for --device cuda (the CPU's kernel picks its own screen)");
+    }
     const auto nccl = device_communicator(world, o.device);
     const Communicator& comm = nccl ? *nccl : world;
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
@@ -276,10 +314,14 @@ int bench_histogram_command(const std::vector<std::string>& args) {
         metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels (median of --repeats), slowest rank, the voters kept by the kernel beforehand (augpe.keep_seconds; a GPU holds them in its memory): every voter's nearest candidate (every label's search in one batch), histogram allreduce (by record), noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
         metric_definition("augpe.gemm_floor_seconds", "s", "the same shapes' GEMMs alone (each label's voters against its candidates), summed over the labels, slowest rank: cuBLAS SGEMM on the GPU (augpe.gemm_floor.tf32: with TF32 tensor cores), plain cblas_sgemm on the same threads on the CPU"),
         metric_definition("augpe.over_gemm_floor", "ratio", "Aug-PE votes (measured share) over their fp32 GEMM floor (over_tf32_gemm_floor: over the TF32 one)"),
-        metric_definition("iteration_traffic", "bytes, count", "cuda: per iteration, host -> device and device -> host bytes, the times the host waited for the device (host_syncs), the search batches and the rows rescored on the host"),
+        metric_definition("iteration_traffic", "bytes, count", "cuda: per iteration, host -> device and device -> host bytes, the times the host waited for the device (host_syncs), the search batches, the rows rescored on the host and SecPE's releases made on the device (device_releases: 1 when every label's release ran there)"),
         device_check_metric(),
         metric_definition("vote_gflop", "GFLOP", "2 x (sum over labels of the search shape) x d / 1e9: K_l N_l for SecPE (one product read both ways), M_l N_l for Aug-PE"),
-        metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration")};
+        metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration"),
+        metric_definition("private_signal[].secpe.selection_agreement", "share", "of the N_syn candidates the noisy release's votes select (the run's shrunk estimate, iteration 0), the share the noise-free release (same private sample, no noise) selects too, summed over labels; selection_agreement_public_only: the same for the votes of the public clusters alone. The private records carry signal through the noise where the first exceeds the second"),
+        metric_definition("private_signal[].secpe.centre_vote_agreement", "share", "centres whose estimate votes for the same candidate as their noise-free release (public_only: as their public part)"),
+        metric_definition("private_signal[].secpe.centre_error_rms", "embedding units", "root mean square distance of a released (estimated) centre to its noise-free value; centre_private_shift_rms: of the noise-free centre to its public part (the private signal); size_error_rms and size_private_rms: the same for the sizes"),
+        metric_definition("private_signal[].augpe.selection_agreement", "share", "as for SecPE, Aug-PE's noisy histogram against the noise-free one (public_only: the public records' votes alone); bin_error_rms and bin_private_rms: noise and private votes per bin")};
     if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
   });
 }

@@ -22,6 +22,7 @@
 #include "io/imported_embeddings.hpp"
 #include "evolve/dataset_embedder.hpp"
 #include "text/embedder.hpp"
+#include "text/ppmi_sif_embedder.hpp"
 #include "text/tfidf_svd_embedder.hpp"
 #include "text/secrets.hpp"
 
@@ -116,26 +117,42 @@ std::vector<std::string> label_texts(const LabelSet& labels) {
   return out;
 }
 
-// Embeds `texts` with the built-in embedder (hashing, or tfidf-svd fitted here) into
-// contents.embeddings; returns the embedder's name.
-// The built-in embedder: hashing, or tfidf-svd fitted here (its model goes into `contents`).
-std::unique_ptr<Embedder> builtin_embedder(bool learned, const TfidfSvdOptions& svd_options, const std::vector<std::string>& texts,
+// The built-in embedder `kind`: hashing, or a learned one (tfidf-svd, ppmi-sif) fitted here, its
+// model going into `contents`; auto is ppmi-sif, or hashing where ppmi-sif cannot be fitted (a
+// dimension outside its range, or public records holding fewer words than the dimension).
+std::unique_ptr<Embedder> builtin_embedder(const std::string& kind, const TfidfSvdOptions& options, const std::vector<std::string>& texts,
                                            DatasetContents& contents) {
-  if (!learned) return std::make_unique<HashingEmbedder>(svd_options.dim);
+  const auto hashing = [&] { return std::make_unique<HashingEmbedder>(options.dim); };
+  if (kind == "hashing") return hashing();
+  if (kind == "auto" && (options.dim < kLearnedEmbedderMinDim || options.dim > kLearnedEmbedderMaxDim)) {
+    log_info("--embedder auto: the hashing embedder (ppmi-sif takes dimensions " + std::to_string(kLearnedEmbedderMinDim) + " to " +
+             std::to_string(kLearnedEmbedderMaxDim) + ")");
+    return hashing();
+  }
   // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
   // projection) depends on a record that holds a secret.
   std::vector<std::string_view> public_texts;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (!contents.secrets.is_private(i)) public_texts.push_back(texts[i]);
   }
-  log_info("fitting the tfidf-svd embedder on " + std::to_string(public_texts.size()) + " public records");
+  const bool words = kind != "tfidf-svd";
+  log_info("fitting the " + std::string(words ? "ppmi-sif" : "tfidf-svd") + " embedder on " + std::to_string(public_texts.size()) + " public records");
   const Timer timer;
-  auto fitted = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(public_texts, svd_options));
+  std::unique_ptr<LearnedEmbedder> fitted;
+  try {
+    fitted = std::make_unique<LearnedEmbedder>(
+        words ? fit_ppmi_sif(public_texts, {.dim = options.dim, .min_df = options.min_df, .vocabulary = options.vocabulary, .threads = options.threads})
+              : fit_tfidf_svd(public_texts, options));
+  } catch (const InputError& e) {
+    if (kind != "auto") throw;
+    log_warn(std::string(e.what()) + "; --embedder auto uses the hashing embedder instead");
+    return hashing();
+  }
   log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
   contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
   contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
-  contents.provenance["embedder_min_df"] = std::to_string(svd_options.min_df);
-  contents.provenance["embedder_max_vocabulary"] = std::to_string(svd_options.vocabulary);
+  contents.provenance["embedder_min_df"] = std::to_string(options.min_df);
+  contents.provenance["embedder_max_vocabulary"] = std::to_string(options.vocabulary);
   return fitted;
 }
 
@@ -268,44 +285,49 @@ void describe_import_options(po::options_description& desc) {
     ("secret-quantile", po::value<double>()->default_value(RandomWordOptions{}.quantile, "0.2"), "random-word mode: frequency quantile the words are taken around")
     ("secret-max-private-share", po::value<double>()->default_value(RandomWordOptions{}.max_private_share, "0.3"),
      "random-word mode: take no word that would make more than this share of the records private (the next word out from the quantile is taken instead); 1: no limit, the paper's setting")
-    ("embedder", po::value<std::string>()->default_value("hashing"),
-     "hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only) or "
+    ("embedder", po::value<std::string>()->default_value("auto"),
+     "auto (ppmi-sif where the public records hold enough words for it, else hashing), hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only), "
+     "ppmi-sif (word vectors of the factorised PPMI matrix of the public records' word co-occurrences, SIF-weighted) or "
      "http (a model behind an OpenAI-compatible /embeddings API, e.g. Text Embeddings Inference: EVERY text, private ones included, is sent there)")
-    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing: 1 to 65536; tfidf-svd: 64 to 1024; http: the model's, checked when given)")
+    ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing, auto: 1 to 65536; tfidf-svd, ppmi-sif: 64 to 1024; http: the model's, checked when given)")
     ("state-dir", po::value<std::string>(), "--embedder http: private folder of the response cache (embeddings of private texts; default OUT.state). Never publish it")
     ("embedder-vocabulary", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.vocabulary),
-     "tfidf-svd: the most frequent word unigrams and bigrams of the public records kept")
+     "tfidf-svd, ppmi-sif: the terms (tfidf-svd: word unigrams and bigrams; ppmi-sif: words) of the public records kept, the most frequent first")
     ("embedder-min-df", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.min_df),
-     "tfidf-svd: a kept term occurs in at least this many public records")
+     "tfidf-svd, ppmi-sif: a kept term occurs in at least this many public records")
     ("min-public-share", po::value<double>()->default_value(0.2, "0.2"),
      "warn when fewer than this share of a label's records are public (hold no secret)")
     ("allow-private-labels", po::bool_switch(), "import even when a label has no public record (it then gets no synthetic text); refused otherwise")
-    ("threads", po::value<int>()->default_value(0), "threads for the embedding and the tfidf-svd fit (0: the SECPE_THREADS environment variable if set, else all hardware threads)");
+    ("threads", po::value<int>()->default_value(0), "threads for the embedding and the learned embedders' fit (0: the SECPE_THREADS environment variable if set, else all hardware threads)");
 }
 
 // The built-in or HTTP embedder the options ask for (imported embeddings are checked apart).
 struct EmbedderChoice {
-  bool learned = false, http = false;
+  std::string kind;                    // --embedder
+  bool learned = false, http = false;  // tfidf-svd or ppmi-sif; http
   HttpEmbedderOptions http_options;    // http
-  TfidfSvdOptions svd_options;         // hashing (its dim) and tfidf-svd
+  TfidfSvdOptions svd_options;         // hashing (its dim) and the learned embedders
   std::filesystem::path state_dir;     // http: the private response cache
 };
 
 EmbedderChoice embedder_choice_from(const po::variables_map& vm, const std::filesystem::path& out, int threads) {
   EmbedderChoice c;
   const std::string embedder_kind = vm["embedder"].as<std::string>();
-  if (embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "http") {
-    throw InputError("--embedder must be hashing, tfidf-svd or http, not '" + embedder_kind + "'");
+  if (embedder_kind != "auto" && embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "ppmi-sif" && embedder_kind != "http") {
+    throw InputError("--embedder must be auto, hashing, tfidf-svd, ppmi-sif or http, not '" + embedder_kind + "'");
   }
-  c.learned = embedder_kind == "tfidf-svd";
+  c.kind = embedder_kind;
+  c.learned = embedder_kind == "tfidf-svd" || embedder_kind == "ppmi-sif";
   c.http = embedder_kind == "http";
   refuse_shared_api_key(vm);
   if (!c.http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "embed-api-key-env", "state-dir", "concurrency", "http-timeout", "http-retries", "http-backoff", "http-max-response-mb"}, "--embedder http");
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
-    if (!c.learned && !vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --embedder tfidf-svd only");
+    if (!c.learned && embedder_kind != "auto" && !vm[name].defaulted()) {
+      throw InputError(std::string("--") + name + " applies to --embedder auto, tfidf-svd or ppmi-sif only");
+    }
   }
-  const int dim = c.learned ? option_in(vm, "embedding-dim", kTfidfSvdMinDim, kTfidfSvdMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  const int dim = c.learned ? option_in(vm, "embedding-dim", kLearnedEmbedderMinDim, kLearnedEmbedderMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
   if (c.http) {
     c.http_options = http_embedder_options(vm, true);
     c.http_options.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
@@ -314,7 +336,7 @@ EmbedderChoice embedder_choice_from(const po::variables_map& vm, const std::file
   }
   c.svd_options = {.dim = dim,
                    .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
-                   .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", static_cast<std::size_t>(dim), 1u << 24),
+                   .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", c.learned ? static_cast<std::size_t>(dim) : 1, 1u << 24),
                    .threads = threads};
   return c;
 }
@@ -434,7 +456,7 @@ int command_import(const std::vector<std::string>& args) {
       log_info("embedding with " + embedder->name() + " at " + embedding.http_options.client.base_url + "; response cache (private) in " +
                embedding.state_dir.string());
     } else {
-      embedder = builtin_embedder(embedding.learned, embedding.svd_options, corpus.texts, contents);
+      embedder = builtin_embedder(embedding.kind, embedding.svd_options, corpus.texts, contents);
     }
     embed_all(*embedder, corpus.texts, embedding.http ? 1 : (threads > 0 ? threads : default_threads()), contents);
     embedder_name = embedder->name();

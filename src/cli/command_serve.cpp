@@ -14,6 +14,8 @@
 #include "evolve/training_texts.hpp"
 #include "http/openai_service.hpp"
 #include "io/corpus.hpp"
+#include "text/generator_training.hpp"
+#include "text/prompts.hpp"
 
 namespace secpe::cli {
 namespace {
@@ -66,6 +68,8 @@ int command_serve(const std::vector<std::string>& args) {
     ("data", po::value<std::string>(), "or a secpe dataset: the generator learns from its public records only")
     ("generator-texts", po::value<std::size_t>()->default_value(5000), "--data: public training texts per label at most")
     ("max-words", po::value<int>()->default_value(64), "words per generated text at most")
+    ("generator-labels", po::value<std::string>()->default_value("per-label"), "how the labels reach the generator: per-label (a model per label), pooled (one model of every text, without labels) or prompt (the pooled model steered by the label values and keyword lists of --prompts)")
+    ("prompts", po::value<std::string>(), "--generator-labels prompt: prompt file (JSON, e.g. jobs/prompts/yelp.json) whose keyword lists steer each label; default: the label values alone")
     ("embedder", po::value<std::string>()->default_value("hashing"), "hashing (with --dim) or dataset (the --data dataset's embedder)")
     ("dim", po::value<int>()->default_value(256), "hashing embedder's dimension")
     ("model", po::value<std::string>()->default_value("secpe-builtin"), "the model name served (requests naming another get 404)")
@@ -101,6 +105,13 @@ int command_serve(const std::vector<std::string>& args) {
                     .max_request_tokens = option_in<std::size_t>(vm, "max-request-tokens", 1, std::size_t{1} << 40)};
   const HttpServerLimits limits = server_limits(vm);
   const NgramGeneratorOptions generator_options{.max_words = option_in(vm, "max-words", 1, 100000)};
+  GeneratorLabels generator_labels{};
+  try {
+    generator_labels = parse_generator_labels(vm["generator-labels"].as<std::string>());
+  } catch (const InputError& e) {
+    throw InputError(std::string("--generator-labels: ") + e.what());
+  }
+  if (vm.count("prompts") && generator_labels != GeneratorLabels::kPrompt) throw InputError("--prompts applies to --generator-labels prompt only");
 
   std::vector<std::vector<std::string>> texts;
   LabelSet labels;
@@ -119,8 +130,10 @@ int command_serve(const std::vector<std::string>& args) {
     labels = corpus_labels(source, texts);
   }
   if (!embedder) embedder = std::make_shared<HashingEmbedder>(option_in(vm, "dim", 1, 65536));
-  texts.emplace_back();  // the all-label model, for prompts that name no label
-  auto generator = std::make_shared<NgramGenerator>(texts, source, generator_options);
+  const PromptTemplates prompts = vm.count("prompts") ? PromptTemplates::load(vm["prompts"].as<std::string>(), labels) : PromptTemplates::builtin(labels);
+  GeneratorTraining training = generator_training(generator_labels, texts, source, prompts);
+  training.label_texts.emplace_back();  // the all-label model, for prompts that name no label
+  auto generator = std::make_shared<NgramGenerator>(training, generator_options);
 
   HttpServer server(vm["host"].as<std::string>(), port, openai_service(generator, embedder, labels, service), limits);
   if (vm.count("port-file")) {

@@ -35,7 +35,7 @@ void add_http_generator_options(po::options_description& desc) {
     ("gen-api", po::value<std::string>()->default_value("chat"), "--generator http: chat (/chat/completions) or completions (/completions, for base models)")
     ("temperature", po::value<double>()->default_value(d.temperature, "1.0"), "--generator http: sampling temperature")
     ("max-tokens", po::value<int>()->default_value(d.max_tokens), "--generator http: tokens per generated text at most")
-    ("prompts", po::value<std::string>(), "--generator http: prompt file (JSON, e.g. jobs/prompts/yelp.json; default: generic built-in prompts)");
+    ("prompts", po::value<std::string>(), "prompt file (JSON, e.g. jobs/prompts/yelp.json; default: generic built-in prompts): the prompts of --generator http, or the label values and keyword lists that steer the built-in generator under --generator-labels prompt");
 }
 
 void refuse_shared_api_key(const po::variables_map& vm) {
@@ -87,7 +87,7 @@ bool http_generator_options(const po::variables_map& vm, HttpGeneratorOptions& o
   const std::string kind = vm["generator"].as<std::string>();
   if (kind != "builtin" && kind != "http") throw InputError("--generator must be builtin or http, not '" + kind + "'");
   if (kind == "builtin") {
-    refuse_http_options(vm, {"gen-url", "gen-model", "gen-api", "gen-api-key-env", "temperature", "max-tokens", "prompts"}, "--generator http");
+    refuse_http_options(vm, {"gen-url", "gen-model", "gen-api", "gen-api-key-env", "temperature", "max-tokens"}, "--generator http");
     return false;
   }
   for (const char* name : {"gen-url", "gen-model"}) {

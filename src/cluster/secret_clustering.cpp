@@ -5,10 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "compute/fixed_point.hpp"
 #include "core/parallel.hpp"
 #include "core/secret_rng.hpp"
-#include "privacy/noisy_release.hpp"
 
 namespace secpe {
 
@@ -38,9 +36,13 @@ SecretClustering::SecretClustering(const Communicator& comm, MatrixF public_cent
   clip_rows(clipped_);
   public_part_ = centres_;
   clipped_centres_ = clip_rows(public_part_);
+  // The kernel keeps the private rows and the public part for every release (a GPU in its
+  // memory), and the assignment searches the kept rows.
+  kept_rows_ = kernel.keep(clipped_);
+  kept_public_ = kernel.keep(public_part_);
   assignment_.resize(static_cast<std::size_t>(clipped_.rows()));
   std::vector<double> score(assignment_.size());
-  kernel.search(clipped_, centres_, metric, assignment_, score);
+  kernel.search_kept(*kept_rows_, centres_, metric, 1, assignment_, score);
 }
 
 // Each sampled row travels to the rank that owns its centre (ranks own consecutive ranges of
@@ -97,17 +99,15 @@ SecretClustering::OwnedRows SecretClustering::owned_rows(std::span<const std::ui
     if (sampled[i] && to[i] == me) ++owned.start[local_centre(i) + 1];
   for (const auto c : centre_of) ++owned.start[c + 1];
   for (std::size_t c = 0; c < mine; ++c) owned.start[c + 1] += owned.start[c];
-  owned.rows.resize(owned.start[mine]);
+  owned.members.resize(owned.start[mine]);
   std::vector<std::size_t> fill(owned.start.begin(), owned.start.end() - 1);
   for (std::size_t i = 0; i < n; ++i)
-    if (sampled[i] && to[i] == me) owned.rows[fill[local_centre(i)]++] = clipped_.row(static_cast<Eigen::Index>(i)).data();
-  for (std::size_t q = 0; q < centre_of.size(); ++q) owned.rows[fill[centre_of[q]]++] = owned.arrived.row(static_cast<Eigen::Index>(q)).data();
+    if (sampled[i] && to[i] == me) owned.members[fill[local_centre(i)]++] = static_cast<std::int64_t>(i);
+  for (std::size_t q = 0; q < centre_of.size(); ++q) owned.members[fill[centre_of[q]]++] = -1 - static_cast<std::int64_t>(q);
   return owned;
 }
 
-NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const {
-  const Eigen::Index k = centres_.rows(), d = centres_.cols();
-  const auto kd = static_cast<std::size_t>(d);
+std::vector<std::uint8_t> SecretClustering::sample(const NoiseKey& key, std::uint64_t label, int iteration) const {
   const SecretStreamFamily sampling(key, SecretStream::kSampling, label, static_cast<std::uint64_t>(iteration));
   std::vector<std::uint8_t> sampled(record_ids_.size());
   run_chunks(chunk_count(kernel_.threads(), sampled.size(), 200.0), sampled.size(), [&](int, std::size_t b, std::size_t e) {
@@ -115,45 +115,51 @@ NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label
     sampling.uniforms(std::span<const std::uint64_t>(record_ids_).subspan(b, e - b), u);
     for (std::size_t i = b; i < e; ++i) sampled[i] = u[i - b] < rho_[i] ? 1 : 0;
   });
-  // Each rank owns a consecutive range of centres: it sums their sampled rows from every rank
-  // (fixed point, exact) and noises them, so the noise is drawn by all ranks at once.
-  const auto range = comm_.shard(static_cast<std::uint64_t>(k));
-  const std::uint64_t first = range.first;  // not a structured binding: clang 14 cannot capture those
-  const std::size_t mine = range.second - range.first;
-  const OwnedRows owned = owned_rows(sampled, first, mine);
+  return sampled;
+}
 
-  // One secret noise stream per centre, keyed by (label, iteration, centre): the values do not
-  // depend on which rank or thread draws them.
-  const SecretStreamFamily noise_streams(key, SecretStream::kNoise, label, static_cast<std::uint64_t>(iteration));
-  NoisyClusters out{MatrixF(static_cast<Eigen::Index>(mine), d), {}, static_cast<Eigen::Index>(first)};
-  float* const centres = out.centres.data();
-  std::vector<double> sizes(mine);
-  // Each centre's sum is made where its noise is added, in a buffer that stays in cache: no K x d
-  // array of sums is cleared, filled and read again.
-  run_chunks(kernel_.threads(), mine, [&](int, std::size_t ib, std::size_t ie) {
-    std::vector<std::int64_t> sum(kd);
-    for (std::size_t i = ib; i < ie; ++i) {
-      const auto c = static_cast<Eigen::Index>(first + i);
-      std::fill(sum.begin(), sum.end(), 0);
-      for (std::size_t q = owned.start[i]; q < owned.start[i + 1]; ++q) add_fixed_point(sum.data(), owned.rows[q], d);
-      SecretRng noise = noise_streams.stream(static_cast<std::uint64_t>(c));
-      const double n_pub = double(sizes_[static_cast<std::size_t>(c)]);
-      const double m_pri = double(owned.start[i + 1] - owned.start[i]);
-      sizes[i] = noisy_release(n_pub + m_pri, sigma, noise);
-      // A public cluster left empty by k-means (duplicate rows) counts as size 1 for the noise scale.
-      const GaussianRelease centre_release(2.0 * clip_radius_ / std::max(1.0, n_pub) * sigma);
-      const double inv_members = 1.0 / std::max(1.0, n_pub + m_pri);
-      const float* public_row = public_part_.row(c).data();
-      for (std::size_t j = 0; j < kd; ++j) {
-        const double mean = (n_pub * public_row[j] + from_fixed(sum[j])) * inv_members;
-        centres[i * kd + j] = static_cast<float>(centre_release(mean, noise));
-      }
-    }
+NoisyClusters SecretClustering::release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const {
+  const ReleaseRequest request{this, &key, label, iteration, sigma};
+  return std::move(release_batch(std::span<const ReleaseRequest>(&request, 1)).front());
+}
+
+std::vector<NoisyClusters> SecretClustering::release_batch(std::span<const ReleaseRequest> requests) {
+  if (requests.empty()) return {};
+  const NearestCentreKernel& kernel = requests.front().clustering->kernel_;
+  // Every label's private sampling (keyed by (label, iteration, record)), the labels side by side.
+  std::vector<std::vector<std::uint8_t>> sampled(requests.size());
+  run_chunks(kernel.threads(), requests.size(), [&](int, std::size_t b, std::size_t e) {
+    for (std::size_t r = b; r < e; ++r) sampled[r] = requests[r].clustering->sample(*requests[r].key, requests[r].label, requests[r].iteration);
   });
-
+  // Each rank owns a consecutive range of every label's centres: it gathers their sampled rows
+  // from every rank, sums them (fixed point, exact) and noises them, so the noise is drawn by all
+  // ranks at once. One secret noise stream per centre, keyed by (label, iteration, centre): the
+  // values do not depend on which rank, thread or device draws them.
+  std::vector<OwnedRows> owned;
+  std::vector<SecretStreamFamily> noise;
+  std::vector<NoisyClusters> out;
+  std::vector<CentreReleaseTask> tasks;
+  owned.reserve(requests.size()), noise.reserve(requests.size()), out.reserve(requests.size());
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    const SecretClustering& c = *requests[r].clustering;
+    if (&c.kernel_ != &kernel) throw std::logic_error("SecretClustering::release_batch: the labels use different kernels");
+    const auto range = c.comm_.shard(static_cast<std::uint64_t>(c.centres_.rows()));
+    const std::size_t mine = range.second - range.first;
+    owned.push_back(c.owned_rows(sampled[r], range.first, mine));
+    noise.emplace_back(*requests[r].key, SecretStream::kNoise, requests[r].label, static_cast<std::uint64_t>(requests[r].iteration));
+    out.push_back({MatrixF(static_cast<Eigen::Index>(mine), c.centres_.cols()), std::vector<double>(mine), static_cast<Eigen::Index>(range.first), nullptr});
+  }
+  for (std::size_t r = 0; r < requests.size(); ++r) {
+    const SecretClustering& c = *requests[r].clustering;
+    tasks.push_back({.rows = c.kept_rows_.get(), .arrived = &owned[r].arrived, .members = owned[r].members, .start = owned[r].start,
+                     .public_part = c.kept_public_.get(), .public_sizes = c.sizes_, .first = static_cast<std::uint64_t>(out[r].first),
+                     .noise = &noise[r], .sigma = requests[r].sigma, .clip_radius = c.clip_radius_, .centres = &out[r].centres,
+                     .sizes = out[r].sizes, .copy = &out[r].device_copy});
+  }
+  kernel.release_centres(tasks);
   // Only released values travel: every rank's noised sizes, in rank (= centre) order. The centres
   // stay with their owners: the votes are sharded by centre too.
-  out.sizes = comm_.allgather(std::span<const double>(sizes));
+  for (std::size_t r = 0; r < requests.size(); ++r) out[r].sizes = requests[r].clustering->comm_.allgather(std::span<const double>(out[r].sizes));
   return out;
 }
 

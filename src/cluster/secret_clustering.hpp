@@ -15,6 +15,7 @@
 // grid (privacy/noisy_release.hpp) before they leave their rank (allgather). The private-to-centre
 // assignment never changes across iterations, so it is computed once.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -31,6 +32,19 @@ struct NoisyClusters {
   MatrixF centres;            // this rank's released centres: rows first .. first + centres.rows() - 1 of the K
   std::vector<double> sizes;  // all K, released
   Eigen::Index first = 0;     // the global index of centres' first row
+  // The kernel's copy of `centres` (a GPU's, where its release made them), for the votes' search.
+  std::shared_ptr<const DeviceCopy> device_copy;
+};
+
+class SecretClustering;
+
+// One label's release in a batch (SecretClustering::release_batch).
+struct ReleaseRequest {
+  const SecretClustering* clustering;
+  const NoiseKey* key;
+  std::uint64_t label;
+  int iteration;
+  double sigma;
 };
 
 class SecretClustering {
@@ -41,8 +55,16 @@ class SecretClustering {
   SecretClustering(const Communicator& comm, MatrixF public_centres, std::vector<std::int64_t> public_sizes,
                    MatrixF private_rows, std::vector<std::uint64_t> record_ids, std::vector<double> rho,
                    const NearestCentreKernel& kernel, Metric metric, double clip_radius);
+  SecretClustering(const SecretClustering&) = delete;  // the kernel keeps views of its rows
+  SecretClustering& operator=(const SecretClustering&) = delete;
 
   NoisyClusters release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const;
+  // Several labels' releases at once, each what release() gives it alone: the sampling of every
+  // label on the host threads, each label's exchange of sampled rows in request order (every rank
+  // must make the same requests), then one NearestCentreKernel::release_centres for every label's
+  // centres (on a GPU: one upload, one launch, one download), the sizes gathered in request order.
+  // Every request's clustering must use the same kernel.
+  static std::vector<NoisyClusters> release_batch(std::span<const ReleaseRequest> requests);
   Eigen::Index clusters() const { return centres_.rows(); }
   // Public centres whose norm exceeded the clipping radius (public information).
   Eigen::Index clipped_centres() const { return clipped_centres_; }
@@ -52,12 +74,14 @@ class SecretClustering {
 
  private:
   // The sampled rows of this rank's centres [first, first + mine), from every rank, by centre:
-  // centre i's are rows[start[i] .. start[i + 1]), pointing into this rank's rows or `arrived`.
+  // centre i's are members[start[i] .. start[i + 1]) (CentreReleaseTask's encoding: v >= 0 is this
+  // rank's private row v, v < 0 row -1 - v of `arrived`).
   struct OwnedRows {
     MatrixF arrived;
     std::vector<std::size_t> start;
-    std::vector<const float*> rows;
+    std::vector<std::int64_t> members;
   };
+  std::vector<std::uint8_t> sample(const NoiseKey& key, std::uint64_t label, int iteration) const;
   OwnedRows owned_rows(std::span<const std::uint8_t> sampled, std::uint64_t first, std::size_t mine) const;
 
   const Communicator& comm_;
@@ -67,6 +91,8 @@ class SecretClustering {
   Eigen::Index clipped_centres_ = 0;
   std::vector<std::int64_t> sizes_;
   MatrixF clipped_;                       // private rows clipped to the radius
+  std::unique_ptr<KeptRows> kept_rows_;   // clipped_ and public_part_ kept by the kernel (a GPU's memory)
+  std::unique_ptr<KeptRows> kept_public_;
   std::vector<std::uint64_t> record_ids_;
   std::vector<double> rho_;
   std::vector<std::int32_t> assignment_;  // cached nearest public centre per private row

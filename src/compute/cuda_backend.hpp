@@ -16,6 +16,15 @@ namespace secpe {
 // CUDA devices this process can use (0 without a driver, a device or a CUDA build).
 int cuda_device_count();
 
+// Whether this process's GPU (the one make_cuda_kernel picks by default) has TF32 tensor cores
+// (compute capability 8.0 or later: A100, H100): the fastest screen proven exact there, which
+// secpe run and the benchmarks' --screen auto use. False without a GPU.
+bool cuda_tf32_available();
+
+// The screen of a CUDA kernel from --screen: auto (TF32 where cuda_tf32_available), fp32 or tf32
+// (true: TF32); an InputError naming the option otherwise.
+bool cuda_screen_is_tf32(const std::string& screen);
+
 struct CudaKernelOptions {
   int device = -1;   // CUDA device; -1: the one for this process's local rank (compute/gpu_plan.hpp)
   int threads = 0;   // host threads (norms, packing, fallbacks; 0: as BlasKernelOptions::threads)
@@ -31,9 +40,14 @@ struct CudaKernelOptions {
   // Exact rescoring of the candidates on the device (fp64, exact::pair_score's order and bits);
   // false: on the host threads (the path the built-in check falls back to).
   bool device_rescoring = true;
+  // SecPE's release (NearestCentreKernel::release_centres) on the device when the labels' rows are
+  // kept there; false: on the host threads.
+  bool device_release = true;
   // Tests only: the device path's results are altered (the last row of every search gets a
-  // wrong score, kept rows' sums a wrong entry), so that the built-in check must catch them.
+  // wrong score, kept rows' sums a wrong entry; with corrupt_release, a release's last centre a
+  // wrong coordinate), so that the built-in check must catch them.
   bool corrupt_device_results = false;
+  bool corrupt_release = false;
 };
 
 // What a CUDA kernel has moved and waited for so far (secpe bench reports it per iteration).
@@ -44,9 +58,10 @@ struct DeviceTraffic {
   std::uint64_t batches = 0;             // search batches (each: one upload, one download, one wait)
   std::uint64_t host_rescored_rows = 0;  // rows rescored on the host (a candidate list overflowed, or the safe path)
   std::uint64_t check_failures = 0;      // built-in checks that failed (see CudaKernel)
+  std::uint64_t releases = 0;            // SecPE releases made on the device (release_centres)
   DeviceTraffic operator-(const DeviceTraffic& o) const {
     return {bytes_up - o.bytes_up, bytes_down - o.bytes_down, syncs - o.syncs, batches - o.batches,
-            host_rescored_rows - o.host_rescored_rows, check_failures - o.check_failures};
+            host_rescored_rows - o.host_rescored_rows, check_failures - o.check_failures, releases - o.releases};
   }
 };
 
@@ -55,10 +70,11 @@ struct DeviceTraffic {
 // exactly (on the device, else on the host). Kept rows stay in device memory.
 // Built-in check (HPCG-style): the first batch of searches on the device is compared with the
 // host's exact answer on sampled rows (every centre scored), later batches on one row each, the
-// first per-centre sums of kept rows with the CPU's sums. A disagreement is reported on stderr
-// and counted (traffic().check_failures); from then on the kernel runs its safe path (rows
-// streamed from the host, candidates rescored on the host, sums on the CPU), and the call that
-// failed is redone that way, so the results stay exact.
+// first per-centre sums of kept rows with the CPU's sums, the first release of SecPE's centres
+// with the host's release of every centre, later ones on one centre per label. A disagreement is
+// reported on stderr and counted (traffic().check_failures); from then on the kernel runs its
+// safe path (rows streamed from the host, candidates rescored on the host, sums and releases on
+// the CPU), and the call that failed is redone that way, so the results stay exact.
 class CudaKernel : public NearestCentreKernel {
  public:
   virtual DeviceTraffic traffic() const = 0;

@@ -21,6 +21,13 @@ std::string device_name(Device device) {
   return "?";
 }
 
+bool cuda_screen_is_tf32(const std::string& screen) {
+  if (screen == "fp32") return false;
+  if (screen == "tf32") return true;
+  if (screen == "auto") return cuda_tf32_available();
+  throw InputError("--screen: unknown GPU screen '" + screen + "' (expected auto, fp32 or tf32)");
+}
+
 Device resolve_device(Device requested, std::string* note) {
   if (requested == Device::kCpu) return Device::kCpu;
 #ifdef SECPE_HAVE_CUDA
@@ -36,6 +43,7 @@ Device resolve_device(Device requested, std::string* note) {
 
 #ifndef SECPE_HAVE_CUDA
 int cuda_device_count() { return 0; }
+bool cuda_tf32_available() { return false; }
 
 std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions&) {
   throw InputError("this secpe was built without CUDA: no cuda kernel");

@@ -3,9 +3,8 @@
 // compiles it into the CUDA rescoring kernel (compute/cuda/kernels.cu), the C++ compiler into the
 // unit test that emulates that kernel on the CPU (tests/unit/exact_order_test.cpp), which checks
 // it against exact::pair_score and exact::best_k_of bit for bit. The same terms in the same order,
-// each operation rounded to nearest on its own: on the device every operation is an explicit
-// round-to-nearest intrinsic (__dadd_rn, __dmul_rn, __dsub_rn, __ddiv_rn), which nvcc never fuses
-// into a multiply-add whatever its flags, so the bits are the host's (built with -ffp-contract=off).
+// each operation rounded to nearest on its own (core/ieee_ops.hpp: explicit round-to-nearest
+// intrinsics on the device, which nvcc never fuses into a multiply-add), so the bits are the host's.
 // A float converted to double is exact, and so is the product of two such doubles (48 significant
 // bits), so only the additions (and the L2 difference) round, as they do on the host.
 //
@@ -16,37 +15,14 @@
 #include <cstdint>
 
 #include "compute/search_bound.hpp"
+#include "core/ieee_ops.hpp"
 
 namespace secpe::exact_order {
 
-SECPE_HOST_DEVICE inline double add_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-SECPE_HOST_DEVICE inline double sub_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-SECPE_HOST_DEVICE inline double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-SECPE_HOST_DEVICE inline double div_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+using ieee::add_rn;
+using ieee::div_rn;
+using ieee::mul_rn;
+using ieee::sub_rn;
 
 // exact::pair_score(metric, x, c, d, row_norm, centre_norm), bit for bit.
 SECPE_HOST_DEVICE inline double pair_score(Metric metric, const float* x, const float* c, long long d, double row_norm,

@@ -104,6 +104,7 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   if (config.device == Device::kCuda) {
     auto gpu = make_cuda_kernel(CudaKernelOptions{.threads = options.threads, .tf32 = config.tf32});
     cuda = gpu.get();
+    r.screen = config.tf32 ? "tf32" : "fp32";
     owned = std::move(gpu);
   } else {
     owned = config.kernel == "blas" ? std::make_unique<BlasKernel>(options) : make_kernel(config.kernel, options.threads);

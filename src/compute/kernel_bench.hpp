@@ -24,7 +24,7 @@ struct KernelBenchConfig {
   std::uint64_t seed = 1;
   BlasKernelOptions blocking{};  // row_block / centre_block / screen (threads is taken from `threads`)
   Device device = Device::kCpu;  // kCuda: the CUDA kernel (replaces `kernel`) and cuBLAS
-  bool tf32 = false;             // cuda: TF32 GEMMs, for the kernel and the baseline alike
+  bool tf32 = false;             // cuda: TF32 GEMMs, for the kernel and the baseline alike (--screen)
 };
 
 struct KernelBenchResult {
@@ -39,7 +39,7 @@ struct KernelBenchResult {
   double kernel_cpu_seconds = 0.0;
   double sgemm_cpu_seconds = 0.0;
   bool verified = true;          // verify_rows agree with the reference bit for bit
-  std::string screen;            // blas: the candidate screen that ran, with its engine (screen_label)
+  std::string screen;            // the candidate screen that ran (blas: with its engine, screen_label; cuda: fp32 or tf32)
   std::string openblas_core;     // openblas_get_corename(), e.g. "Haswell"
   std::string openblas_config;   // openblas_get_config()
   std::string baseline = "OpenBLAS cblas_sgemm";

@@ -12,6 +12,8 @@
 
 namespace secpe {
 
+class SecretStreamFamily;  // core/secret_rng.hpp
+
 Metric parse_metric(const std::string& name);  // "l2" | "ip" | "cosine"; InputError otherwise
 std::string metric_name(Metric metric);
 
@@ -33,17 +35,61 @@ class KeptRows {
   const MatrixF* rows_;
 };
 
+// A copy of a matrix that a kernel made itself and still holds (a GPU: in its memory): SecPE's
+// release on a GPU leaves the released centres there (NoisyClusters::device_copy). A search given
+// it (SearchTask::centres_copy) reads the copy instead of uploading the matrix, when it stands for
+// that matrix (the same data and shape, e.g. after the matrix was moved); the matrix must stay
+// unchanged while its copy is used. Another kernel's copy is ignored.
+class DeviceCopy {
+ public:
+  explicit DeviceCopy(const MatrixF& m) : data_(m.data()), rows_(m.rows()), cols_(m.cols()) {}
+  DeviceCopy(const DeviceCopy&) = delete;
+  DeviceCopy& operator=(const DeviceCopy&) = delete;
+  virtual ~DeviceCopy() = default;
+  bool stands_for(const MatrixF& m) const { return m.data() == data_ && m.rows() == rows_ && m.cols() == cols_; }
+
+ private:
+  const float* data_;
+  Eigen::Index rows_, cols_;
+};
+
 // One search of a batch (NearestCentreKernel::search_batch): search_k of x against centres, and
 // with centre_nearest non-empty (k = 1) search_mutual's other direction as well.
 struct SearchTask {
   const KeptRows* x = nullptr;
   const MatrixF* centres = nullptr;
+  const DeviceCopy* centres_copy = nullptr;  // the kernel's copy of the centres, if it has one
   int k = 1;
   std::span<std::int32_t> nearest;
   std::span<double> score;
   std::span<std::int32_t> centre_nearest = {};
   std::span<double> centre_score = {};
 };
+
+// One label's part of SecPE's release (cluster/secret_clustering.hpp) for
+// NearestCentreKernel::release_centres: `mine` centres from global index `first`, each released
+// by privacy/centre_release.hpp from the fixed-point sum of its sampled rows and its secret stream
+// (stream first + i of `noise`, the label's (kNoise, label, iteration) family).
+struct CentreReleaseTask {
+  const KeptRows* rows = nullptr;         // the label's clipped private rows on this rank (kept)
+  const MatrixF* arrived = nullptr;       // sampled rows sent by other ranks (may be empty)
+  // Centre i's sampled rows are members[start[i] .. start[i + 1]): v >= 0 is row v of `rows`,
+  // v < 0 row -1 - v of `arrived`.
+  std::span<const std::int64_t> members;
+  std::span<const std::size_t> start;     // mine + 1 entries
+  const KeptRows* public_part = nullptr;  // every public centre clipped to the radius (K x d, kept)
+  std::span<const std::int64_t> public_sizes;  // K
+  std::uint64_t first = 0;
+  const SecretStreamFamily* noise = nullptr;
+  double sigma = 0.0, clip_radius = 0.0;
+  MatrixF* centres = nullptr;             // out: mine x d, released
+  std::span<double> sizes;                // out: mine, released
+  std::shared_ptr<const DeviceCopy>* copy = nullptr;  // out (optional): the kernel's copy of the released centres, if it keeps one
+};
+
+// The host's release of centres [begin, end) of the task (the default release_centres, and what
+// a GPU kernel's built-in check compares its release with), on `threads` threads.
+void release_centres_on_host(const CentreReleaseTask& task, std::size_t begin, std::size_t end, int threads);
 
 class NearestCentreKernel {
  public:
@@ -93,6 +139,10 @@ class NearestCentreKernel {
                                    std::span<std::int64_t> counts) const {
     add_to_centres(x.rows(), centre_of, include, sums, counts);
   }
+  // SecPE's release of several labels' centres (CentreReleaseTask): the default runs on the host
+  // threads; a GPU kernel releases every task's centres at once on the device (the same bits:
+  // privacy/centre_release.hpp), checked against the host (compute/cuda_backend.hpp).
+  virtual void release_centres(std::span<const CentreReleaseTask> tasks) const;
   // Worker threads the kernel uses (1 unless it says otherwise).
   virtual int threads() const { return 1; }
 };

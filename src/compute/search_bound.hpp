@@ -26,12 +26,11 @@
 // (times 1 + 2^-30, for the double arithmetic that computes the bound and the comparisons); the
 // rounding terms are doubled for safety. A wider input term only costs candidates, never answers.
 #include "compute/metric.hpp"
+#include "core/host_device.hpp"
 
 #if defined(__CUDACC__)
-#define SECPE_HOST_DEVICE __host__ __device__
 #define SECPE_LANES_INLINE
 #else
-#define SECPE_HOST_DEVICE
 // The forms that the CPU kernel also evaluates in lanes of a GCC vector type: always inlined, so
 // that no copy passes vectors by value to a caller compiled for narrower registers.
 #define SECPE_LANES_INLINE [[gnu::always_inline]]

@@ -24,7 +24,7 @@ enum class Stream : std::uint32_t {
   kAudit = 7,           // secpe audit: per-trial seeds and the no-secret model simulation
   kEvaluation = 8,      // secpe eval: which synthetic and real records the sample-based metrics use
   kRandomSelection = 9, // --method random: the uniform selection of the no-private-data control
-  kEmbedder = 10,       // the learned embedder's Gaussian test matrix (text/tfidf_svd_embedder.hpp)
+  kEmbedder = 10,       // the learned embedders' Gaussian test matrix (text/randomized_svd.hpp)
 };
 
 std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> counter,

@@ -45,6 +45,13 @@ void SecretStreamFamily::uniforms(std::span<const std::uint64_t> streams, std::s
   }
 }
 
+std::array<std::uint32_t, 8> SecretStreamFamily::subkey_words() const {
+  std::array<std::uint32_t, 8> out{};
+  for (std::size_t w = 0; w < out.size(); ++w)
+    for (int i = 3; i >= 0; --i) out[w] = (out[w] << 8) | subkey_[4 * w + static_cast<std::size_t>(i)];
+  return out;
+}
+
 SecretRng::SecretRng(const std::array<unsigned char, 32>& subkey, std::uint64_t stream) : subkey_(subkey), stream_(stream) {}
 
 void SecretRng::refill() {

@@ -14,6 +14,7 @@
 
 #include "core/random_draws.hpp"
 #include "core/secret_key.hpp"
+#include "core/secret_normal.hpp"
 
 namespace secpe {
 
@@ -30,6 +31,9 @@ class SecretRng : public RandomDraws<SecretRng> {
     if (used_ == buffer_.size()) refill();
     return buffer_[used_++];
   }
+  // The noise's normal: the secret ziggurat (core/secret_normal.hpp, kSecretNoiseVersion), the same
+  // bits on a GPU; it hides RandomDraws::normal, which the public streams keep.
+  double normal() { return secret_normal(*this, secret_ziggurat()); }
 
  private:
   friend class SecretStreamFamily;
@@ -51,6 +55,10 @@ class SecretStreamFamily {
   // The first uniform in [0, 1) of stream streams[i] into out[i] for every i (one Bernoulli
   // decision about each record streams[i]), sixteen streams per ChaCha20 batch.
   void uniforms(std::span<const std::uint64_t> streams, std::span<double> out) const;
+  // The family's subkey as eight little-endian words, for a device that draws its streams itself
+  // (chacha20::BlockStream; SecPE's release on a GPU): a key of this (purpose, a, b) alone, never
+  // the noise key. Its holder zeroes it after use.
+  std::array<std::uint32_t, 8> subkey_words() const;
 
  private:
   std::array<unsigned char, 32> subkey_{};

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "core/atomic_file.hpp"
+#include "core/secret_normal.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "evolve/private_state.hpp"
@@ -260,6 +261,10 @@ void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::orde
     }
     std::string msg = "resume: " + path.string() + " was made with a different '" + key + "' (" +
                       (saved.contains(key) ? saved[key].dump() : "unset") + ", now " + value.dump() + ")";
+    if (key == "noise_version") {
+      msg += "; it was made by an older secpe, whose secret noise draws differ (version " + std::to_string(kSecretNoiseVersion) +
+             " takes exp and log correctly rounded, the same on CPUs and GPUs)";
+    }
     if (key == "iterations") {
       msg += "; the finished labels were calibrated and released for the old number of iterations, so adding "
              "iterations would release more than their budget allows";

@@ -1,7 +1,7 @@
 #include "evolve/dataset_embedder.hpp"
 
 #include "core/error.hpp"
-#include "text/tfidf_svd_embedder.hpp"
+#include "text/learned_embedder.hpp"
 
 namespace secpe {
 namespace {
@@ -59,17 +59,19 @@ std::unique_ptr<Embedder> dataset_embedder(const DatasetReader& reader, const st
   if (name.starts_with("hashing")) return std::make_unique<HashingEmbedder>(info.embedding_dim);
   if (name == kImportedEmbedderName) return imported_model_embedder(info, path, http);
   if (name.starts_with("http(")) return http_embedder(info, path, name, http);
-  if (!name.starts_with("tfidf-svd")) {
+  const bool ppmi_sif = name.starts_with("ppmi-sif");
+  if (!ppmi_sif && !name.starts_with("tfidf-svd")) {
     throw InputError(path.string() + ": embeddings come from '" + name +
-                     "'; secpe run can embed candidates only with the built-in hashing or tfidf-svd embedders or an HTTP embedder");
+                     "'; secpe run can embed candidates only with the built-in hashing, tfidf-svd or ppmi-sif embedders or an HTTP embedder");
   }
+  const LearnedEmbedderKind kind = ppmi_sif ? LearnedEmbedderKind::kPpmiSif : LearnedEmbedderKind::kTfidfSvd;
   EmbedderModel model = reader.embedder_model();
   const std::string damaged = path.string() + ": damaged secpe dataset: the stored embedder model (/embedder) ";
   if (model.empty()) throw InputError(damaged + "is missing, but the embeddings come from '" + name + "'; import the corpus again");
-  std::unique_ptr<TfidfSvdEmbedder> embedder;
+  std::unique_ptr<LearnedEmbedder> embedder;
   try {
-    embedder = std::make_unique<TfidfSvdEmbedder>(TfidfVectorizer(kTfidfSvdNgrams, std::move(model.terms), std::move(model.idf)),
-                                                  std::move(model.projection));
+    embedder = std::make_unique<LearnedEmbedder>(kind, TfidfVectorizer(learned_embedder_ngrams(kind), std::move(model.terms), std::move(model.idf)),
+                                                 std::move(model.projection));
   } catch (const InputError& e) {
     throw InputError(damaged + "is inconsistent: " + e.what());
   }

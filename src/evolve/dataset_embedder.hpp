@@ -1,6 +1,6 @@
 #pragma once
 // The embedder that made a dataset's embeddings, rebuilt so that `secpe run` embeds its
-// candidates in the same space: the hashing embedder from its dimension, the learned tfidf-svd
+// candidates in the same space: the hashing embedder from its dimension, a learned (tfidf-svd, ppmi-sif)
 // embedder from the model stored in the dataset, checked against the identity its provenance
 // records; HTTP and imported embeddings from an embedding endpoint serving the same model.
 #include <filesystem>

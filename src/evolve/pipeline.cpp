@@ -102,20 +102,20 @@ struct Models {
 // The built-in generator learns from public texts; the HTTP one needs only the labels and prompts.
 std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunConfig& config, const Shard& shard) {
   const DatasetInfo& info = shard.info();
+  PromptTemplates prompts = config.prompts.empty() ? PromptTemplates::builtin(info.labels) : PromptTemplates::load(config.prompts, info.labels);
   if (config.http_generator) {
     HttpGeneratorOptions options = config.http_generation;
     options.cache_dir = config.state_dir;
     options.cache_writer = "r" + std::to_string(comm.rank());
-    return std::make_unique<HttpGenerator>(options, config.prompts.empty() ? PromptTemplates::builtin(info.labels)
-                                                                           : PromptTemplates::load(config.prompts, info.labels));
+    return std::make_unique<HttpGenerator>(options, std::move(prompts));
   }
-  const auto training = config.generator_corpus.empty() ? public_training_texts(shard.reader, config.generator_texts)
-                                                        : corpus_training_texts(config.generator_corpus, info.labels);
+  const auto texts = config.generator_corpus.empty() ? public_training_texts(shard.reader, config.generator_texts)
+                                                     : corpus_training_texts(config.generator_corpus, info.labels);
   // File names only: a path may say more about the data than the run should publish.
   const std::string source = config.generator_corpus.empty()
                                  ? "the public records (no secret) of " + config.data.filename().string()
                                  : config.generator_corpus.filename().string();
-  return std::make_unique<NgramGenerator>(training, source, config.generator);
+  return std::make_unique<NgramGenerator>(generator_training(config.generator_labels, texts, source, prompts), config.generator);
 }
 
 Models build_models(const Communicator& comm, const RunConfig& config, const Shard& shard) {

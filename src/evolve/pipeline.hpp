@@ -21,6 +21,7 @@
 #include "privacy/budgets.hpp"
 #include "privacy/secret_noise.hpp"
 #include "text/generator.hpp"
+#include "text/generator_training.hpp"
 
 namespace secpe {
 
@@ -64,9 +65,10 @@ struct RunConfig {
   double augpe_threshold = 0.0;
   AugPEVoters augpe_voters = AugPEVoters::kAll;
   NgramGeneratorOptions generator;
+  GeneratorLabels generator_labels = GeneratorLabels::kPerLabel;  // how labels reach the built-in generator
   bool http_generator = false;              // generate with a model behind an API instead of the built-in one
   HttpGeneratorOptions http_generation;     // its connection and sampling (cache: state_dir, set by the pipeline)
-  std::filesystem::path prompts;            // its prompt file; empty: the built-in prompts
+  std::filesystem::path prompts;            // its prompt file, or the built-in generator's (prompt labels); empty: the built-in prompts
   HttpEmbedderOptions http_embedding;       // connection of a dataset's HTTP embedder (base URL, model: see dataset_embedder)
   std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
   std::size_t generator_texts = 5000;      // public training texts per label, at most

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/secret_normal.hpp"
 #include "evolve/pipeline.hpp"
 
 namespace secpe {
@@ -70,6 +71,7 @@ nlohmann::ordered_json release_settings(const RunConfig& c) {
                       {"max_tokens", c.http_generation.max_tokens}};
   }
   return {{"keying", "secpe release keys v1"},
+          {"noise_version", kSecretNoiseVersion},
           {"method", method_name(c.method)},
           {"seed", c.seed},
           {"iterations", c.iterations},
@@ -97,6 +99,7 @@ nlohmann::ordered_json release_settings(const RunConfig& c) {
           {"blank_fraction", c.generator.blank_fraction},
           {"label_weight", c.generator.label_weight},
           {"variation", variation_mode_name(c.generator.variation)},
+          {"generator_labels", generator_labels_name(c.generator_labels)},
           {"generator_texts", c.generator_texts},
           {"http_generator", http_generator}};
 }

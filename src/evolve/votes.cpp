@@ -37,11 +37,12 @@ void plan_secpe(const SecpeVoteJob& job, int votes_per_centre, SecpeSearch& s, s
   s.candidates = std::make_unique<KeptRows>(*job.candidates);
   s.centres = std::make_unique<KeptRows>(job.clusters->centres);
   if (s.take == 1) {
-    tasks.push_back({.x = s.candidates.get(), .centres = &job.clusters->centres, .k = 1, .nearest = s.cand_nearest,
-                     .score = s.cand_score, .centre_nearest = s.chosen, .centre_score = s.score});
+    tasks.push_back({.x = s.candidates.get(), .centres = &job.clusters->centres, .centres_copy = job.clusters->device_copy.get(), .k = 1,
+                     .nearest = s.cand_nearest, .score = s.cand_score, .centre_nearest = s.chosen, .centre_score = s.score});
   } else {
     tasks.push_back({.x = s.centres.get(), .centres = job.candidates, .k = static_cast<int>(s.take), .nearest = s.chosen, .score = s.score});
-    tasks.push_back({.x = s.candidates.get(), .centres = &job.clusters->centres, .k = 1, .nearest = s.cand_nearest, .score = s.cand_score});
+    tasks.push_back({.x = s.candidates.get(), .centres = &job.clusters->centres, .centres_copy = job.clusters->device_copy.get(), .k = 1,
+                     .nearest = s.cand_nearest, .score = s.cand_score});
   }
 }
 

@@ -30,7 +30,7 @@
 // of indices, secret indices in range and increasing per record, text offsets in range and
 // finite embeddings, and the /embedder arrays' shapes against each other and /embeddings and
 // their values finite (the embedder checks the rest, and its digest, when it is rebuilt from
-// them: text/tfidf_svd_embedder.hpp). So a damaged file fails loudly and can never turn a private record public.
+// them: text/learned_embedder.hpp). So a damaged file fails loudly and can never turn a private record public.
 // Version 1 files (no checksums) are refused with a request to import them again. Version 3
 // added /secrets/categories (optional, as the names are); version 2 files still read, their
 // categories following from the provenance secret_mode (random-word or list).
@@ -70,7 +70,7 @@ struct DatasetInfo {
   std::map<std::string, std::string> provenance;
 };
 
-// The learned embedder's parameters (text/tfidf_svd_embedder.hpp), fitted on public records.
+// A learned embedder's parameters (text/learned_embedder.hpp), fitted on public records.
 struct EmbedderModel {
   std::vector<std::uint64_t> terms;  // vocabulary (n-gram keys), in feature order
   std::vector<double> idf;           // one weight per term

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "text/function_words.hpp"
+#include "text/generator_training.hpp"
 #include "text/scan.hpp"
 #include "text/tokenizer.hpp"
 
@@ -21,6 +25,7 @@ constexpr std::int32_t kFirstWord = 3;
 constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr double kTrigramWeight = 0.97;  // P = 0.97 P3 + 0.03 P2 where the trigram context was seen
 constexpr double kBigramWeight = 0.97;   // P = 0.97 P2 + 0.03 P1 where only the bigram context was seen
+constexpr int kRephraseTries = 4;        // sentences drawn per parent sentence by rephrase, the closest in length kept
 
 bool is_sentence_end(std::string_view t) { return t == "." || t == "!" || t == "?"; }
 
@@ -176,43 +181,74 @@ void for_each_sentence(const std::vector<std::string>& toks, F&& f) {
 
 NgramGenerator::NgramGenerator(const std::vector<std::vector<std::string>>& texts_per_label, std::string source,
                                const NgramGeneratorOptions& options)
-    : source_(std::move(source)), options_(options) {
+    : NgramGenerator(per_label_training(texts_per_label, std::move(source)), options) {}
+
+NgramGenerator::NgramGenerator(const GeneratorTraining& training, const NgramGeneratorOptions& options)
+    : source_(training.source), labels_(training.labels), options_(options) {
   if (options_.max_words <= 0) throw InputError("generator: max_words must be positive");
   if (!(options_.blank_fraction > 0.0 && options_.blank_fraction <= 1.0))
     throw InputError("generator: blank_fraction must be in (0, 1]");
   if (!(options_.label_weight >= 0.0 && options_.label_weight <= 1.0))
     throw InputError("generator: label_weight must be in [0, 1]");
-  const std::size_t labels = texts_per_label.size();
-  for (std::size_t l = 0; l <= labels; ++l) models_.push_back(std::make_unique<Model>());
+  // One model per distinct list of label texts (labels steered by the same prompt share theirs),
+  // and the texts each model learns from besides the all-label model.
+  std::map<std::vector<std::size_t>, std::size_t> distinct;
+  std::vector<std::vector<std::size_t>> member(training.texts.size());
+  label_model_.assign(training.label_texts.size(), 0);
+  std::vector<bool> has_model(training.label_texts.size(), false);
+  for (std::size_t l = 0; l < training.label_texts.size(); ++l) {
+    const auto& list = training.label_texts[l];
+    if (list.empty()) continue;
+    const auto [it, inserted] = distinct.emplace(list, distinct.size());
+    label_model_[l] = it->second;
+    has_model[l] = true;
+    if (!inserted) continue;
+    for (const std::size_t i : list) {
+      if (i >= training.texts.size()) throw std::out_of_range("generator: a label's training text is out of range");
+      member[i].push_back(it->second);
+    }
+  }
+  const bool rephrase = options_.variation == VariationMode::kRephrase;
+  for (std::size_t m = 0; m <= distinct.size(); ++m) {
+    models_.push_back(std::make_unique<Model>());
+    if (rephrase) backward_.push_back(std::make_unique<Model>());
+  }
+  for (std::size_t l = 0; l < label_model_.size(); ++l)
+    if (!has_model[l]) label_model_[l] = distinct.size();  // the all-label model: no model of its own
   vocab_ = std::make_unique<Vocab>();
   Vocab& vocab = *vocab_;
   vocab.words = {"<s>", "</s>", "<unk>"};
-  Model& all = *models_[labels];
   std::vector<std::int32_t> ids;
-  for (std::size_t l = 0; l < labels; ++l) {
-    Model& m = *models_[l];
-    for (const auto& text : texts_per_label[l]) {
-      const auto toks = tokenize(text);
-      std::uint32_t words = 0;
-      for (const auto& t : toks) words += is_word_token(t) ? 1 : 0;
-      if (words == 0) continue;
-      for_each_sentence(toks, [&](std::size_t b, std::size_t e) {
-        ids.clear();
-        for (std::size_t i = b; i < e; ++i) ids.push_back(vocab.id_or_add(toks[i]));
-        m.count_sentence(ids);
-        all.count_sentence(ids);
-      });
-      m.lengths.push_back(words);
-      all.lengths.push_back(words);
-      ++m.texts;
-      ++all.texts;
+  for (std::size_t i = 0; i < training.texts.size(); ++i) {
+    const auto toks = tokenize(training.texts[i]);
+    std::uint32_t words = 0;
+    for (const auto& t : toks) words += is_word_token(t) ? 1 : 0;
+    if (words == 0) continue;
+    member[i].push_back(distinct.size());
+    for_each_sentence(toks, [&](std::size_t b, std::size_t e) {
+      ids.clear();
+      for (std::size_t k = b; k < e; ++k) ids.push_back(vocab.id_or_add(toks[k]));
+      for (const std::size_t m : member[i]) models_[m]->count_sentence(ids);
+      if (!rephrase) return;
+      std::reverse(ids.begin(), ids.end());
+      for (const std::size_t m : member[i]) backward_[m]->count_sentence(ids);
+    });
+    for (const std::size_t m : member[i]) {
+      models_[m]->lengths.push_back(words);
+      ++models_[m]->texts;
+      if (rephrase) ++backward_[m]->texts;
     }
   }
-  training_texts_ = all.texts;
+  training_texts_ = models_.back()->texts;
   if (training_texts_ == 0) throw InputError("generator: no public training text");
   for (auto& m : models_) m->finish();
+  for (auto& m : backward_) m->finish();
   word_token_.resize(vocab.words.size());
-  for (std::size_t i = kFirstWord; i < vocab.words.size(); ++i) word_token_[i] = is_word_token(vocab.words[i]);
+  content_token_.resize(vocab.words.size());
+  for (std::size_t i = kFirstWord; i < vocab.words.size(); ++i) {
+    word_token_[i] = is_word_token(vocab.words[i]);
+    content_token_[i] = word_token_[i] && !is_function_word(vocab.words[i]);
+  }
 }
 
 std::vector<std::string> Generator::generate(std::vector<GenerationTask>& tasks) const {
@@ -225,18 +261,21 @@ std::vector<std::string> Generator::generate(std::vector<GenerationTask>& tasks)
 NgramGenerator::~NgramGenerator() = default;
 
 std::string NgramGenerator::describe() const {
-  return "ngram(order 3, variation by " + variation_mode_name(options_.variation) + ") trained on " +
+  return "ngram(order 3, variation by " + variation_mode_name(options_.variation) + ", labels " + labels_ + ") trained on " +
          std::to_string(training_texts_) + " public texts from " + source_;
 }
 
-const NgramGenerator::Model* NgramGenerator::label_model(std::size_t label) const {
-  if (label + 1 >= models_.size()) throw std::out_of_range("generator: label out of range");
-  const Model* m = models_[label].get();
-  return m->texts > 0 ? m : nullptr;
+std::pair<const NgramGenerator::Model*, const NgramGenerator::Model*> NgramGenerator::models_of(std::size_t label, bool backward) const {
+  if (label >= label_model_.size()) throw std::out_of_range("generator: label out of range");
+  const auto& set = backward ? backward_ : models_;
+  const std::size_t k = label_model_[label];
+  const Model* own = k + 1 < set.size() && set[k]->texts > 0 ? set[k].get() : nullptr;
+  return {own, set.back().get()};
 }
 
-std::int32_t NgramGenerator::next_token(const Model* label, std::int32_t a, std::int32_t b, CounterRng& rng) const {
-  const Model* all = models_.back().get();
+std::int32_t NgramGenerator::next_token(std::pair<const Model*, const Model*> models, std::int32_t a, std::int32_t b,
+                                        CounterRng& rng) const {
+  const auto [label, all] = models;
   const Model* first = (label != nullptr && rng.uniform() < options_.label_weight) ? label : all;
   for (const Model* m : {first, all}) {
     const std::uint32_t t = m->find_tri(a, b);
@@ -252,20 +291,24 @@ bool NgramGenerator::ends_sentence(std::int32_t t) const {
   return t >= kFirstWord && is_sentence_end(vocab_->words[static_cast<std::size_t>(t)]);
 }
 
-// One sentence from (BOS, BOS), without BOS/EOS, ended with '.' when the model ended it without a mark.
-std::vector<std::int32_t> NgramGenerator::sample_sentence(const Model* label, CounterRng& rng, int& words) const {
+std::vector<std::int32_t> NgramGenerator::continue_sentence(std::pair<const Model*, const Model*> models, std::int32_t a,
+                                                            std::int32_t b, CounterRng& rng, int cap) const {
   std::vector<std::int32_t> s;
-  words = 0;
-  std::int32_t a = kBos, b = kBos;
-  const int cap = 2 * options_.max_words + 8;
-  for (;;) {
-    const std::int32_t c = next_token(label, a, b, rng);
-    if (c == kEos || c == kBos || static_cast<int>(s.size()) >= cap) break;
+  while (static_cast<int>(s.size()) < cap) {
+    const std::int32_t c = next_token(models, a, b, rng);
+    if (c == kEos || c == kBos) break;
     s.push_back(c);
-    if (word_token_[static_cast<std::size_t>(c)]) ++words;
     a = b;
     b = c;
   }
+  return s;
+}
+
+// One sentence from (BOS, BOS), without BOS/EOS, ended with '.' when the model ended it without a mark.
+std::vector<std::int32_t> NgramGenerator::sample_sentence(const Model* label, CounterRng& rng, int& words) const {
+  std::vector<std::int32_t> s = continue_sentence({label, models_.back().get()}, kBos, kBos, rng, 2 * options_.max_words + 8);
+  words = 0;
+  for (const std::int32_t t : s) words += word_token_[static_cast<std::size_t>(t)] ? 1 : 0;
   if (!s.empty() && !ends_sentence(s.back())) s.push_back(period_id());
   return s;
 }
@@ -355,6 +398,7 @@ std::string variation_mode_name(VariationMode mode) {
   switch (mode) {
     case VariationMode::kSentences: return "sentences";
     case VariationMode::kResample: return "resample";
+    case VariationMode::kRephrase: return "rephrase";
     case VariationMode::kSpan: break;
   }
   return "span";
@@ -364,7 +408,8 @@ VariationMode parse_variation_mode(const std::string& name) {
   if (name == "sentences") return VariationMode::kSentences;
   if (name == "span") return VariationMode::kSpan;
   if (name == "resample") return VariationMode::kResample;
-  throw InputError("variation mode must be span, sentences or resample, not '" + name + "'");
+  if (name == "rephrase") return VariationMode::kRephrase;
+  throw InputError("variation mode must be rephrase, resample, span or sentences, not '" + name + "'");
 }
 
 std::string NgramGenerator::vary(std::size_t label, const std::string& parent, CounterRng& rng) const {
@@ -374,7 +419,69 @@ std::string NgramGenerator::vary(std::size_t label, const std::string& parent, C
   bool any_word = false;
   for (const auto& t : toks) any_word = any_word || is_word_token(t);
   if (!any_word) return random_text(label, rng);
-  return options_.variation == VariationMode::kSentences ? vary_sentences(lm, toks, rng) : vary_span(lm, toks, rng);
+  switch (options_.variation) {
+    case VariationMode::kSentences: return vary_sentences(lm, toks, rng);
+    case VariationMode::kRephrase: return vary_rephrase(label, toks, rng);
+    default: return vary_span(lm, toks, rng);
+  }
+}
+
+std::vector<std::int32_t> NgramGenerator::sentence_through(std::size_t label, std::int32_t anchor, CounterRng& rng) const {
+  const int cap = options_.max_words + 8;
+  // Rightwards from the anchor, whose left context is not known yet (the bigram context), then
+  // leftwards from the anchor and the token after it with the right-to-left models.
+  const std::vector<std::int32_t> right = continue_sentence(models_of(label), kUnk, anchor, rng, cap);
+  const std::vector<std::int32_t> left = continue_sentence(models_of(label, true), right.empty() ? kBos : right.front(), anchor, rng, cap);
+  std::vector<std::int32_t> s(left.rbegin(), left.rend());
+  s.push_back(anchor);
+  s.insert(s.end(), right.begin(), right.end());
+  if (!ends_sentence(s.back())) s.push_back(period_id());
+  return s;
+}
+
+// Each sentence of the parent becomes a new sentence through one of its content words (drawn
+// uniformly among them), or a fresh one where it has none. Of up to kRephraseTries draws, the one
+// closest to the parent sentence's length that fits in the words left is kept (the first within 2
+// words ends the search), so that a population neither drifts towards short texts over the
+// iterations nor loses its last sentences to the length cap.
+std::string NgramGenerator::vary_rephrase(std::size_t label, const std::vector<std::string>& toks, CounterRng& rng) const {
+  std::vector<std::string> out;
+  std::vector<std::int32_t> anchors;
+  int used = 0;  // words so far
+  for_each_sentence(toks, [&](std::size_t b, std::size_t e) {
+    const int left = options_.max_words - used;
+    if (left <= 0) return;
+    anchors.clear();
+    int want = 0;
+    for (std::size_t i = b; i < e; ++i) {
+      want += is_word_token(toks[i]) ? 1 : 0;
+      const auto it = vocab_->ids.find(toks[i]);
+      if (it != vocab_->ids.end() && content_token_[static_cast<std::size_t>(it->second)]) anchors.push_back(it->second);
+    }
+    want = std::min(want, left);
+    std::vector<std::int32_t> best;
+    int best_gap = std::numeric_limits<int>::max(), best_words = 0;
+    for (int attempt = 0; attempt < kRephraseTries && best_gap > 2; ++attempt) {
+      int words = 0;
+      std::vector<std::int32_t> s = anchors.empty() ? sample_sentence(label_model(label), rng, words)
+                                                    : sentence_through(label, anchors[rng.below(anchors.size())], rng);
+      if (!anchors.empty()) {
+        for (const std::int32_t t : s) words += word_token_[static_cast<std::size_t>(t)] ? 1 : 0;
+      }
+      const int gap = std::abs(words - want) + (words > left ? options_.max_words : 0);
+      if (gap < best_gap) {
+        best_gap = gap;
+        best_words = words;
+        best = std::move(s);
+      }
+    }
+    used += best_words;
+    for (const std::int32_t t : best) out.push_back(t == kUnk ? std::string(".") : vocab_->words[static_cast<std::size_t>(t)]);
+  });
+  cap_words(out);
+  bool has_word = false;
+  for (const auto& t : out) has_word = has_word || is_word_token(t);
+  return has_word ? detokenize(out) : random_text(label, rng);
 }
 
 std::string NgramGenerator::vary_sentences(const Model* lm, const std::vector<std::string>& toks, CounterRng& rng) const {
@@ -432,7 +539,7 @@ std::string NgramGenerator::vary_span(const Model* lm, const std::vector<std::st
   long made = 0, made_words = 0;
   const long hard_cap = target + (next_kept ? 4 : 8);
   while (made < hard_cap && made_words < budget) {
-    const std::int32_t c = next_token(lm, a, b, rng);
+    const std::int32_t c = next_token({lm, models_.back().get()}, a, b, rng);
     if (c == kEos || c == kBos) {
       if (made >= target - 2 && (next_kept == nullptr || next_starts_sentence)) break;
       if (!out.empty() && !is_sentence_end(out.back())) out.push_back(".");

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -37,9 +38,22 @@ enum class VariationMode {
   kSpan,       // re-generate one contiguous span of about blank_fraction of the tokens from its left context
   kSentences,  // re-sample whole sentences: each with probability blank_fraction, at least one
   kResample,   // a fresh RANDOM sample for the parent's label: selection then chooses among new draws
+  kRephrase,   // every sentence re-generated around one of its content words: the parent's topic,
+               // names and sentiment words are kept, its wording is new (an LLM's "rephrase")
 };
-std::string variation_mode_name(VariationMode mode);   // "sentences" | "span"
+std::string variation_mode_name(VariationMode mode);   // "span" | "sentences" | "resample" | "rephrase"
 VariationMode parse_variation_mode(const std::string& name);  // InputError otherwise
+
+// What the built-in generator learns: `texts` train the all-label model, and label l's own model
+// (interpolated with it) learns from the texts at `label_texts[l]`; a label without any uses the
+// all-label model alone. Labels with the same list share one model. text/generator_training.hpp
+// builds it per label, pooled (no label at all) or steered by prompts.
+struct GeneratorTraining {
+  std::vector<std::string> texts;
+  std::vector<std::vector<std::size_t>> label_texts;  // per label: indices into texts
+  std::string source;                                 // where the texts came from, for the report
+  std::string labels = "per-label";                   // how labels reach the models, for the report
+};
 
 struct NgramGeneratorOptions {
   int max_words = 64;           // like the paper's 64 max tokens on Yelp
@@ -50,16 +64,16 @@ struct NgramGeneratorOptions {
 
 // An offline trigram model per label with backoff to bigrams, unigrams and an all-label model,
 // trained on public texts only. RANDOM samples a sentence sequence whose length follows the
-// label's training lengths. VARIATION, by default, is a fresh RANDOM sample of the parent's label
-// (resample), so every iteration selects among new draws. Editing the parent, by re-generating a
-// span from its left context ("fill in the blanks") or re-sampling whole sentences, loses
-// downstream accuracy at every iteration: on the Yelp dev study (3 seeds, category / stars),
-// random selection fell from 68.6 / 59.6 to 67.3 / 57.8 with span edits and SecPE at r/p = 10
-// ended at 68.0 / 59.2, against 68.2 / 59.6 and 68.7 / 60.1 with resample.
+// label's training lengths (the all-label model's for a label without a model of its own).
+// VARIATION: see VariationMode, and docs/method.md, section 7 'Voting and selection', for what each gains.
+// Rephrasing needs a second, right-to-left model of the same texts, to grow a sentence leftwards
+// from the word it keeps; the other modes do not build it.
 class NgramGenerator final : public Generator {
  public:
-  // texts_per_label[l] are public training texts of label l (may be empty: the all-label model
-  // is used alone). `source` says where they came from, for the report.
+  // InputError when the texts hold no word or a label's index is out of range.
+  NgramGenerator(const GeneratorTraining& training, const NgramGeneratorOptions& options);
+  // Per-label training: texts_per_label[l] are public training texts of label l (may be empty:
+  // the all-label model is used alone). `source` says where they came from, for the report.
   NgramGenerator(const std::vector<std::vector<std::string>>& texts_per_label, std::string source,
                  const NgramGeneratorOptions& options);
   ~NgramGenerator() override;
@@ -70,8 +84,13 @@ class NgramGenerator final : public Generator {
  private:
   struct Model;
   struct Vocab;
-  const Model* label_model(std::size_t label) const;  // nullptr when the label has no training text
-  std::int32_t next_token(const Model* label, std::int32_t a, std::int32_t b, CounterRng& rng) const;
+  // The label's model (nullptr when it has none) and the all-label model, left to right or (rephrase) right to left.
+  std::pair<const Model*, const Model*> models_of(std::size_t label, bool backward = false) const;
+  const Model* label_model(std::size_t label) const { return models_of(label).first; }
+  std::int32_t next_token(std::pair<const Model*, const Model*> models, std::int32_t a, std::int32_t b, CounterRng& rng) const;
+  // Tokens sampled from the context (a, b) up to the end of the sentence (not included), at most `cap`.
+  std::vector<std::int32_t> continue_sentence(std::pair<const Model*, const Model*> models, std::int32_t a, std::int32_t b,
+                                              CounterRng& rng, int cap) const;
   std::vector<std::int32_t> sample_sentence(const Model* label, CounterRng& rng, int& words) const;
   bool ends_sentence(std::int32_t token) const;
   std::int32_t period_id() const;
@@ -79,11 +98,17 @@ class NgramGenerator final : public Generator {
   void cap_words(std::vector<std::string>& tokens) const;
   std::string vary_span(const Model* label, const std::vector<std::string>& toks, CounterRng& rng) const;
   std::string vary_sentences(const Model* label, const std::vector<std::string>& toks, CounterRng& rng) const;
+  std::string vary_rephrase(std::size_t label, const std::vector<std::string>& toks, CounterRng& rng) const;
+  // A sentence through `anchor`: leftwards with the backward models, rightwards with the forward ones.
+  std::vector<std::int32_t> sentence_through(std::size_t label, std::int32_t anchor, CounterRng& rng) const;
 
-  std::vector<std::unique_ptr<Model>> models_;  // index labels.size() is the all-label model
+  std::vector<std::unique_ptr<Model>> models_;  // the distinct label models, then the all-label model (last)
+  std::vector<std::unique_ptr<Model>> backward_;  // the same, trained right to left (rephrase only)
+  std::vector<std::size_t> label_model_;        // per label: index into models_, or models_.size() - 1 (none)
   std::unique_ptr<Vocab> vocab_;                // token strings shared by all models
   std::vector<bool> word_token_;                // per token id: a word (not punctuation)
-  std::string source_;
+  std::vector<bool> content_token_;             // per token id: a word that is no function word
+  std::string source_, labels_;
   NgramGeneratorOptions options_;
   std::size_t training_texts_ = 0;
 };

@@ -88,7 +88,7 @@ PromptTemplates PromptTemplates::load(const std::filesystem::path& file, const L
   const std::string where = file.string();
   if (j.is_discarded() || !j.is_object()) throw InputError(where + ": not a JSON object");
   PromptTemplates t = builtin(labels);
-  t.source_ = file.string();
+  t.source_ = file.filename().string();  // what run.json and privacy.json name: never a path
   t.system_ = string_field(j, "system", where, false);
   std::set<std::string> allowed = {"labels", "keyword"};
   allowed.insert(labels.columns.begin(), labels.columns.end());
@@ -185,6 +185,8 @@ std::string PromptTemplates::variation_prompt(std::size_t label, const std::stri
   const std::string& tone = tones_[rng.below(tones_.size())];
   return render(rephrase_, label, {{"text", parent}, {"tone", tone}, {"length", length}, {"keyword", ""}});
 }
+
+PromptWords PromptTemplates::words(std::size_t label) const { return {.values = values_.at(label), .keywords = keywords_.at(label)}; }
 
 std::string PromptTemplates::describe() const {
   return source_ + " (variation: " + (mode_ == VariationPrompt::kFill ? "fill in blanks" : "rephrase in a tone") + ")";

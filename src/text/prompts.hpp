@@ -22,6 +22,11 @@ namespace secpe {
 
 enum class VariationPrompt { kRephrase, kFill };
 
+// What the prompts of a label tell a model about it: its label values and its keywords.
+struct PromptWords {
+  std::vector<std::string> values, keywords;
+};
+
 class PromptTemplates {
  public:
   // Generic prompts for any labels: no keywords, rephrasing in a few tones.
@@ -35,6 +40,8 @@ class PromptTemplates {
   std::string variation_prompt(std::size_t label, const std::string& parent, CounterRng& rng) const;
   const std::string& system() const { return system_; }
   std::string describe() const;
+  const std::string& source() const { return source_; }
+  PromptWords words(std::size_t label) const;
 
  private:
   std::string source_;

@@ -39,6 +39,15 @@ check "$T/histogram.json" 'len(j["figures"]["secpe"]["iteration_seconds"]) == 2 
 check "$T/histogram.json" 'j["figures"]["augpe"]["gemm_floor_seconds"] > 0 and j["figures"]["augpe"]["over_gemm_floor"] > 0'
 check "$T/histogram.json" "$metrics_ok"
 check "$T/histogram.json" 'j["figures"]["secpe"]["kmeans_init"] == "random"'
+# Private signal per r/p: noise calibrated per r/p (more noise at a smaller r/p), agreement shares
+# in [0, 1], at 2 ranks (the benchmark draws a fresh noise key, so runs differ in their noise).
+mpirun -n 2 --oversubscribe "$SECPE" bench histogram --data "$T/e.h5" --synthetic 200 --clusters 8 --repeats 1 \
+  --r-over-p 2,none --iterations 5 --calibration paper --out "$T/signal.json" >/dev/null 2>&1 || fail "bench histogram --r-over-p"
+check "$T/signal.json" 'len(j["figures"]["private_signal"]) == 2 and j["figures"]["private_signal"][1]["r_over_p"] == 9999'
+check "$T/signal.json" 'j["figures"]["private_signal"][0]["secpe"]["sigma_max"] > j["figures"]["private_signal"][1]["secpe"]["sigma_max"] > 0'
+check "$T/signal.json" 'all(0 <= p[m][k] <= 1 for p in j["figures"]["private_signal"] for m in ("secpe", "augpe") for k in p[m] if "agreement" in k)'
+err=$("$SECPE" bench histogram --data "$T/e.h5" --r-over-p 0.5 2>&1) && fail "bench histogram took --r-over-p 0.5"
+grep -q -- "--r-over-p: '0.5' is not a ratio" <<<"$err" || fail "bench histogram --r-over-p: unclear error: $err"
 
 # k-means on a dataset's clustered data: the public rows of its largest label only
 if "$SECPE" bench faiss --help >/dev/null 2>&1; then

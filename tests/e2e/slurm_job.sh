@@ -47,7 +47,7 @@ for f in strong-r1 strong-r2 records-m500 records-m4000; do [ -s "$T/scaling/$f.
 # The utility study's job array on a small grid (needs the dev set from ../shared).
 DEV=${2:-}/data/yelp/dev.csv
 if [ -f "$DEV" ]; then
-  export SEEDS=1 RP=10 METHODS="secpe random" SYNTHETIC=200 ITERATIONS=2
+  export SEEDS=1 RP=10 METHODS="secpe random" GENERATOR_LABELS=pooled EMBEDDERS=ppmi-sif ABLATIONS="" SYNTHETIC=200 ITERATIONS=2
   bash jobs/utility-study.sh prepare "$DEV" "$T/utility" > "$T/prepare.log" 2>&1 || { cat "$T/prepare.log"; fail "utility study: prepare"; }
   n=$(bash jobs/utility-study.sh points)
   [ "$n" = 2 ] || fail "utility study: $n grid points, expected 2"
@@ -55,6 +55,9 @@ if [ -f "$DEV" ]; then
     fail "sbatch refused the utility array"
   wait_job "$aid"
   bash jobs/utility-study.sh analyse "$DEV" "$T/utility" > "$T/analyse.log" 2>&1 || { cat "$T/analyse.log"; fail "utility study: analyse"; }
-  grep -q '| secpe, r/p = 10 |' "$T/utility/table.md" && grep -q '| random selection' "$T/utility/table.md" || fail "utility study: table"
+  grep -q '| pooled, ppmi-sif | SecPE, r/p = 10 |' "$T/utility/table.md" && grep -q '| control: random selection' "$T/utility/table.md" ||
+    fail "utility study: table"
+  [ "$(stat -c %a "$T/utility/private")" = 700 ] && [ -f "$T/utility/private/noise.key" ] && [ ! -e "$T/utility/noise.key" ] ||
+    fail "utility study: the private files are not apart in private/ (0700)"
 fi
 echo "slurm_job: ok (jobs $jid, $sid${aid:+, array $aid})"

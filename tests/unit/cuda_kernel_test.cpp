@@ -331,5 +331,67 @@ TEST(CudaKernel, KMeansReleaseAndHistogramIdenticalToTheCpu) {
   EXPECT_EQ(gpu->traffic().check_failures, 0u);
 }
 
+
+// SecPE's release of several labels at once on the device (every label's centres in one launch)
+// against the CPU's, the released centres' device copies read by the votes (no upload of the
+// centres), and a corrupted release caught by the built-in check and redone on the host.
+TEST(CudaKernel, ReleaseOnTheDeviceAndVotesFromItsCopies) {
+  SKIP_WITHOUT_GPU();
+  const LocalCommunicator self;
+  const BlasKernel cpu(BlasKernelOptions{.threads = 2});
+  const auto gpu = make_cuda_kernel({.threads = 2});
+  const auto corrupt = make_cuda_kernel({.threads = 2, .corrupt_release = true});
+  std::vector<std::unique_ptr<SecretClustering>> on_cpu, on_gpu, on_corrupt;
+  std::vector<MatrixF> cands;
+  for (int l = 0; l < 5; ++l) {
+    const auto seed = static_cast<std::uint64_t>(20 + 3 * l);
+    const MatrixF pub = clustered(600, 40, 16, seed), pri = clustered(300 + 40 * l, 40, 16, seed + 1);
+    KMeansOptions options;
+    options.k = 16 + l;
+    options.seed = seed;
+    const KMeansResult km = distributed_kmeans(self, pub, cpu, options);
+    std::vector<std::uint64_t> ids(static_cast<std::size_t>(pri.rows()));
+    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = 1000 * static_cast<std::uint64_t>(l) + i;
+    const std::vector<double> rho(ids.size(), 0.3);
+    on_cpu.push_back(std::make_unique<SecretClustering>(self, km.centres, km.sizes, pri, ids, rho, cpu, Metric::kCosine, 0.8));
+    on_gpu.push_back(std::make_unique<SecretClustering>(self, km.centres, km.sizes, pri, ids, rho, *gpu, Metric::kCosine, 0.8));
+    on_corrupt.push_back(std::make_unique<SecretClustering>(self, km.centres, km.sizes, pri, ids, rho, *corrupt, Metric::kCosine, 0.8));
+    cands.push_back(clustered(200 + 30 * l, 40, 16, seed + 2));
+  }
+  const NoiseKey key = test_key();
+  for (int t = 0; t < 3; ++t) {  // the first release has the full check, the others one centre per label
+    const auto requests = [&](const std::vector<std::unique_ptr<SecretClustering>>& c) {
+      std::vector<ReleaseRequest> r;
+      for (std::size_t l = 0; l < c.size(); ++l) r.push_back({c[l].get(), &key, l, t, 0.5 + 0.5 * double(l)});
+      return r;
+    };
+    const auto a = SecretClustering::release_batch(requests(on_cpu));
+    const auto b = SecretClustering::release_batch(requests(on_gpu));
+    const auto c = SecretClustering::release_batch(requests(on_corrupt));
+    std::vector<SecpeVoteJob> cpu_jobs, gpu_jobs;
+    for (std::size_t l = 0; l < a.size(); ++l) {
+      EXPECT_EQ(a[l].sizes, b[l].sizes) << "label " << l;
+      EXPECT_TRUE((a[l].centres.array() == b[l].centres.array()).all()) << "label " << l;
+      EXPECT_EQ(a[l].sizes, c[l].sizes) << "label " << l;
+      EXPECT_TRUE((a[l].centres.array() == c[l].centres.array()).all()) << "label " << l;
+      EXPECT_TRUE(b[l].device_copy) << "the released centres stay on the device";
+      cpu_jobs.push_back({&self, &a[l], &cands[l]});
+      gpu_jobs.push_back({&self, &b[l], &cands[l]});
+    }
+    const DeviceTraffic before = gpu->traffic();
+    const auto va = secpe_votes_batch(cpu_jobs, cpu, Metric::kCosine, 1);
+    const auto vb = secpe_votes_batch(gpu_jobs, *gpu, Metric::kCosine, 1);
+    std::size_t candidate_bytes = 0;
+    for (const MatrixF& m : cands) candidate_bytes += static_cast<std::size_t>(m.size()) * 4 + 3 * static_cast<std::size_t>(m.rows()) * 8 + 512;
+    EXPECT_LE((gpu->traffic() - before).bytes_up, candidate_bytes) << "only the candidates go up";
+    for (std::size_t l = 0; l < va.size(); ++l) {
+      EXPECT_EQ(va[l].votes, vb[l].votes) << "label " << l;
+      EXPECT_EQ(va[l].tie_key, vb[l].tie_key) << "label " << l;
+    }
+  }
+  EXPECT_EQ(gpu->traffic().check_failures, 0u);
+  EXPECT_EQ(corrupt->traffic().check_failures, 1u);
+}
+
 }  // namespace
 }  // namespace secpe

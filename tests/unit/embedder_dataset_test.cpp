@@ -18,6 +18,7 @@
 #include "io_test_util.hpp"
 #include "text/demo_corpus.hpp"
 #include "text/ngrams.hpp"
+#include "text/ppmi_sif_embedder.hpp"
 #include "text/tfidf_svd_embedder.hpp"
 
 namespace secpe {
@@ -46,9 +47,9 @@ void write_corpus(const std::filesystem::path& path, const std::vector<std::stri
 }
 
 EmbedderModel import_model(const std::filesystem::path& corpus, const std::filesystem::path& secrets, const TempFile& out,
-                           std::string* name = nullptr) {
+                           const std::string& kind, std::string* name = nullptr) {
   EXPECT_EQ(cli::command_import({"--input", corpus.string(), "--out", out.str(), "--secrets", "list", "--secrets-file", secrets.string(),
-                                 "--embedder", "tfidf-svd", "--embedding-dim", "64"}),
+                                 "--embedder", kind, "--embedding-dim", "64"}),
             0);
   const DatasetReader reader(out.path());
   if (name) *name = reader.info().provenance.at("embedder");
@@ -59,6 +60,7 @@ bool contains(const std::vector<std::uint64_t>& terms, std::string_view words) {
   return std::find(terms.begin(), terms.end(), ngram_key(word_keys(words))) != terms.end();
 }
 
+// Both learned embedders: the model is byte-identical whatever the private records hold.
 TEST(EmbedderPrivacy, PrivateRecordsDoNotChangeTheModel) {
   const TempFile secrets("secrets.txt", "zorblax\n"), corpus_a("a.csv"), corpus_b("b.csv"), out_a("a.h5"), out_b("b.h5");
   std::vector<std::string> private_a, private_b;
@@ -66,38 +68,44 @@ TEST(EmbedderPrivacy, PrivateRecordsDoNotChangeTheModel) {
   for (int i = 0; i < 70; ++i) private_b.push_back("Zorblax said: the service, the staff and the parking were " + std::to_string(i % 3));
   write_corpus(corpus_a.path(), private_a, 7);
   write_corpus(corpus_b.path(), private_b, 4);
-  std::string name_a, name_b;
-  const EmbedderModel a = import_model(corpus_a.path(), secrets.path(), out_a, &name_a);
-  const EmbedderModel b = import_model(corpus_b.path(), secrets.path(), out_b, &name_b);
-  ASSERT_FALSE(a.empty());
-  EXPECT_EQ(a.terms, b.terms);
-  EXPECT_EQ(a.idf, b.idf);
-  EXPECT_EQ(a.projection, b.projection);
-  EXPECT_EQ(name_a, name_b);
-
-  // A word of 40 private records only has no entry, and neither has the secret; fitted on every
-  // record instead, the model would hold both (so this test can fail).
-  EXPECT_FALSE(contains(a.terms, "privateonlyword"));
-  EXPECT_FALSE(contains(a.terms, "zorblax"));
+  for (const std::string kind : {"tfidf-svd", "ppmi-sif"}) {
+    SCOPED_TRACE(kind);
+    std::string name_a, name_b;
+    const EmbedderModel a = import_model(corpus_a.path(), secrets.path(), out_a, kind, &name_a);
+    const EmbedderModel b = import_model(corpus_b.path(), secrets.path(), out_b, kind, &name_b);
+    ASSERT_FALSE(a.empty());
+    EXPECT_TRUE(name_a.starts_with(kind + "(d=64")) << name_a;
+    EXPECT_EQ(a.terms, b.terms);
+    EXPECT_EQ(a.idf, b.idf);
+    EXPECT_EQ(a.projection, b.projection);
+    EXPECT_EQ(name_a, name_b);
+    // A word of 40 private records only has no entry, and neither has the secret.
+    EXPECT_FALSE(contains(a.terms, "privateonlyword"));
+    EXPECT_FALSE(contains(a.terms, "zorblax"));
+  }
+  // Fitted on every record instead, the models would hold both (so this test can fail).
   std::vector<std::string> everything = make_demo_corpus({.records = 300}).corpus.texts;
   everything.insert(everything.end(), private_a.begin(), private_a.end());
   const std::vector<std::string_view> views(everything.begin(), everything.end());
-  const auto leaky = TfidfSvdEmbedder::fit(views, {.dim = 64});
+  const auto leaky = fit_tfidf_svd(views, {.dim = 64});
   EXPECT_TRUE(contains(leaky.vectorizer().terms(), "privateonlyword"));
   EXPECT_TRUE(contains(leaky.vectorizer().terms(), "zorblax"));
+  const auto leaky_words = fit_ppmi_sif(views, {.dim = 64});
+  EXPECT_TRUE(contains(leaky_words.vectorizer().terms(), "privateonlyword"));
 }
 
 // A dataset holding a fitted model, and the model.
 struct Stored {
   TempFile file{"stored.h5"};
-  std::unique_ptr<TfidfSvdEmbedder> embedder;
+  std::unique_ptr<LearnedEmbedder> embedder;
 };
 
-void store(Stored& s, const std::function<void(DatasetContents&)>& change = {}) {
+void store(Stored& s, const std::function<void(DatasetContents&)>& change = {}, LearnedEmbedderKind kind = LearnedEmbedderKind::kTfidfSvd) {
   const DemoCorpus demo = make_demo_corpus({.records = 200});
   const auto& texts = demo.corpus.texts;
   const std::vector<std::string_view> views(texts.begin(), texts.end());
-  s.embedder = std::make_unique<TfidfSvdEmbedder>(TfidfSvdEmbedder::fit(views, {.dim = 64}));
+  s.embedder = std::make_unique<LearnedEmbedder>(kind == LearnedEmbedderKind::kPpmiSif ? fit_ppmi_sif(views, {.dim = 64})
+                                                                                      : fit_tfidf_svd(views, {.dim = 64}));
   DatasetContents c;
   c.labels = {.columns = {"label1"}, .prefixes = {""}, .values = {{"all"}}};
   c.label_ids.assign(texts.size(), 0);
@@ -121,6 +129,13 @@ std::string run_embedder_error(const std::filesystem::path& path) {
 }
 
 TEST(EmbedderDataset, RunRebuildsTheStoredModel) {
+  Stored words;
+  store(words, {}, LearnedEmbedderKind::kPpmiSif);
+  {
+    const DatasetReader reader(words.file.path());
+    EXPECT_EQ(dataset_embedder(reader, words.file.path())->name(), words.embedder->name());
+    EXPECT_TRUE(words.embedder->name().starts_with("ppmi-sif(d=64"));
+  }
   Stored s;
   store(s);
   const DatasetReader reader(s.file.path());
@@ -177,8 +192,9 @@ TEST(EmbedderDataset, RunRefusesADamagedOrInconsistentModel) {
          H5Fclose(file);
        }, {}, "come together"},
       {"model_missing", {}, [](DatasetContents& c) { c.embedder_model = {}; }, "(/embedder) is missing"},
-      {"other_embedder", {}, [](DatasetContents& c) { c.provenance["embedder"] = "bert-base"; }, "only with the built-in hashing or tfidf-svd"},
+      {"other_embedder", {}, [](DatasetContents& c) { c.provenance["embedder"] = "bert-base"; }, "only with the built-in hashing, tfidf-svd or ppmi-sif"},
       {"other_identity", {}, [](DatasetContents& c) { c.provenance["embedder"] = "tfidf-svd(d=64, V=1, digest=0)"; }, "not the"},
+      {"other_kind", {}, [](DatasetContents& c) { c.provenance["embedder"] = "ppmi-sif" + c.provenance["embedder"].substr(9); }, "is ppmi-sif(d=64"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -203,13 +219,30 @@ TEST(EmbedderDataset, ImportOptionErrorsNameTheOption) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message({"--embedder", "bert"}).find("--embedder must be hashing, tfidf-svd or http, not 'bert'"), std::string::npos);
+  EXPECT_NE(message({"--embedder", "bert"}).find("--embedder must be auto, hashing, tfidf-svd, ppmi-sif or http, not 'bert'"), std::string::npos);
   EXPECT_NE(message({"--embedder", "tfidf-svd", "--embedding-dim", "32"}).find("--embedding-dim"), std::string::npos);
   EXPECT_NE(message({"--embedder", "tfidf-svd", "--embedding-dim", "64", "--embedder-vocabulary", "10"}).find("--embedder-vocabulary"),
             std::string::npos);
-  EXPECT_NE(message({"--embedder-min-df", "3"}).find("--embedder-min-df applies to --embedder tfidf-svd only"), std::string::npos);
+  EXPECT_NE(message({"--embedder", "hashing", "--embedder-min-df", "3"}).find("--embedder-min-df applies to --embedder auto, tfidf-svd or ppmi-sif only"),
+            std::string::npos);
   EXPECT_NE(message({"--embed-url", "http://h/v1"}).find("--embed-url applies to --embedder http only"), std::string::npos);
   EXPECT_NE(message({"--embedder", "http", "--embed-url", "http://h/v1"}).find("--embedder http needs --embed-model"), std::string::npos);
+}
+
+// The default, auto: ppmi-sif where the public records hold enough words, else hashing (a small
+// corpus, or a dimension outside ppmi-sif's range), named in the provenance either way.
+TEST(EmbedderDataset, AutoIsPpmiSifWhereThePublicRecordsAllowIt) {
+  const TempFile corpus("c.csv"), tiny("t.csv", "text,label1,label2\nGood tacos.,A,1\nBad coffee.,B,2\n"), out("o.h5"),
+      secrets("s.txt", "zorblax\n");
+  write_corpus(corpus.path(), {}, 1);
+  const auto embedder_of = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"--out", out.str(), "--secrets", "list", "--secrets-file", secrets.str()});
+    EXPECT_EQ(cli::command_import(args), 0);
+    return DatasetReader(out.path()).info().provenance.at("embedder");
+  };
+  EXPECT_TRUE(embedder_of({"--input", corpus.str(), "--embedding-dim", "64"}).starts_with("ppmi-sif(d=64"));
+  EXPECT_EQ(embedder_of({"--input", tiny.str()}), "hashing-uni+bigram-d256");
+  EXPECT_EQ(embedder_of({"--input", corpus.str(), "--embedding-dim", "16"}), "hashing-uni+bigram-d16");
 }
 
 }  // namespace

@@ -153,8 +153,8 @@ TEST(GpuPlan, PackedBlocksAreAlignedAndDisjoint) {
 }
 
 TEST(GpuPlan, TrafficCountersSubtractFieldByField) {
-  const DeviceTraffic a{.bytes_up = 10, .bytes_down = 20, .syncs = 3, .batches = 2, .host_rescored_rows = 5, .check_failures = 1};
-  const DeviceTraffic b{.bytes_up = 4, .bytes_down = 5, .syncs = 1, .batches = 1, .host_rescored_rows = 2, .check_failures = 0};
+  const DeviceTraffic a{.bytes_up = 10, .bytes_down = 20, .syncs = 3, .batches = 2, .host_rescored_rows = 5, .check_failures = 1, .releases = 4};
+  const DeviceTraffic b{.bytes_up = 4, .bytes_down = 5, .syncs = 1, .batches = 1, .host_rescored_rows = 2, .check_failures = 0, .releases = 1};
   const DeviceTraffic d = a - b;
   EXPECT_EQ(d.bytes_up, 6u);
   EXPECT_EQ(d.bytes_down, 15u);
@@ -162,6 +162,7 @@ TEST(GpuPlan, TrafficCountersSubtractFieldByField) {
   EXPECT_EQ(d.batches, 1u);
   EXPECT_EQ(d.host_rescored_rows, 3u);
   EXPECT_EQ(d.check_failures, 1u);
+  EXPECT_EQ(d.releases, 3u);
 }
 
 }  // namespace

@@ -17,15 +17,12 @@
 #include "core/secret_rng.hpp"
 #include "privacy/gaussian.hpp"
 #include "privacy/noisy_release.hpp"
+#include "secret_test_util.hpp"
 
 namespace secpe {
 namespace {
 
-NoiseKey counting_key(unsigned char first) {
-  NoiseKey key;
-  for (std::size_t i = 0; i < key.bytes.size(); ++i) key.bytes[i] = static_cast<unsigned char>(first + 7 * i);
-  return key;
-}
+using test::counting_key;
 
 std::uint64_t le64(const unsigned char* p) {
   std::uint64_t v = 0;

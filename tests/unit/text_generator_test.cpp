@@ -4,7 +4,11 @@
 
 #include "core/error.hpp"
 #include "text/demo_corpus.hpp"
+#include "text/function_words.hpp"
 #include "text/generator.hpp"
+#include "text/generator_training.hpp"
+#include "text/ngrams.hpp"
+#include "text/near_duplicates.hpp"
 #include "text/tokenizer.hpp"
 
 namespace secpe {
@@ -45,7 +49,7 @@ double in_vocab_share(const std::string& text, const std::set<std::string>& voca
 TEST(TextGenerator, RandomTextIsReadableDeterministicAndVaried) {
   NgramGeneratorOptions opt;
   const NgramGenerator g(trained().per_label, "demo corpus", opt);
-  EXPECT_NE(g.describe().find("ngram(order 3, variation by resample) trained on"), std::string::npos);
+  EXPECT_NE(g.describe().find("ngram(order 3, variation by resample, labels per-label) trained on"), std::string::npos);
   EXPECT_NE(g.describe().find("demo corpus"), std::string::npos);
   std::set<std::string> distinct;
   for (std::uint64_t k = 0; k < 200; ++k) {
@@ -166,6 +170,117 @@ TEST(TextGenerator, CapsLengthAndRejectsNoTrainingText) {
   }
   EXPECT_THROW(NgramGenerator({{}, {"", "  !! "}}, "nothing", {}), InputError);
   EXPECT_THROW(NgramGenerator({}, "nothing", {}), InputError);
+}
+
+int mentions_medical(const std::string& t) {
+  for (const char* w : {"doctor", "dentist", "checkup", "clinic", "Dental", "nurse", "Medical"})
+    if (t.find(w) != std::string::npos) return 1;
+  return 0;
+}
+
+// Pooled: one model for every label, so two labels' texts are alike (same stream, same text),
+// and no label's own texts shape its output.
+TEST(TextGenerator, PooledTrainingIgnoresLabels) {
+  const GeneratorTraining pooled = pooled_training(trained().per_label, "demo");
+  EXPECT_EQ(pooled.texts.size(), trained().per_label[0].size() + trained().per_label[1].size());
+  const NgramGenerator g(pooled, {});
+  EXPECT_NE(g.describe().find("labels pooled"), std::string::npos) << g.describe();
+  for (std::uint64_t k = 0; k < 50; ++k) {
+    CounterRng r0(9, Stream::kGeneration, k), r1(9, Stream::kGeneration, k);
+    EXPECT_EQ(g.random_text(0, r0), g.random_text(1, r1));
+  }
+  EXPECT_EQ(parse_generator_labels("pooled"), GeneratorLabels::kPooled);
+  EXPECT_EQ(generator_labels_name(GeneratorLabels::kPrompt), "prompt");
+  EXPECT_THROW(parse_generator_labels("labels"), InputError);
+}
+
+// Prompt: texts go to the prompt whose words they match best, label values and keywords alike.
+TEST(TextGenerator, PromptTrainingSteersByThePromptsWordsOnly) {
+  const std::vector<PromptWords> prompts = {{.values = {"Restaurants", "5.0"}, .keywords = {"Pizzerias", "Fine Dining"}},
+                                            {.values = {"Health & Medical", "1.0"}, .keywords = {"Dentist Offices", "Medical Clinics"}},
+                                            {.values = {"Health & Medical", "2.0"}, .keywords = {"Dentist Offices", "Medical Clinics"}}};
+  std::vector<std::size_t> distinct;
+  const auto match = prompt_matches({"The dentists were kind.", "Best pizzeria in town, fine wine.", "We sat down.", "medical clinic, fine dining",
+                                     "health and dining"},
+                                    prompts, distinct);
+  EXPECT_EQ(distinct, (std::vector<std::size_t>{0, 1, 1}));  // the star values hold no word: one prompt
+  // Values and keywords carry half of a prompt each: "medical" weighs 1/4 (a value word) + 1/4
+  // (one keyword of two) against 1/4 each for "fine" and "dining"; "health" is in one text,
+  // "dining" in two, and rarer words count more.
+  EXPECT_EQ(match, (std::vector<int>{1, 0, -1, 1, 1}));
+  // A text matching two prompts alike goes to neither; a word in every text tells nothing.
+  EXPECT_EQ(prompt_matches({"health and dining", "dining and health", "we sat"}, prompts, distinct), (std::vector<int>{-1, -1, -1}));
+  EXPECT_EQ(prompt_matches({"dentist", "dentists"}, prompts, distinct), (std::vector<int>{-1, -1}));
+  EXPECT_EQ(stem_word("Bakeries"), "bakery");
+  EXPECT_EQ(stem_word("Salons"), "salon");
+  EXPECT_EQ(stem_word("glasses"), "glass");
+  EXPECT_EQ(stem_word("Joe's"), "joe");
+
+  const GeneratorTraining t = prompt_training(trained().per_label, "demo", prompts, "test prompts");
+  ASSERT_EQ(t.label_texts.size(), 3u);
+  EXPECT_EQ(t.label_texts[1], t.label_texts[2]);  // the same prompt, the same model
+  EXPECT_FALSE(t.label_texts[1].empty());
+  const NgramGenerator g(t, {});
+  int medical_in_health = 0, medical_in_food = 0;
+  for (std::uint64_t k = 0; k < 300; ++k) {
+    CounterRng r(9, Stream::kGeneration, 0, k), r2(9, Stream::kGeneration, 1, k);
+    medical_in_food += mentions_medical(g.random_text(0, r));
+    medical_in_health += mentions_medical(g.random_text(1, r2));
+  }
+  EXPECT_GT(medical_in_health, 3 * medical_in_food);
+}
+
+// Rephrase: each sentence is new, around one of the parent sentence's content words, so the
+// child keeps the parent's content words and little of its wording.
+TEST(TextGenerator, RephraseKeepsContentWordsAndChangesTheWording) {
+  NgramGeneratorOptions opt;
+  opt.variation = VariationMode::kRephrase;
+  opt.max_words = 1000;  // no truncation
+  const NgramGenerator g(pooled_training(trained().per_label, "demo"), opt);
+  EXPECT_NE(g.describe().find("variation by rephrase"), std::string::npos);
+  EXPECT_EQ(parse_variation_mode("rephrase"), VariationMode::kRephrase);
+  const NearDuplicateOptions near{.n = 5, .share = 0.5};
+  int near_copies = 0;
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    CounterRng r(3, Stream::kGeneration, k);
+    const std::string parent = g.random_text(1, r);
+    CounterRng v1(4, Stream::kGeneration, k), v2(4, Stream::kGeneration, k);
+    const std::string child = g.vary(1, parent, v1);
+    EXPECT_EQ(child, g.vary(1, parent, v2));
+    // The child holds some of the parent's content words (one per sentence that has one).
+    std::set<std::string> parent_content, child_words;
+    for (const auto& w : words_lower(parent))
+      if (!is_function_word(w)) parent_content.insert(w);
+    for (const auto& w : words_lower(child)) child_words.insert(w);
+    int kept = 0;
+    for (const auto& w : parent_content) kept += child_words.count(w) > 0;
+    if (!parent_content.empty()) EXPECT_GE(kept, 1) << parent << " -> " << child;
+    NearDuplicateFilter filter(near);
+    filter.try_add(word_keys(parent));
+    near_copies += filter.try_add(word_keys(child)) ? 0 : 1;
+  }
+  EXPECT_LT(near_copies, 20);
+  // A parent whose words the model never saw is re-sampled.
+  CounterRng r(2, Stream::kGeneration);
+  EXPECT_FALSE(words_lower(g.vary(1, "Qwxz plorf zzyzx.", r)).empty());
+  // Rephrasing a text ten times over keeps its length (mean over 60 lineages within 15%).
+  opt.max_words = 64;
+  const NgramGenerator capped(pooled_training(trained().per_label, "demo"), opt);
+  double first = 0, last = 0;
+  for (std::uint64_t k = 0; k < 60; ++k) {
+    CounterRng r(8, Stream::kGeneration, k);
+    std::string text = capped.random_text(0, r);
+    first += double(words_lower(text).size());
+    for (std::uint64_t generation = 0; generation < 10; ++generation) {
+      CounterRng v(9, Stream::kGeneration, k, generation);
+      text = capped.vary(0, text, v);
+    }
+    last += double(words_lower(text).size());
+  }
+  EXPECT_NEAR(last / first, 1.0, 0.15) << first / 60 << " words, then " << last / 60;
+  EXPECT_TRUE(is_function_word("The"));
+  EXPECT_TRUE(is_function_word("didn\u2019t"));
+  EXPECT_FALSE(is_function_word("dentist"));
 }
 
 }  // namespace

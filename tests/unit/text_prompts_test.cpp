@@ -22,6 +22,7 @@ TEST(Prompts, YelpFileDrawsKeywordsFromTheSharedLists) {
   const std::filesystem::path file = std::filesystem::path(SECPE_TEST_DATA) / "../../jobs/prompts/yelp.json";
   if (!std::filesystem::exists(std::filesystem::path(SECPE_SHARED_DIR) / "data/yelp/subcategories-restaurants.txt")) GTEST_SKIP();
   const PromptTemplates p = PromptTemplates::load(file, kYelp);
+  EXPECT_EQ(p.source(), "yelp.json");  // published in the generator's description: a file name, never a path
   EXPECT_FALSE(p.system().empty());
   CounterRng a(3, Stream::kGeneration, 0, 0, 0), b(3, Stream::kGeneration, 0, 0, 0);
   const std::string prompt = p.random_prompt(0, a);

@@ -35,7 +35,7 @@ std::vector<std::string> random_texts(std::size_t n, int words, std::uint64_t se
   return out;
 }
 
-bool same_model(const TfidfSvdEmbedder& a, const TfidfSvdEmbedder& b) {
+bool same_model(const LearnedEmbedder& a, const LearnedEmbedder& b) {
   return a.name() == b.name() && a.vectorizer().terms() == b.vectorizer().terms() && a.vectorizer().idf() == b.vectorizer().idf() &&
          a.projection() == b.projection();
 }
@@ -45,7 +45,7 @@ bool same_model(const TfidfSvdEmbedder& a, const TfidfSvdEmbedder& b) {
 // decomposition (a Ritz value), is close to it where the spectrum has a gap (the top values),
 // and together they capture nearly all of the best rank-d approximation's energy.
 void expect_matches_exact_svd(const std::vector<std::string>& texts, int d) {
-  const auto e = TfidfSvdEmbedder::fit(views(texts), {.dim = d, .threads = 2});
+  const auto e = fit_tfidf_svd(views(texts), {.dim = d, .threads = 2});
   const Eigen::MatrixXd a = Eigen::MatrixXd(e.vectorizer().transform(words_of(texts)));
   const Eigen::MatrixXd p = e.projection().cast<double>();
   EXPECT_LT((p.transpose() * p - Eigen::MatrixXd::Identity(d, d)).cwiseAbs().maxCoeff(), 1e-5);
@@ -72,13 +72,13 @@ TEST(TfidfSvdEmbedder, MatchesAnExactSvdWithFewerRecordsThanTerms) {
 
 TEST(TfidfSvdEmbedder, MatchesAnExactSvdWithMoreRecordsThanTerms) {
   const auto texts = random_texts(1500, 30, 3);
-  ASSERT_LT(TfidfSvdEmbedder::fit(views(texts), {.dim = 64}).vectorizer().num_features(), texts.size());
+  ASSERT_LT(fit_tfidf_svd(views(texts), {.dim = 64}).vectorizer().num_features(), texts.size());
   expect_matches_exact_svd(texts, 64);
 }
 
 TEST(TfidfSvdEmbedder, RowsAreUnitVectorsAndTextsWithoutKnownTermsGetTheFirstAxis) {
   const auto texts = demo_texts(400);
-  const auto e = TfidfSvdEmbedder::fit(views(texts), {.dim = 64});
+  const auto e = fit_tfidf_svd(views(texts), {.dim = 64});
   EXPECT_EQ(e.dim(), 64);
   EXPECT_TRUE(e.name().starts_with("tfidf-svd(d=64, V=" + std::to_string(e.vectorizer().num_features()) + ", digest=")) << e.name();
   const std::vector<std::string> probe = {texts[0], "", "!!!", "qwertyuiop zxcvbnm", texts[1] + " qwertyuiop"};
@@ -100,26 +100,26 @@ TEST(TfidfSvdEmbedder, RowsAreUnitVectorsAndTextsWithoutKnownTermsGetTheFirstAxi
 
 TEST(TfidfSvdEmbedder, TheModelDependsOnItsInputsAndSeedOnly) {
   const auto texts = demo_texts(500);
-  const auto a = TfidfSvdEmbedder::fit(views(texts), {.dim = 64, .threads = 1});
-  EXPECT_TRUE(same_model(a, TfidfSvdEmbedder::fit(views(texts), {.dim = 64, .threads = 1})));
-  EXPECT_TRUE(same_model(a, TfidfSvdEmbedder::fit(views(texts), {.dim = 64, .threads = 3})));
-  const auto other_seed = TfidfSvdEmbedder::fit(views(texts), {.dim = 64, .seed = 1});
+  const auto a = fit_tfidf_svd(views(texts), {.dim = 64, .threads = 1});
+  EXPECT_TRUE(same_model(a, fit_tfidf_svd(views(texts), {.dim = 64, .threads = 1})));
+  EXPECT_TRUE(same_model(a, fit_tfidf_svd(views(texts), {.dim = 64, .threads = 3})));
+  const auto other_seed = fit_tfidf_svd(views(texts), {.dim = 64, .seed = 1});
   EXPECT_EQ(other_seed.vectorizer().terms(), a.vectorizer().terms());
   EXPECT_NE(other_seed.name(), a.name());
   // Rebuilt from its parts (as `secpe run` does from the dataset), the model is the same one.
-  const TfidfSvdEmbedder rebuilt(TfidfVectorizer(kTfidfSvdNgrams, a.vectorizer().terms(), a.vectorizer().idf()), a.projection());
+  const LearnedEmbedder rebuilt(LearnedEmbedderKind::kTfidfSvd, TfidfVectorizer(2, a.vectorizer().terms(), a.vectorizer().idf()), a.projection());
   EXPECT_TRUE(same_model(a, rebuilt));
 }
 
 TEST(TfidfSvdEmbedder, VocabularyKeepsTheMostFrequentTermsOfAtLeastMinDfTexts) {
   auto texts = demo_texts(300);
   texts.push_back("zyzzyva appears once");
-  const auto e = TfidfSvdEmbedder::fit(views(texts), {.dim = 64, .min_df = 2, .vocabulary = 100});
+  const auto e = fit_tfidf_svd(views(texts), {.dim = 64, .min_df = 2, .vocabulary = 100});
   EXPECT_EQ(e.vectorizer().num_features(), 100u);
   const auto& terms = e.vectorizer().terms();
   const auto key = ngram_key(word_keys("zyzzyva"));
   EXPECT_EQ(std::find(terms.begin(), terms.end(), key), terms.end());
-  const auto all = TfidfSvdEmbedder::fit(views(texts), {.dim = 64, .min_df = 1, .vocabulary = 1u << 20});
+  const auto all = fit_tfidf_svd(views(texts), {.dim = 64, .min_df = 1, .vocabulary = 1u << 20});
   EXPECT_NE(std::find(all.vectorizer().terms().begin(), all.vectorizer().terms().end(), key), all.vectorizer().terms().end());
 }
 
@@ -127,7 +127,7 @@ TEST(TfidfSvdEmbedder, ClearErrors) {
   const auto texts = demo_texts(200);
   auto message = [&](const TfidfSvdOptions& o, const std::vector<std::string>& t) {
     try {
-      TfidfSvdEmbedder::fit(views(t), o);
+      fit_tfidf_svd(views(t), o);
     } catch (const InputError& e) {
       return std::string(e.what());
     }
@@ -139,18 +139,18 @@ TEST(TfidfSvdEmbedder, ClearErrors) {
   EXPECT_NE(message({.dim = 64}, std::vector<std::string>(texts.begin(), texts.begin() + 10)).find("fewer than the embedding dimension 64"),
             std::string::npos);
   EXPECT_NE(message({.dim = 64}, {}).find("0 public records"), std::string::npos);
-  const auto e = TfidfSvdEmbedder::fit(views(texts), {.dim = 64});
+  const auto e = fit_tfidf_svd(views(texts), {.dim = 64});
   const auto& v = e.vectorizer();
-  EXPECT_THROW(TfidfSvdEmbedder(TfidfVectorizer(kTfidfSvdNgrams, v.terms(), v.idf()), e.projection().topRows(3)), InputError);
+  EXPECT_THROW(LearnedEmbedder(LearnedEmbedderKind::kTfidfSvd, TfidfVectorizer(2, v.terms(), v.idf()), e.projection().topRows(3)), InputError);
   MatrixF nan = e.projection();
   nan(2, 3) = std::nanf("");
-  EXPECT_THROW(TfidfSvdEmbedder(TfidfVectorizer(kTfidfSvdNgrams, v.terms(), v.idf()), nan), InputError);
+  EXPECT_THROW(LearnedEmbedder(LearnedEmbedderKind::kTfidfSvd, TfidfVectorizer(2, v.terms(), v.idf()), nan), InputError);
   auto repeated = v.terms();
   repeated[5] = repeated[4];
-  EXPECT_THROW(TfidfVectorizer(kTfidfSvdNgrams, repeated, v.idf()), InputError);
+  EXPECT_THROW(TfidfVectorizer(2, repeated, v.idf()), InputError);
   auto negative = v.idf();
   negative[0] = -1;
-  EXPECT_THROW(TfidfVectorizer(kTfidfSvdNgrams, v.terms(), negative), InputError);
+  EXPECT_THROW(TfidfVectorizer(2, v.terms(), negative), InputError);
 }
 
 }  // namespace

@@ -804,15 +804,7 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
       next.store(blocks);
     }
   };
-  if (workers <= 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(workers - 1));
-    for (int t = 1; t < workers; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& t : pool) t.join();
-  }
+  run_chunks(workers, static_cast<std::size_t>(workers), [&](int worker, std::size_t, std::size_t) { work(worker); });
   if (error) std::rethrow_exception(error);
   if (mutual) finish_centres(s, columns, threads_, centre_nearest, centre_score);
 }

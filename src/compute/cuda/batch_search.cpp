@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <numeric>
 
@@ -24,9 +25,11 @@ namespace secpe {
 struct PlannedTask {
   const SearchTask* task = nullptr;
   const DeviceKeptRows* kept = nullptr;  // its rows, resident on the device (else they go up with the batch)
+  const DeviceCentres* copy = nullptr;   // its centres, on the device already (else they go up with the batch)
   std::vector<double> own_x_norms;       // the rows' norms, when not kept
   std::span<const double> x_norms;
-  std::vector<double> c_norms;
+  std::vector<double> own_c_norms;       // the centres' norms, when not on the device already
+  std::span<const double> c_norms;
   bool on_device = false;
 };
 
@@ -38,7 +41,7 @@ constexpr std::size_t kMargin = std::size_t{256} << 20;   // device memory left 
 bool mutual(const SearchTask& t) { return !t.centre_nearest.empty(); }
 
 // The task's checks in the order its search would make them, and its norms.
-PlannedTask validate(const SearchTask& t, Metric metric, int threads, const DeviceKeptRows* kept) {
+PlannedTask validate(const SearchTask& t, Metric metric, int threads, const DeviceKeptRows* kept, const DeviceCentres* copy) {
   PlannedTask p;
   p.task = &t;
   const MatrixF& x = t.x->rows();
@@ -53,9 +56,15 @@ PlannedTask validate(const SearchTask& t, Metric metric, int threads, const Devi
     p.own_x_norms = exact::norms(x, threads);
     p.x_norms = p.own_x_norms;
   }
-  p.c_norms = exact::norms(c, threads);
+  if (copy) {
+    p.c_norms = copy->norms;
+  } else {
+    p.own_c_norms = exact::norms(c, threads);
+    p.c_norms = p.own_c_norms;
+  }
   exact::check_norms(p.x_norms, p.c_norms, metric);
   p.kept = kept && kept->resident ? kept : nullptr;
+  p.copy = copy;
   return p;
 }
 
@@ -108,9 +117,23 @@ struct Block {
 }  // namespace
 
 bool CudaKernelImpl::device_batch(std::span<const SearchTask> tasks, Metric metric) const {
-  std::vector<PlannedTask> planned;
-  planned.reserve(tasks.size());
-  for (const SearchTask& t : tasks) planned.push_back(validate(t, metric, threads(), ours(*t.x)));
+  // Every task validated and its norms computed side by side; the first task's error thrown first.
+  std::vector<PlannedTask> planned(tasks.size());
+  std::vector<std::exception_ptr> errors(tasks.size());
+  const int inner = std::max(1, threads() / static_cast<int>(std::max<std::size_t>(tasks.size(), 1)));  // threads per task
+  run_chunks(threads(), tasks.size(), [&](int, std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      try {
+        const SearchTask& t = tasks[i];
+        const auto* copy = dynamic_cast<const DeviceCentres*>(t.centres_copy);
+        planned[i] = validate(t, metric, inner, ours(*t.x), copy && copy->owner == this && copy->stands_for(*t.centres) ? copy : nullptr);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  });
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
   bool any = false;
   for (PlannedTask& p : planned) any |= (p.on_device = device_can(p, options_));
   if (any) {
@@ -156,8 +179,10 @@ std::vector<DeviceSearch> CudaKernelImpl::stage(std::vector<PlannedTask>& planne
       const MatrixF& x = p.task->x->rows();
       const MatrixF& c = *p.task->centres;
       const auto m = static_cast<std::size_t>(x.rows()), n = static_cast<std::size_t>(c.rows()), d = static_cast<std::size_t>(x.cols());
-      blocks.push_back({c.data(), p.c_norms, n * d * sizeof(float)});
-      blocks.push_back({nullptr, p.c_norms});
+      if (!p.copy) {
+        blocks.push_back({c.data(), p.c_norms, n * d * sizeof(float)});
+        blocks.push_back({nullptr, p.c_norms});
+      }
       if (!p.kept) {
         blocks.push_back({x.data(), p.x_norms, m * d * sizeof(float)});
         blocks.push_back({nullptr, p.x_norms});
@@ -193,16 +218,23 @@ std::vector<DeviceSearch> CudaKernelImpl::stage(std::vector<PlannedTask>& planne
   b.out.reserve(b.out_bytes), b.dout.reserve(b.out_bytes);
   cuda::Slot& slot = context_.slot(0);
   slot.g.reserve(scratch.g), slot.dcand.reserve(scratch.cand), slot.dcount.reserve(scratch.rows);
+  // Each piece (a block, or kPiece bytes of a large one) goes up as soon as it is packed, while the
+  // next one is packed.
+  constexpr std::size_t kPiece = std::size_t{16} << 20;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     unsigned char* to = b.in.get() + packing.offsets[i];
     if (!blocks[i].data) {
       write_triple(blocks[i].norms, metric, reinterpret_cast<double*>(to));
+      upload(b.din.get() + packing.offsets[i], to, sizes[i], slot.stream);
       continue;
     }
     const auto* from = reinterpret_cast<const unsigned char*>(blocks[i].data);
-    run_chunks(chunk_count(threads(), sizes[i], 0.05), sizes[i], [&](int, std::size_t s, std::size_t e) { std::memcpy(to + s, from + s, e - s); });
+    for (std::size_t at = 0; at < sizes[i]; at += kPiece) {
+      const std::size_t len = std::min(kPiece, sizes[i] - at);
+      run_chunks(chunk_count(threads(), len, 0.05), len, [&](int, std::size_t s, std::size_t e) { std::memcpy(to + at + s, from + at + s, e - s); });
+      upload(b.din.get() + packing.offsets[i] + at, to + at, len, slot.stream);
+    }
   }
-  upload(b.din.get(), b.in.get(), packing.total, slot.stream);
 
   // The searches, with their inputs in the upload and their results in the output.
   const auto rows_at = [&](std::size_t block, const MatrixF& host) {
@@ -225,9 +257,10 @@ std::vector<DeviceSearch> CudaKernelImpl::stage(std::vector<PlannedTask>& planne
   for (const PlannedTask& p : planned) {
     if (!p.on_device) continue;
     const SearchTask& t = *p.task;
-    const cuda::DeviceRows c = rows_at(block, *t.centres);
-    const cuda::DeviceRows x = p.kept ? p.kept->view() : rows_at(block + 2, t.x->rows());
-    block += p.kept ? 2 : 4;
+    const cuda::DeviceRows c = p.copy ? p.copy->view() : rows_at(block, *t.centres);
+    block += p.copy ? 0 : 2;
+    const cuda::DeviceRows x = p.kept ? p.kept->view() : rows_at(block, t.x->rows());
+    block += p.kept ? 0 : 2;
     add(x, c, &t.x->rows(), t.centres, p.x_norms, p.c_norms, t.k, t.nearest, t.score);
     if (mutual(t)) add(c, x, t.centres, &t.x->rows(), p.c_norms, p.x_norms, 1, t.centre_nearest, t.centre_score);
   }
@@ -242,6 +275,9 @@ void CudaKernelImpl::enqueue(const DeviceSearch& s, Metric metric) const {
   const auto mb = static_cast<std::int64_t>(gpu::search_tile_rows(options_.tile_bytes, static_cast<std::size_t>(n),
                                                                    static_cast<std::size_t>(d), capacity, static_cast<std::size_t>(m)));
   const bound::ScoreBound score_bound = screen_bound(metric, d);
+  // The centres' largest norm and inverse norm: one error bound for a whole row (k = 1).
+  const double max_norm = *std::max_element(s.c_norms.begin(), s.c_norms.end());
+  const double max_inv_norm = metric == Metric::kCosine ? 1.0 / *std::min_element(s.c_norms.begin(), s.c_norms.end()) : 0.0;
   const float one = 1.0f, zero = 0.0f;
   for (std::int64_t r0 = 0; r0 < m; r0 += mb) {
     const std::int64_t rows = std::min(mb, m - r0);
@@ -249,8 +285,13 @@ void CudaKernelImpl::enqueue(const DeviceSearch& s, Metric metric) const {
     SECPE_CUBLAS_CHECK(cublasSgemm(slot.blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(rows),
                                    static_cast<int>(d), &one, s.c.data, static_cast<int>(d), s.x.data + r0 * d,
                                    static_cast<int>(d), &zero, slot.g.get(), static_cast<int>(n)));
-    cuda::launch_select_candidates(slot.g.get(), rows, n, s.x.norms.norm + r0, s.c.norms, metric, score_bound, s.k,
-                                   static_cast<int>(capacity), slot.dcand.get(), slot.dcount.get(), slot.stream);
+    if (s.k == 1) {
+      cuda::launch_select_one(slot.g.get(), rows, n, s.x.norms.norm + r0, s.c.norms, max_norm, max_inv_norm, metric, score_bound,
+                              static_cast<int>(capacity), slot.dcand.get(), slot.dcount.get(), slot.stream);
+    } else {
+      cuda::launch_select_candidates(slot.g.get(), rows, n, s.x.norms.norm + r0, s.c.norms, metric, score_bound, s.k,
+                                     static_cast<int>(capacity), slot.dcand.get(), slot.dcount.get(), slot.stream);
+    }
     SECPE_CUDA_CHECK(cudaGetLastError());
     cuda::launch_rescore(s.x, r0, rows, s.c, metric, s.k, static_cast<int>(capacity), slot.dcand.get(), slot.dcount.get(),
                          s.d_nearest + r0 * s.k, s.d_score + r0 * s.k, slot.stream);

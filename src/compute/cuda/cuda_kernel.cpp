@@ -278,6 +278,18 @@ int cuda_device_count() {
   return count;
 }
 
+bool cuda_tf32_available() {
+  const int devices = cuda_device_count();
+  if (devices == 0) return false;
+  int major = 0;
+  const int device = gpu::device_for_local_rank(gpu::local_rank_from_env(), devices);
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return major >= 8;
+}
+
 std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions& options) {
   const int devices = cuda_device_count();
   if (devices == 0) throw InputError("no CUDA device is usable by this process (no GPU, or no driver)");

@@ -2,8 +2,9 @@
 // The CUDA kernel's host side, shared by its files: cuda_kernel.cpp (the interface, kept rows,
 // per-centre sums, the built-in check), batch_search.cpp (searches on the device: rows kept or
 // uploaded whole, candidates rescored on the device, one upload, one download and one wait per
-// batch) and streamed_search.cpp (the safe path: rows streamed in tiles, candidates rescored on
-// the host threads).
+// batch), streamed_search.cpp (the safe path: rows streamed in tiles, candidates rescored on
+// the host threads) and release_centres.cpp (SecPE's release on the device).
+#include <memory>
 #include <mutex>
 #include <span>
 #include <vector>
@@ -30,6 +31,34 @@ class DeviceKeptRows final : public KeptRows {
   bool resident = false;      // the rows are in device memory
   cuda::DeviceBuffer<float> data;
   cuda::DeviceBuffer<double> dnorms;
+};
+
+// The centres of a release on the device (every label's, release_centres.cpp) and their norms
+// (|c|, |c|^2, 1/|c|: three runs), where the release made them: the votes' search reads them
+// there (DeviceCentres). Reused once no copy refers to it any more.
+struct ReleasedBatch {
+  cuda::DeviceBuffer<float> centres;
+  cuda::DeviceBuffer<double> norms;
+  std::size_t centres_capacity = 0, norms_capacity = 0;
+};
+
+// One label's released centres on the device (NoisyClusters::device_copy).
+class DeviceCentres final : public DeviceCopy {
+ public:
+  DeviceCentres(const MatrixF& m, const void* owner, std::shared_ptr<ReleasedBatch> batch, const float* rows, const double* triple,
+                std::vector<double> norms)
+      : DeviceCopy(m), owner(owner), norms(std::move(norms)), rows_(m.rows()), d_(m.cols()), batch_(std::move(batch)), data_(rows),
+        triple_(triple) {}
+  cuda::DeviceRows view() const { return {data_, rows_, d_, {triple_, triple_ + rows_, triple_ + 2 * rows_}}; }
+
+  const void* owner;          // the kernel that released them
+  std::vector<double> norms;  // exact::norms of the centres
+
+ private:
+  Eigen::Index rows_, d_;
+  std::shared_ptr<ReleasedBatch> batch_;
+  const float* data_;
+  const double* triple_;
 };
 
 // One direction of one search of a batch on the device: rows x against centres c, both with
@@ -74,6 +103,7 @@ class CudaKernelImpl final : public CudaKernel {
                       std::span<std::int64_t> sums, std::span<std::int64_t> counts) const override;
   void add_kept_to_centres(const KeptRows& x, std::span<const std::int32_t> centre_of, std::span<const std::uint8_t> include,
                            std::span<std::int64_t> sums, std::span<std::int64_t> counts) const override;
+  void release_centres(std::span<const CentreReleaseTask> tasks) const override;
 
  private:
   // batch_search.cpp: the tasks the device can take (validated, with their norms) run there;
@@ -90,6 +120,11 @@ class CudaKernelImpl final : public CudaKernel {
   void stream_search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k, std::span<std::int32_t> nearest,
                        std::span<double> score) const;
   void stream_task(const SearchTask& task, Metric metric) const;
+  // release_centres.cpp: SecPE's release on the device; false when the built-in check failed.
+  bool release_on_device(std::span<const CentreReleaseTask> tasks) const;
+  bool check_release(std::span<const CentreReleaseTask> tasks, bool full) const;
+  std::shared_ptr<ReleasedBatch> released_batch(std::size_t floats, std::size_t doubles) const;
+  void keep_released(std::span<const CentreReleaseTask* const> live, const std::shared_ptr<ReleasedBatch>& batch) const;
   // cuda_kernel.cpp
   void upload_staged(void* device, const void* host, std::size_t bytes) const;
   void wait(cudaStream_t stream) const;
@@ -123,6 +158,8 @@ class CudaKernelImpl final : public CudaKernel {
   mutable bool safe_ = false;         // a built-in check failed: the safe path from now on
   mutable bool checked_ = false;      // the first device batch had its full check
   mutable bool sums_checked_ = false; // the first per-centre sums of kept rows were compared with the CPU's
+  mutable bool release_checked_ = false;  // the first release on the device was compared with the host's in full
+  mutable std::vector<std::shared_ptr<ReleasedBatch>> released_;  // releases' device buffers, for reuse
 };
 
 // Waits for the device on every way out of a call, so that no transfer still targets a buffer

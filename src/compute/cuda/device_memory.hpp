@@ -101,6 +101,12 @@ class Context {
     DeviceBuffer<gpu::TileSegment> runs;
     std::size_t out_bytes = 0;  // of the current batch's results: scores (double), then nearest (int32)
   } batch;
+  // A release of SecPE's centres (release_centres.cpp): its inputs in one upload, the released
+  // centres and sizes in one download.
+  struct ReleaseIo {
+    PinnedBuffer<unsigned char> in, out;
+    DeviceBuffer<unsigned char> din, dout;
+  } release_io;
 
  private:
   void release() noexcept;  // streams, events and handles (the buffers free themselves)

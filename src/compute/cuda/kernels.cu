@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "compute/exact_order.hpp"
+#include "compute/select_order.hpp"
 
 namespace secpe::cuda {
 namespace {
@@ -74,6 +75,100 @@ __global__ void select_candidates(const float* __restrict__ g, std::int64_t n, c
   }
   __syncthreads();
   if (threadIdx.x == 0) count[r] = found;
+}
+
+// k = 1 in one read of the row (compute/select_order.hpp): a warp per row for rows of up to
+// kWarpRowLimit centres, a block per row beyond. The candidates go out through ballots (a warp)
+// or a shared counter (a block), in any order, as select_candidates' do.
+constexpr std::int64_t kWarpRowLimit = 4096;
+constexpr int kSelectWarps = 4;  // rows per block of the warp variant
+
+struct SelectArgs {
+  const float* g;
+  std::int64_t rows, n;
+  const double* row_norm;
+  CentreNorms centres;
+  double max_norm, max_inv_norm;
+  Metric metric;
+  bound::ScoreBound score_bound;
+  int capacity;
+  std::int32_t* cand;
+  std::int32_t* count;
+};
+
+// Each metric reads only the centre terms its score uses.
+__device__ double approx_of(const SelectArgs& a, const float* gr, select_order::RowTerms t, std::int64_t j) {
+  const double sq_c = a.metric == Metric::kL2 ? a.centres.sq[j] : 0.0;
+  const double inv_c = a.metric == Metric::kCosine ? a.centres.inv_norm[j] : 0.0;
+  return bound::approx_score(a.metric, gr[j], t.sq_x, sq_c, t.inv_x, inv_c);
+}
+
+__global__ void select_one_warp(SelectArgs a) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const std::int64_t r = static_cast<std::int64_t>(blockIdx.x) * kSelectWarps + static_cast<int>(threadIdx.x) / 32;
+  if (r >= a.rows) return;  // the whole warp
+  const float* gr = a.g + r * a.n;
+  const double rx = a.row_norm[r];
+  const select_order::RowTerms terms = select_order::row_terms(a.metric, rx);
+  const double width = select_order::row_width(a.score_bound, a.metric, rx, a.max_norm, a.max_inv_norm);
+  select_order::Scan scan;
+  for (std::int64_t j = lane; j < a.n; j += 32) scan.see(approx_of(a, gr, terms, j), static_cast<std::int32_t>(j), width);
+  double m = scan.best;
+  for (int offset = 16; offset > 0; offset /= 2) m = fmin(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  const double threshold = ieee::add_rn(m, width);
+  std::int32_t* out = a.cand + r * a.capacity;
+  const unsigned below = (1u << lane) - 1u;
+  int found = 0;
+  const auto emit = [&](bool ok, std::int32_t j) {
+    const unsigned mask = __ballot_sync(0xffffffffu, ok);
+    const int at = found + __popc(mask & below);
+    if (ok && at < a.capacity) out[at] = j;
+    found += __popc(mask);
+  };
+  if (!__any_sync(0xffffffffu, scan.overflow)) {
+    for (int h = 0; h < select_order::kHeld; ++h) emit(h < scan.held && scan.value[h] <= threshold, h < scan.held ? scan.index[h] : 0);
+  } else {  // a second read: every centre under the threshold
+    for (std::int64_t j0 = 0; j0 < a.n; j0 += 32) {
+      const std::int64_t j = j0 + lane;
+      emit(j < a.n && approx_of(a, gr, terms, j) <= threshold, static_cast<std::int32_t>(j));
+    }
+  }
+  if (lane == 0) a.count[r] = found;
+}
+
+__global__ void select_one_block(SelectArgs a) {
+  __shared__ double mins[kThreads];
+  __shared__ int found;
+  const std::int64_t r = blockIdx.x;
+  const float* gr = a.g + r * a.n;
+  const double rx = a.row_norm[r];
+  const select_order::RowTerms terms = select_order::row_terms(a.metric, rx);
+  const double width = select_order::row_width(a.score_bound, a.metric, rx, a.max_norm, a.max_inv_norm);
+  select_order::Scan scan;
+  for (std::int64_t j = threadIdx.x; j < a.n; j += kThreads) scan.see(approx_of(a, gr, terms, j), static_cast<std::int32_t>(j), width);
+  mins[threadIdx.x] = scan.best;
+  if (threadIdx.x == 0) found = 0;
+  __syncthreads();
+  for (int w = kThreads / 2; w > 0; w /= 2) {
+    if (static_cast<int>(threadIdx.x) < w) mins[threadIdx.x] = fmin(mins[threadIdx.x], mins[threadIdx.x + w]);
+    __syncthreads();
+  }
+  const double threshold = ieee::add_rn(mins[0], width);
+  const bool second = __syncthreads_or(scan.overflow ? 1 : 0) != 0;
+  std::int32_t* out = a.cand + r * a.capacity;
+  const auto emit = [&](std::int32_t j) {
+    const int at = atomicAdd(&found, 1);
+    if (at < a.capacity) out[at] = j;
+  };
+  if (!second) {
+    for (int h = 0; h < scan.held; ++h)
+      if (scan.value[h] <= threshold) emit(scan.index[h]);
+  } else {
+    for (std::int64_t j = threadIdx.x; j < a.n; j += kThreads)
+      if (approx_of(a, gr, terms, j) <= threshold) emit(static_cast<std::int32_t>(j));
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) a.count[r] = found;
 }
 
 // Block (segment, column chunk); thread j of the chunk sums column j over the segment's rows
@@ -173,6 +268,21 @@ void launch_select_candidates(const float* g, std::int64_t rows, std::int64_t n,
   if (rows <= 0) return;
   select_candidates<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(g, n, row_norm, centres, metric, score_bound, k,
                                                                           capacity, cand, count);
+}
+
+void launch_select_one(const float* g, std::int64_t rows, std::int64_t n, const double* row_norm, CentreNorms centres, double max_norm,
+                       double max_inv_norm, Metric metric, bound::ScoreBound score_bound, int capacity, std::int32_t* cand,
+                       std::int32_t* count, cudaStream_t stream) {
+  if (rows <= 0) return;
+  const SelectArgs args{g, rows, n, row_norm, centres, max_norm, max_inv_norm, metric, score_bound, capacity, cand, count};
+  if (n <= kWarpRowLimit) {
+    const std::int64_t blocks = (rows + kSelectWarps - 1) / kSelectWarps;
+    if (blocks > INT_MAX) throw std::length_error("candidate selection: too many rows in one tile");
+    select_one_warp<<<static_cast<unsigned>(blocks), kSelectWarps * 32, 0, stream>>>(args);
+  } else {
+    if (rows > INT_MAX) throw std::length_error("candidate selection: too many rows in one tile");
+    select_one_block<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(args);
+  }
 }
 
 void launch_add_segments(const float* rows, std::int64_t d, const gpu::TileSegment* segments, std::int64_t n_segments,

@@ -8,6 +8,7 @@
 
 #include "compute/tile_segment.hpp"
 #include "compute/search_bound.hpp"
+#include "compute/release_label.hpp"
 
 namespace secpe::cuda {
 
@@ -40,9 +41,13 @@ void launch_select_candidates(const float* g, std::int64_t rows, std::int64_t n,
                               Metric metric, bound::ScoreBound score_bound, int k, int capacity, std::int32_t* cand,
                               std::int32_t* count, cudaStream_t stream);
 
-// For each segment s (a run of rows of `rows`, d floats each, that belong to one centre):
-// sums[centre * d + j] += sum over its rows of round(x_j 2^32) (to nearest, ties to even).
-// Distinct segments have distinct centres, so no two threads write one sum.
+// k = 1: launch_select_candidates' candidates in one read of each row (compute/select_order.hpp),
+// with one error bound per row from the centres' largest norm and inverse norm (max_norm,
+// max_inv_norm: 1 / the smallest norm under cosine, else 0): a superset of its candidates.
+void launch_select_one(const float* g, std::int64_t rows, std::int64_t n, const double* row_norm, CentreNorms centres, double max_norm,
+                       double max_inv_norm, Metric metric, bound::ScoreBound score_bound, int capacity, std::int32_t* cand,
+                       std::int32_t* count, cudaStream_t stream);
+
 // For rows row0 .. row0 + rows - 1 of x, with cand/count as launch_select_candidates wrote them
 // for that tile (row r's list at cand + r * capacity): each listed centre of c rescored exactly
 // (compute/exact_order.hpp: exact::pair_score's bits), and the k best, in the order of
@@ -59,7 +64,16 @@ void launch_rescore(DeviceRows x, std::int64_t row0, std::int64_t rows, DeviceRo
 void launch_add_kept(const float* rows, std::int64_t d, const std::int64_t* order, const gpu::TileSegment* runs,
                      std::int64_t n_runs, std::int64_t* sums, cudaStream_t stream);
 
+// For each segment s (a run of rows of `rows`, d floats each, that belong to one centre):
+// sums[centre * d + j] += sum over its rows of round(x_j 2^32) (to nearest, ties to even).
+// Distinct segments have distinct centres, so no two threads write one sum.
 void launch_add_segments(const float* rows, std::int64_t d, const gpu::TileSegment* segments, std::int64_t n_segments,
                          std::int64_t* sums, cudaStream_t stream);
+
+// Every centre of `labels` (centre0 ascending, `centres` in all) released by
+// privacy/centre_release.hpp: one thread per centre sums its rows in fixed point and draws its
+// secret stream (chacha20::BlockStream, core/secret_normal.hpp with `tables`).
+void launch_release(const ReleaseLabel* labels, int n_labels, std::int64_t centres, const SecretZiggurat* tables,
+                    cudaStream_t stream);
 
 }  // namespace secpe::cuda

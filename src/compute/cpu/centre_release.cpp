@@ -1,0 +1,44 @@
+// SecPE's release of centres on the host threads (NearestCentreKernel::release_centres' default):
+// each centre's sum is made where its noise is added, in a buffer that stays in cache, so no
+// K x d array of sums is cleared, filled and read again; centres are shared out over the threads
+// (each has its own stream, so the values do not depend on which thread draws them).
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "compute/fixed_point.hpp"
+#include "compute/nearest.hpp"
+#include "core/parallel.hpp"
+#include "core/secret_rng.hpp"
+#include "privacy/centre_release.hpp"
+
+namespace secpe {
+
+void release_centres_on_host(const CentreReleaseTask& task, std::size_t begin, std::size_t end, int threads) {
+  const MatrixF& rows = task.rows->rows();
+  const MatrixF& pub = task.public_part->rows();
+  const Eigen::Index d = pub.cols();
+  const auto kd = static_cast<std::size_t>(d);
+  const auto row_of = [&](std::int64_t v) {
+    return v >= 0 ? rows.row(static_cast<Eigen::Index>(v)).data() : task.arrived->row(static_cast<Eigen::Index>(-1 - v)).data();
+  };
+  run_chunks(chunk_count(threads, end - begin, 20.0 * double(d)), end - begin, [&](int, std::size_t b, std::size_t e) {
+    std::vector<std::int64_t> sum(kd);
+    for (std::size_t i = begin + b; i < begin + e; ++i) {
+      const std::uint64_t c = task.first + i;
+      std::fill(sum.begin(), sum.end(), 0);
+      for (std::size_t q = task.start[i]; q < task.start[i + 1]; ++q) add_fixed_point(sum.data(), row_of(task.members[q]), d);
+      SecretRng noise = task.noise->stream(c);
+      const auto sum_at = [&sum](long long j) { return sum[static_cast<std::size_t>(j)]; };
+      task.sizes[i] = release_centre(noise, sum_at, pub.row(static_cast<Eigen::Index>(c)).data(), d,
+                                     double(task.public_sizes[c]), double(task.start[i + 1] - task.start[i]), task.sigma,
+                                     task.clip_radius, task.centres->row(static_cast<Eigen::Index>(i)).data());
+    }
+  });
+}
+
+void NearestCentreKernel::release_centres(std::span<const CentreReleaseTask> tasks) const {
+  for (const CentreReleaseTask& t : tasks) release_centres_on_host(t, 0, t.sizes.size(), threads());
+}
+
+}  // namespace secpe

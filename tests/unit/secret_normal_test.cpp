@@ -1,0 +1,105 @@
+// The secret noise as a GPU draws it, run on the CPU: ChaCha20's scalar block (the device's)
+// against the vectorised one (the host's), the device's word streams and normals against
+// SecretRng's, and a whole release of SecPE's centres by the device's code
+// (compute/release_label.hpp) against the host's release, bit for bit. Also what version 2 of
+// the noise (correctly rounded exp and log) changed against version 1 (the C library's).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "compute/nearest.hpp"
+#include "compute/release_label.hpp"
+#include "core/chacha20.hpp"
+#include "core/random_draws.hpp"
+#include "core/secret_rng.hpp"
+#include "secret_test_util.hpp"
+
+namespace secpe {
+namespace {
+
+NoiseKey counting_key(unsigned char first) { return test::counting_key(first, 13); }
+
+TEST(SecretNormal, ScalarChaCha20BlockIsTheVectorisedOne) {
+  std::array<unsigned char, 32> key{};
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = static_cast<unsigned char>(5 * i + 1);
+  std::uint32_t words[8];
+  for (int w = 0; w < 8; ++w) std::memcpy(&words[w], key.data() + 4 * w, 4);  // little-endian host
+  std::uint64_t nonce[chacha20::kLanes], counter[chacha20::kLanes];
+  for (std::size_t q = 0; q < chacha20::kLanes; ++q) nonce[q] = 0x9e3779b97f4a7c15ull * (q + 3), counter[q] = (std::uint64_t{1} << 32) - 5 + q;
+  std::uint32_t lanes[chacha20::kLanes * 16];
+  chacha20::blocks(key, nonce, counter, lanes);
+  for (std::size_t q = 0; q < chacha20::kLanes; ++q) {
+    std::uint32_t one[16];
+    chacha20::block(words, nonce[q], counter[q], one);
+    for (int w = 0; w < 16; ++w) ASSERT_EQ(one[w], lanes[w * chacha20::kLanes + q]) << q << " " << w;
+  }
+}
+
+TEST(SecretNormal, DeviceStreamsAndNormalsAreSecretRngs) {
+  const SecretStreamFamily family(counting_key(3), SecretStream::kNoise, 17, 4);
+  const std::array<std::uint32_t, 8> key = family.subkey_words();
+  for (const std::uint64_t c : {0ull, 1ull, 599ull, 123456789ull}) {
+    SecretRng host = family.stream(c);
+    chacha20::BlockStream device(key.data(), c);
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(host.next_u64(), device.next_u64()) << c << " " << i;
+    host = family.stream(c);
+    StreamNormals normals{chacha20::BlockStream(key.data(), c), &secret_ziggurat()};
+    for (int i = 0; i < 200000; ++i) {
+      const double a = host.normal(), b = normals.normal();
+      ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << c << " " << i;
+    }
+  }
+}
+
+// Version 2 of the noise differs from version 1 only where the C library's exp or log is not
+// correctly rounded: the tables are the same, and a tiny share of draws (if any) changes.
+TEST(SecretNormal, VersionTwoChangesAlmostNothing) {
+  const detail::ZigguratTables& v1 = detail::ziggurat_tables();
+  const SecretZiggurat& v2 = secret_ziggurat();
+  for (int i = 0; i <= SecretZiggurat::kLayers; ++i) EXPECT_LE(std::fabs(v1.x[i] - v2.x[i]), std::fabs(v1.x[i]) * 0x1p-51) << i;
+  const SecretStreamFamily family(counting_key(8), SecretStream::kNoise, 2, 9);
+  SecretRng a = family.stream(5), b = family.stream(5);
+  int differ = 0;
+  const int n = 1000000;
+  for (int i = 0; i < n; ++i) differ += a.normal() != b.RandomDraws<SecretRng>::normal() ? 1 : 0;
+  EXPECT_LE(differ, n / 10000) << differ << " of " << n << " normals differ between the versions";
+}
+
+// A release of two labels (one with rows sent by another rank) by the device's code, run on the
+// CPU, against the host's release_centres: every centre and size bit for bit.
+TEST(SecretNormal, DeviceReleaseCodeIsTheHostsRelease) {
+  const Eigen::Index d = 37, k = 9, n_rows = 60;
+  MatrixF rows = MatrixF::Random(n_rows, d) * 0.2f, arrived = MatrixF::Random(3, d) * 0.2f, pub = MatrixF::Random(k, d) * 0.1f;
+  const std::vector<std::int64_t> public_sizes{0, 1, 2, 3, 50, 7, 9, 1000, 4};
+  // Centres 2 .. 8 are this rank's (first = 2): members by centre, arrived rows as -1 - v.
+  const std::vector<std::int64_t> members{0, 5, -1, 7, 7, 12, -3, -2, 40, 41, 42, 43, 59};
+  const std::vector<std::size_t> start{0, 3, 3, 5, 6, 9, 12, 13};
+  const KeptRows kept_rows(rows), kept_pub(pub);
+  const SecretStreamFamily noise(counting_key(4), SecretStream::kNoise, 6, 2);
+  MatrixF host_centres(7, d), device_centres(7, d);
+  std::vector<double> host_sizes(7), device_sizes(7);
+  for (const double sigma : {0.0, 0.7, 3.5}) {
+    const CentreReleaseTask task{.rows = &kept_rows, .arrived = &arrived, .members = members, .start = start, .public_part = &kept_pub,
+                                 .public_sizes = public_sizes, .first = 2, .noise = &noise, .sigma = sigma, .clip_radius = 0.9,
+                                 .centres = &host_centres, .sizes = host_sizes};
+    release_centres_on_host(task, 0, 7, 2);
+    ReleaseLabel label{{}, rows.data(), arrived.data(), members.data(), nullptr, pub.data(), public_sizes.data(), 2, 7, 0, d, sigma, 0.9,
+                       device_centres.data(), device_sizes.data()};
+    const std::vector<std::int64_t> start64(start.begin(), start.end());
+    label.start = start64.data();
+    const std::array<std::uint32_t, 8> key = noise.subkey_words();
+    std::copy(key.begin(), key.end(), label.key);
+    for (std::int64_t g = 0; g < 7; ++g) release_label_centre(label, g, &secret_ziggurat());
+    EXPECT_EQ(std::memcmp(host_centres.data(), device_centres.data(), sizeof(float) * 7 * d), 0) << sigma;
+    EXPECT_EQ(std::memcmp(host_sizes.data(), device_sizes.data(), sizeof(double) * 7), 0) << sigma;
+  }
+  const ReleaseLabel labels[3] = {{.centre0 = 0}, {.centre0 = 7}, {.centre0 = 7}};
+  EXPECT_EQ(label_of(labels, 3, 0), 0);
+  EXPECT_EQ(label_of(labels, 3, 6), 0);
+  EXPECT_EQ(label_of(labels, 3, 7), 2);  // an empty label (no centre) is skipped
+}
+
+}  // namespace
+}  // namespace secpe
