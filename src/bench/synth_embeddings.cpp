@@ -13,7 +13,7 @@ namespace secpe {
 namespace {
 
 // Coordinates of the random streams: label centres, component centres and records never collide.
-constexpr std::uint64_t kLabelCentre = 1, kComponentCentre = 2, kRecord = 3;
+constexpr std::uint64_t kLabelCentre = 1, kComponentCentre = 2, kRecord = 3, kDemoPool = 4;
 
 void random_unit(CounterRng& rng, float* out, int d) {
   double norm = 0.0;
@@ -23,6 +23,30 @@ void random_unit(CounterRng& rng, float* out, int d) {
   }
   const double inv = 1.0 / std::sqrt(norm);
   for (int j = 0; j < d; ++j) out[j] = static_cast<float>(out[j] * inv);
+}
+
+// holders = "demo": every block's pool of secret ids (see SynthEmbeddingOptions::holders).
+constexpr std::size_t kDemoBlock = 200;
+constexpr double kDemoUsesPerEntry = 6.0;
+
+std::vector<std::vector<std::int32_t>> demo_pools(std::size_t records, int secrets, double private_fraction, std::uint64_t seed) {
+  const std::size_t blocks = (records + kDemoBlock - 1) / kDemoBlock;
+  const auto size = static_cast<std::size_t>(std::max(
+      {1.0, std::round(double(kDemoBlock) * private_fraction / kDemoUsesPerEntry), std::ceil(double(secrets) / double(blocks))}));
+  const double repeat = 1.0 - std::min(1.0, double(secrets) / double(blocks * size));
+  std::vector<std::vector<std::int32_t>> pools(blocks);
+  std::vector<std::int32_t> entries;  // every entry so far: a uniform pick is one in proportion to its entries
+  std::int32_t next = 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    CounterRng rng(seed, Stream::kCorpus, kDemoPool, b);
+    for (std::size_t e = 0; e < size; ++e) {
+      const bool again = !entries.empty() && (next == secrets || rng.uniform() < repeat);
+      const std::int32_t id = again ? entries[rng.below(entries.size())] : next++;
+      pools[b].push_back(id);
+      entries.push_back(id);
+    }
+  }
+  return pools;
 }
 
 std::vector<LabelShare> label_shares(const std::string& spec) {
@@ -41,6 +65,47 @@ std::vector<LabelShare> label_shares(const std::string& spec) {
   for (int l = 0; l < n; ++l) shares.push_back({{"label" + std::to_string(l)}, 1.0 / n});
   std::sort(shares.begin(), shares.end(), [](auto& a, auto& b) { return a.values < b.values; });
   return shares;
+}
+
+// Component centres: per label a direction plus a component offset, normalised.
+MatrixF component_centres(const SynthEmbeddingOptions& o, std::size_t n_labels) {
+  const int d = o.dim;
+  MatrixF components(static_cast<Eigen::Index>(n_labels * o.components), d);
+  std::vector<float> label_dir(static_cast<std::size_t>(d)), offset(static_cast<std::size_t>(d));
+  for (std::size_t l = 0; l < n_labels; ++l) {
+    CounterRng lr(o.seed, Stream::kCorpus, kLabelCentre, l);
+    random_unit(lr, label_dir.data(), d);
+    for (int k = 0; k < o.components; ++k) {
+      CounterRng cr(o.seed, Stream::kCorpus, kComponentCentre, l, static_cast<std::uint64_t>(k));
+      random_unit(cr, offset.data(), d);
+      auto row = components.row(static_cast<Eigen::Index>(l * o.components + k));
+      for (int j = 0; j < d; ++j) row[j] = label_dir[j] + 0.7f * offset[j];
+      row.normalize();
+    }
+  }
+  return components;
+}
+
+// The secrets a private record holds, drawn from its stream: from its block's pool as secpe corpus
+// plants them (`pool` given), else by Zipf popularity (`secret_cdf`). Sorted, distinct.
+std::vector<std::int32_t> held_secrets(CounterRng& rng, const std::vector<std::int32_t>* pool, const std::vector<double>& secret_cdf) {
+  const double u = rng.uniform();
+  const int held = pool ? (u < 0.75 ? 1 : u < 0.95 ? 2 : 3) : 1 + (u < 0.2) + (u < 0.05);
+  std::vector<std::int32_t> s;
+  if (pool) {
+    std::vector<std::size_t> chosen;
+    while (chosen.size() < std::min<std::size_t>(pool->size(), static_cast<std::size_t>(held))) {
+      const std::size_t c = rng.below(pool->size());
+      if (std::find(chosen.begin(), chosen.end(), c) == chosen.end()) chosen.push_back(c);
+    }
+    for (const std::size_t c : chosen) s.push_back((*pool)[c]);
+  } else {
+    for (int h = 0; h < held; ++h)
+      s.push_back(static_cast<std::int32_t>(std::lower_bound(secret_cdf.begin(), secret_cdf.end(), rng.uniform()) - secret_cdf.begin()));
+  }
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
 }
 
 }  // namespace
@@ -66,20 +131,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
     cdf.push_back(acc += s.probability);
   }
 
-  // Component centres: a label direction plus a component offset, normalised.
-  MatrixF components(static_cast<Eigen::Index>(n_labels * o.components), d);
-  std::vector<float> label_dir(static_cast<std::size_t>(d)), offset(static_cast<std::size_t>(d));
-  for (std::size_t l = 0; l < n_labels; ++l) {
-    CounterRng lr(o.seed, Stream::kCorpus, kLabelCentre, l);
-    random_unit(lr, label_dir.data(), d);
-    for (int k = 0; k < o.components; ++k) {
-      CounterRng cr(o.seed, Stream::kCorpus, kComponentCentre, l, static_cast<std::uint64_t>(k));
-      random_unit(cr, offset.data(), d);
-      auto row = components.row(static_cast<Eigen::Index>(l * o.components + k));
-      for (int j = 0; j < d; ++j) row[j] = label_dir[j] + 0.7f * offset[j];
-      row.normalize();
-    }
-  }
+  const MatrixF components = component_centres(o, n_labels);
   // Zipf(1) popularity of secrets.
   std::vector<double> secret_cdf(static_cast<std::size_t>(o.secrets));
   acc = 0.0;
@@ -87,6 +139,9 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
   for (auto& v : secret_cdf) v /= acc;
 
   const std::size_t n = o.records;
+  if (o.holders != "zipf" && o.holders != "demo") throw InputError("holders must be zipf or demo, not '" + o.holders + "'");
+  const bool demo = o.holders == "demo";
+  const auto pools = demo ? demo_pools(n, o.secrets, o.private_fraction, o.seed) : std::vector<std::vector<std::int32_t>>{};
   c.label_ids.resize(n);
   c.embeddings.resize(static_cast<Eigen::Index>(n), d);
   std::vector<std::vector<std::int32_t>> secrets_of(n);
@@ -103,14 +158,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
       for (int j = 0; j < d; ++j) row[j] = components(comp, j) + static_cast<float>(o.spread) * noise[j];
       row.normalize();
       if (rng.uniform() < o.private_fraction) {
-        const double u = rng.uniform();
-        const int held = 1 + (u < 0.2) + (u < 0.05);
-        auto& s = secrets_of[i];
-        for (int h = 0; h < held; ++h) {
-          s.push_back(static_cast<std::int32_t>(std::lower_bound(secret_cdf.begin(), secret_cdf.end(), rng.uniform()) - secret_cdf.begin()));
-        }
-        std::sort(s.begin(), s.end());
-        s.erase(std::unique(s.begin(), s.end()), s.end());
+        secrets_of[i] = held_secrets(rng, demo ? &pools[i / kDemoBlock] : nullptr, secret_cdf);
       }
     }
   };
@@ -138,6 +186,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
                   {"synth_components", std::to_string(o.components)},
                   {"synth_spread", std::to_string(o.spread)},
                   {"secpe_version", build_info().version}};
+  if (demo) c.provenance["synth_holders"] = "demo";
   return c;
 }
 

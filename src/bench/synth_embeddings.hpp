@@ -15,6 +15,13 @@ struct SynthEmbeddingOptions {
   std::string labels = "yelp";    // "yelp": 50 labels with Yelp's skew; or a number of equal labels
   int secrets = 330;              // random-word secrets of the paper's public code
   double private_fraction = 0.3;  // share of records holding at least one secret
+  // Who holds which secret. "zipf": each private record holds 1-3 secrets drawn by Zipf(1)
+  // popularity (a few secrets held by very many records, like random words). "demo": as the demo
+  // corpus plants them (text/demo_corpus.cpp): blocks of 200 records share a pool of secrets used
+  // about 6 times each, a private record holds 1-3 of its block's pool, and a pool entry repeats an
+  // earlier secret in proportion to its entries so far, often enough to plant about `secrets`
+  // secrets (a Zipf-like tail of holders per secret, like the corpus' colliding names and phones).
+  std::string holders = "zipf";
   int components = 16;            // mixture components per label
   double spread = 0.6;            // within-component noise (relative to the unit-norm centre)
   std::uint64_t seed = 1;

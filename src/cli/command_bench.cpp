@@ -5,8 +5,8 @@
 
 #include "bench/bench_report.hpp"
 #include "bench/histogram_bench.hpp"
+#include "bench/privacy_bench.hpp"
 #include "bench/synth_embeddings.hpp"
-#include "privacy/secret_noise.hpp"
 #include "compute/cuda_backend.hpp"
 #include "compute/kernel_bench.hpp"
 #ifdef SECPE_HAVE_FAISS
@@ -15,7 +15,6 @@
 #include "cli/commands.hpp"
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
-#include "evolve/noise_calibration.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -27,7 +26,7 @@ constexpr const char* kBenchUsage =
     "benchmarks:\n"
     "  kernel      nearest-centre kernel GFLOP/s against OpenBLAS sgemm on the same shape\n"
     "  faiss       exact search and k-means against FAISS (IndexFlatIP, faiss::Clustering), same data and threads\n"
-    "  privacy     noise calibration time (LP, exact and paper) for a Yelp-scale secret matrix\n"
+    "  privacy     noise calibration time (LP, exact and paper) for a Yelp-scale secret matrix or a dataset's\n"
     "  histogram   per-iteration vote histogram, SecPE against Aug-PE, on an embedding dataset (MPI)\n";
 
 // --out of a benchmark, checked before it runs (empty: no file).
@@ -183,73 +182,46 @@ int bench_faiss_command(const std::vector<std::string>& args) {
 #endif
 }
 
-std::size_t private_records(const SecretMatrix& m) {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < m.rows(); ++i) n += m.is_private(i) ? 1 : 0;
-  return n;
-}
-
 int bench_privacy_command(const std::vector<std::string>& args) {
   po::options_description desc("secpe bench privacy options");
   add_common_options(desc);
   add_bench_options(desc);
-  SynthEmbeddingOptions synth;
-  synth.dim = 1;  // only labels and secrets matter here
-  int calibrated_iterations = 5;
-  double batch = 1000.0;
+  PrivacyBenchOptions o;
+  SynthEmbeddingOptions& synth = o.synth;
+  std::string data;
   desc.add_options()
     ("records", po::value<std::size_t>(&synth.records)->default_value(synth.records), "records (Yelp train: 1,939,290)")
     ("labels", po::value<std::string>(&synth.labels)->default_value(synth.labels), "yelp or a number of labels")
-    ("secrets", po::value<int>(&synth.secrets)->default_value(synth.secrets), "secrets (Zipf popularity, 1-3 per private record)")
-    ("private-fraction", po::value<double>(&synth.private_fraction)->default_value(synth.private_fraction, "0.3"), "share of records holding a secret")
-    ("iterations", po::value<int>(&calibrated_iterations)->default_value(calibrated_iterations), "releases T the noise is calibrated for")
-    ("private-batch", po::value<double>(&batch)->default_value(batch, "1000"), "expected private records sampled per label and iteration");
+    ("secrets", po::value<int>(&synth.secrets)->default_value(synth.secrets), "secrets, 1 to 100,000")
+    ("holders", po::value<std::string>(&synth.holders)->default_value(synth.holders),
+     "who holds which secret: zipf (1-3 secrets per private record by Zipf popularity, like random words) or demo (as secpe corpus plants them: blocks sharing pools of secrets, a Zipf-like tail of holders per secret)")
+    ("private-fraction", po::value<double>(&synth.private_fraction)->default_value(synth.private_fraction, "0.3"), "share of records holding a secret (the demo corpus: 0.25)")
+    ("data", po::value<std::string>(&data), "calibrate this dataset's labels and secrets instead of synthetic ones")
+    ("iterations", po::value<int>(&o.iterations)->default_value(o.iterations), "releases T the noise is calibrated for")
+    ("private-batch", po::value<double>(&o.batch)->default_value(o.batch, "1000"), "expected private records sampled per label and iteration")
+    ("exact-profiles", po::value<std::size_t>(&o.certification.exact_profiles)->default_value(o.certification.exact_profiles),
+     "distinct holder profiles up to which every secret's bound is the accountant's at full precision; beyond, dominance and a coarser grid certify the bulk");
   po::variables_map vm;
-  if (!parse_options("bench", "secpe bench privacy [--records N --secrets M --iterations T]", desc, {}, args, vm)) return 0;
+  if (!parse_options("bench", "secpe bench privacy [--records N --secrets M --holders zipf|demo --iterations T | --data DATA.h5]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
   option_in(vm, "iterations", 1, 100000);
-  const int repeats = repeats_of(vm);
+  option_in(vm, "secrets", 1, 100000);
+  o.repeats = repeats_of(vm);
   option_in<std::size_t>(vm, "records", 1, 10000000000);
+  if (synth.holders != "zipf" && synth.holders != "demo") throw InputError("--holders must be zipf or demo, not '" + synth.holders + "'");
+  if (!(synth.private_fraction >= 0 && synth.private_fraction <= 1)) throw InputError("--private-fraction must be in [0, 1]");
+  if (!data.empty() && !std::filesystem::is_regular_file(data)) throw InputError("--data: cannot read '" + data + "'");
+  o.data = data;
   synth.seed = vm["seed"].as<std::uint64_t>();
   synth.threads = static_cast<unsigned>(option_in(vm, "threads", 1, 4096));
+  o.threads = static_cast<int>(synth.threads);
   return run_under_mpi([&](const Communicator& comm) {
-    // Every rank builds the same matrix and keeps its shard, as `secpe run` would read it.
-    const DatasetContents data = synth_embeddings(synth);
-    const auto [b, e] = comm.shard(synth.records);
-    SecretMatrix shard;
-    shard.num_secrets = data.secrets.num_secrets;
-    shard.indptr.assign(data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(b), data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(e + 1));
-    shard.indices.assign(data.secrets.indices.begin() + shard.indptr.front(), data.secrets.indices.begin() + shard.indptr.back());
-    const std::vector<std::int32_t> labels(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b), data.label_ids.begin() + static_cast<std::ptrdiff_t>(e));
-    const auto budgets = uniform_budgets(static_cast<std::size_t>(synth.secrets), 1e-4, 1e-3);
-    nlohmann::ordered_json figures = {{"records", synth.records}, {"labels", data.labels.size()}, {"secrets", synth.secrets},
-                                      {"private_records", private_records(data.secrets)},
-                                      {"iterations", calibrated_iterations}, {"p", 1e-4}, {"r", 1e-3}};
-    for (const auto mode : {CalibrationMode::kPaper, CalibrationMode::kExact}) {
-      std::vector<double> seconds;
-      SecretNoisePlan plan;
-      for (int rep = 0; rep < repeats; ++rep) {
-        comm.barrier();
-        plan = calibrate_secret_noise(comm, {.local_secrets = shard,
-                                             .local_labels = labels,
-                                             .num_labels = data.labels.size(),
-                                             .budgets = budgets,
-                                             .iterations = calibrated_iterations,
-                                             .batch = batch,
-                                             .mode = mode,
-                                             .threads = static_cast<int>(synth.threads)});
-        seconds.push_back(comm.allreduce_max(plan.accounting_seconds));
-      }
-      double worst = 0;
-      for (std::size_t j = 0; j < plan.achieved_r.size(); ++j) worst = std::max(worst, plan.achieved_r[j] / budgets.p[j]);
-      figures[calibration_name(mode)] = {{"seconds", seconds}, {"seconds_best", *std::min_element(seconds.begin(), seconds.end())},
-                                         {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}};
-    }
-    auto report = bench_frame("privacy", args, static_cast<int>(synth.threads), comm.size());
+    auto report = bench_frame("privacy", args, o.threads, comm.size());
     report["nodes"] = comm.hosts();
-    report["figures"] = figures;
-    report["metrics"] = {metric_definition("seconds", "s", "wall time of calibrate_secret_noise, slowest rank, once per --repeats: gather of the secret sets, exact LP per label, Poisson-binomial PMFs, paper sigma; exact adds the composed accountant for every secret"),
-                         metric_definition("worst_r_achieved_over_p", "ratio", "the largest r_j / p_j the calibrated sigma gives any secret")};
+    report["figures"] = bench_privacy(comm, o);
+    report["metrics"] = {metric_definition("seconds", "s", "wall time of calibrate_secret_noise, slowest rank, once per --repeats: gather of the secret sets, exact LP per label, Poisson-binomial PMFs and holder profiles, paper sigma; exact adds the accountant's certification of every secret"),
+                         metric_definition("worst_r_achieved_over_p", "ratio", "the largest r_j / p_j the calibrated sigma gives any secret"),
+                         metric_definition("bounds", "secrets", "how many secrets got each kind of bound: the accountant at full precision, on a coarser grid, or a dominating profile's (docs/privacy.md)")};
     if (comm.is_root()) emit_bench_report(report, vm["out"].as<std::string>());
   });
 }

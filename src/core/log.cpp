@@ -30,8 +30,8 @@ void log_warn(const std::string& msg) {
   if (g_rank == 0) std::cerr << "secpe: warning: " << msg << std::endl;
 }
 
-Progress::Progress(std::string stage, std::size_t total, double interval_s)
-    : stage_(std::move(stage)), total_(total), interval_s_(interval_s),
+Progress::Progress(std::string stage, std::size_t total, double interval_s, bool percent)
+    : stage_(std::move(stage)), total_(total), interval_s_(interval_s), percent_(percent),
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void Progress::step(std::size_t done, const std::string& detail) {
@@ -42,8 +42,14 @@ void Progress::step(std::size_t done, const std::string& detail) {
   const double rate = elapsed > 0 ? double(done) / elapsed : 0.0;
   const double eta = rate > 0 && total_ >= done ? double(total_ - done) / rate : 0.0;
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%zu/%zu  %.2f/s  ETA %s", done, total_, rate,
-                format_seconds(eta).c_str());
+  if (percent_) {
+    const double share = total_ > 0 ? 100.0 * double(done) / double(total_) : 100.0;
+    std::snprintf(buf, sizeof buf, "%.0f%%  %.2f%%/s  ETA %s", share, elapsed > 0 ? share / elapsed : 0.0,
+                  format_seconds(eta).c_str());
+  } else {
+    std::snprintf(buf, sizeof buf, "%zu/%zu  %.2f/s  ETA %s", done, total_, rate, format_seconds(eta).c_str());
+  }
+  reported_ = true;
   std::cerr << "secpe: [" << stage_ << "] " << buf << (detail.empty() ? "" : "  " + detail) << std::endl;
 }
 
@@ -51,7 +57,7 @@ void Progress::finish(const std::string& detail) {
   if (!enabled()) return;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::cerr << "secpe: [" << stage_ << "] done " << total_ << " in " << format_seconds(elapsed)
+  std::cerr << "secpe: [" << stage_ << "] done " << (percent_ ? std::string() : std::to_string(total_) + " ") << "in " << format_seconds(elapsed)
             << (detail.empty() ? "" : "  " + detail) << std::endl;
 }
 

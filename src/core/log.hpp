@@ -14,17 +14,21 @@ void log_info(const std::string& msg);
 void log_warn(const std::string& msg);
 
 // Progress of one stage: "[stage] 3/10 label 'x'  12.3 it/s  ETA 4s". Prints at most every
-// `interval` seconds (and always at the end).
+// `interval` seconds (and always at the end). With `percent`, the counts are not printed, only the
+// share done and its rate ("[stage] 37%  4.1%/s  ETA 15s"): for totals that depend on private
+// data and must stay out of the log.
 class Progress {
  public:
-  Progress(std::string stage, std::size_t total, double interval_s = 1.0);
+  Progress(std::string stage, std::size_t total, double interval_s = 1.0, bool percent = false);
   void step(std::size_t done, const std::string& detail = "");
   void finish(const std::string& detail = "");
+  bool reported() const { return reported_; }  // a step line was printed (the stage was slow)
 
  private:
   std::string stage_;
   std::size_t total_;
   double interval_s_;
+  bool percent_ = false, reported_ = false;
   std::chrono::steady_clock::time_point start_, last_;
 };
 

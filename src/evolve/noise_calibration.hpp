@@ -1,16 +1,17 @@
 #pragma once
 // The pipeline's calibration stage: the distributed side of SecretNoise (the maths is
 // privacy/secret_noise.hpp). Every rank gathers every label's private secret sets in global
-// record order (a few integers per private record) and builds the same SecretNoiseModel, so the
-// LPs and sigmas do not depend on the rank count. The accountant's work (a few root searches,
-// then one bound per secret; see certify_exact) is split over the ranks and their threads (entry k
-// of each list goes to worker k mod W of the W = ranks x threads workers) and gathered with exact
-// reductions, so the plan is the same for every split.
+// record order (a few integers per private record) and builds the same SecretNoiseModel (its
+// labels' LPs on the rank's threads), so the LPs and sigmas do not depend on the rank count. The
+// accountant's work (a few root searches, then one bound per distinct holder profile; see
+// evolve/secret_certification.hpp) is split over the ranks and their threads and gathered with
+// exact reductions, so the plan is the same for every split.
 #include <cstdint>
 #include <span>
 
 #include "core/secret_matrix.hpp"
 #include "dist/communicator.hpp"
+#include "evolve/secret_certification.hpp"
 #include "privacy/public_profile.hpp"
 #include "privacy/secret_noise.hpp"
 
@@ -26,6 +27,7 @@ struct NoiseCalibrationInputs {
   CalibrationMode mode = CalibrationMode::kExact;
   PublicProfile profile{};                      // kPublicProfile: the user's public caps
   int threads = 1;                              // accountant threads per rank (results do not depend on it)
+  CertificationOptions certification{};         // when and how the bulk of many profiles is certified cheaply
 };
 
 // The plan, with `rho` for this rank's records (0 for public ones) and the wall time. Under the

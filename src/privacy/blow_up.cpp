@@ -573,7 +573,7 @@ Window chernoff_window(const std::vector<DiscreteLoss>& d, const std::vector<int
   return out;
 }
 
-// Step 2 of blow_up.hpp: the grid spacing h, common to all releases.
+// Step 2 of the bound: the loss grid spacing, common to all releases.
 double grid_spacing(const std::vector<Prepared>& rel, const AccountantOptions& opt) {
   std::int64_t total_reps = 0;
   double var = 0.0, max_range = 0.0, sum_range = 0.0;
@@ -603,89 +603,71 @@ double grid_spacing(const std::vector<Prepared>& rel, const AccountantOptions& o
   return h;
 }
 
-// Every release discretised on the grid h, and the size of the FFT that composes them: it holds
-// the window [j_lo, j_lo + n) of the composed index, the full support [0, len_full) when that fits.
-struct DiscreteReleases {
-  double h = 0.0;
+// Every release's discrete loss on one grid, and the FFT that composes them.
+struct Discretised {
   std::vector<DiscreteLoss> d;
   std::vector<int> reps;
-  double log_no_inf = 0.0;  // log prod_l (1 - w_inf_l)^{reps_l}
-  std::int64_t base = 0;    // loss index of the composed v[0]
-  std::int64_t len_full = 1, j_lo = 0, n = 0;
-  std::size_t max_atoms = 0;
-  std::int64_t atoms = 0;  // finite atoms of all releases
+  double h = 0.0;
+  double log_no_inf = 0.0;         // log prod_l (1 - w_inf_l)^{reps_l}
+  std::int64_t base = 0;           // loss index of composed index 0
+  std::int64_t len_full = 1;       // composed support: indices 0 .. len_full - 1
+  std::int64_t j_lo = 0, n = 0;    // first composed index the FFT holds, FFT size (0: one shot)
+  std::int64_t atoms = 0;
 };
 
-DiscreteReleases discretise_on_grid(const std::vector<Prepared>& rel, double h, const AccountantOptions& opt) {
-  DiscreteReleases z;
-  z.h = h;
-  for (const Prepared& r : rel) {
-    z.d.push_back(discretise(r, h, opt));
-    z.reps.push_back(r.reps);
-    const std::size_t K = z.d.back().omega.size();
-    z.atoms += static_cast<std::int64_t>(K);
-    z.max_atoms = std::max(z.max_atoms, K);
-    z.log_no_inf += static_cast<double>(r.reps) * std::log1p(-std::min(z.d.back().w_inf, 1.0));
-    z.base += static_cast<std::int64_t>(r.reps) * z.d.back().k_lo;
-    z.len_full += static_cast<std::int64_t>(r.reps) * static_cast<std::int64_t>(K - 1);
-  }
-  return z;
-}
-
-// Sets the window [j_lo, j_hi] of the composed index that holds all but tau_w of the mass on each
-// side (Chernoff bounds), and the FFT size n that holds it; the FFT then wraps only that much mass
-// around, which the margin covers. Returns the number of points the FFT needs.
-std::int64_t choose_fft_window(DiscreteReleases& z, double tau_w) {
-  z.j_lo = 0;
-  std::int64_t j_hi = z.len_full - 1;
-  if (z.len_full > 4096) {
-    const Window win = chernoff_window(z.d, z.reps, tau_w);
-    z.j_lo = std::max<std::int64_t>(0, win.lo);
-    j_hi = std::min<std::int64_t>(z.len_full - 1, win.hi);
-    if (j_hi < z.j_lo) j_hi = z.j_lo;
-  }
-  const std::int64_t need = std::max<std::int64_t>(j_hi - z.j_lo + 1, static_cast<std::int64_t>(z.max_atoms));
-  z.n = 2;
-  while (z.n < need) z.n <<= 1;
-  if (z.n >= z.len_full) {  // the full support fits: no wrap-around at all
-    z.j_lo = 0;
-    while (z.n / 2 >= z.len_full && z.n > 2) z.n >>= 1;
-  }
-  return need;
-}
-
-// Discretises; if the FFT that the composition needs would exceed max_fft_size, coarsens the grid
-// and starts again (this ends: once h exceeds every range, each release has at most 2 atoms and
-// the full support, at most total_reps + 1 <= max_fft_size / 4 + 1 points, fits).
-DiscreteReleases discretise_for_fft(const std::vector<Prepared>& rel, double h, double tau_w, bool one_shot,
-                                    const AccountantOptions& opt) {
+// Discretises on the grid h; if the FFT that the composition needs would exceed max_fft_size,
+// coarsens the grid and starts again (this ends: once h exceeds every range, each release has at
+// most 2 atoms and the full support, at most total_reps + 1 <= max_fft_size / 4 + 1 points, fits).
+// The FFT covers the window [j_lo, j_hi] of the composed index that holds all but tau_w of the
+// mass on each side (Chernoff bounds); it then wraps only that much mass around, which the margin
+// of step 3 covers.
+Discretised discretise_all(const std::vector<Prepared>& rel, double h, double tau_w, bool one_shot, const AccountantOptions& opt) {
+  Discretised out;
   for (int attempt = 0;; ++attempt) {
-    DiscreteReleases z = discretise_on_grid(rel, h, opt);
-    if (one_shot) return z;
-    const std::int64_t need = choose_fft_window(z, tau_w);
-    if (z.n <= opt.max_fft_size || attempt >= 200) return z;
+    out = Discretised{};
+    std::size_t max_atoms = 0;
+    for (const Prepared& r : rel) {
+      out.d.push_back(discretise(r, h, opt));
+      out.reps.push_back(r.reps);
+      const std::size_t K = out.d.back().omega.size();
+      out.atoms += static_cast<std::int64_t>(K);
+      max_atoms = std::max(max_atoms, K);
+      out.log_no_inf += static_cast<double>(r.reps) * std::log1p(-std::min(out.d.back().w_inf, 1.0));
+      out.base += static_cast<std::int64_t>(r.reps) * out.d.back().k_lo;
+      out.len_full += static_cast<std::int64_t>(r.reps) * static_cast<std::int64_t>(K - 1);
+    }
+    out.h = h;
+    if (one_shot) return out;
+    std::int64_t j_hi = out.len_full - 1;
+    if (out.len_full > 4096) {
+      const Window win = chernoff_window(out.d, out.reps, tau_w);
+      out.j_lo = std::max<std::int64_t>(0, win.lo);
+      j_hi = std::min<std::int64_t>(out.len_full - 1, win.hi);
+      if (j_hi < out.j_lo) j_hi = out.j_lo;
+    }
+    const std::int64_t need = std::max<std::int64_t>(j_hi - out.j_lo + 1, static_cast<std::int64_t>(max_atoms));
+    out.n = 2;
+    while (out.n < need) out.n <<= 1;
+    if (out.n >= out.len_full) {  // the full support fits: no wrap-around at all
+      out.j_lo = 0;
+      while (out.n / 2 >= out.len_full && out.n > 2) out.n >>= 1;
+    }
+    if (out.n <= opt.max_fft_size || attempt >= 200) return out;
     h *= std::max(1.25, static_cast<double>(need) / static_cast<double>(opt.max_fft_size));
   }
 }
 
-// The composed P-masses of the finite atoms: v[j] at loss index base + j, with the bound on their
-// FFT round-off (noise) and the mass the window may have missed or wrapped in.
-struct ComposedLoss {
-  std::vector<double> v;
-  std::int64_t base = 0;
-  double noise = 0.0, window_margin = 0.0;
-};
-
-// The transform of the composition, in (re, im): the transforms of the releases, two real inputs
+// The transform of the composed P-masses into (re, im): the releases' transforms, two real inputs
 // per complex FFT (x = a + i b: A_k = (X_k + conj X_{-k}) / 2, B_k = (X_k - conj X_{-k}) / 2i),
-// multiplied per distinct repetition count; each product is then raised to that count.
-void composed_transform(const Fft& fft, const DiscreteReleases& z, std::vector<double>& are, std::vector<double>& aim) {
+// multiplied per distinct repetition count; each product raised to that count; all multiplied.
+void composed_transform(const Fft& fft, const Discretised& dl, std::vector<double>& are, std::vector<double>& aim) {
   const std::size_t N = fft.size();
-  std::vector<int> distinct(z.reps);
+  const std::vector<DiscreteLoss>& d = dl.d;
+  std::vector<int> distinct(dl.reps);
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   auto group = [&](std::size_t l) {
-    return static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), z.reps[l]) - distinct.begin());
+    return static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), dl.reps[l]) - distinct.begin());
   };
   // Per group, the running product of the transforms (real and imaginary parts apart).
   std::vector<std::vector<double>> prod_re(distinct.size(), std::vector<double>(N, 1.0));
@@ -695,7 +677,6 @@ void composed_transform(const Fft& fft, const DiscreteReleases& z, std::vector<d
     pi = pr * xi + pi * xr;
     pr = r;
   };
-  const std::vector<DiscreteLoss>& d = z.d;
   for (std::size_t l = 0; l < d.size(); l += 2) {
     const bool pair = l + 1 < d.size();
     fft.forward_real_pair(d[l].omega, pair ? std::span<const double>(d[l + 1].omega) : std::span<const double>(), are, aim);
@@ -725,40 +706,52 @@ void composed_transform(const Fft& fft, const DiscreteReleases& z, std::vector<d
   }
 }
 
-// Step 3 of blow_up.hpp: the releases composed by one FFT of size z.n over the window from z.j_lo
-// (total_reps: all repetitions of all releases, for the round-off bound).
-ComposedLoss compose_by_fft(const DiscreteReleases& z, double tau_w, double total_reps) {
-  const std::int64_t n = z.n;
-  ComposedLoss out;
-  if (n < z.len_full) out.window_margin = 3.0 * tau_w;  // tau_w below + tau_w above wrapped in, tau_w missed on top
+// The composed P-masses: v[j] at loss index base + j, with the FFT's round-off floor `noise` and
+// the margin for the mass the window wraps around.
+struct Composed {
+  std::vector<double> v;
+  std::int64_t base = 0;
+  double noise = 0.0, window_margin = 0.0;
+  std::int64_t fft_size = 0;
+};
+
+// Step 3: composition by one FFT over the window.
+Composed compose_fft(const Discretised& dl, double tau_w) {
+  Composed c;
+  const std::int64_t n = dl.n;
+  if (n < dl.len_full) c.window_margin = 3.0 * tau_w;  // tau_w below + tau_w above wrapped in, tau_w missed on top
+  c.fft_size = n;
   const std::size_t N = static_cast<std::size_t>(n);
   const Fft fft(N);
   std::vector<double> are(N), aim(N);
-  composed_transform(fft, z, are, aim);
+  composed_transform(fft, dl, are, aim);
   fft.inverse(are, aim);
-  const std::int64_t len = std::min<std::int64_t>(n, z.len_full - z.j_lo);
-  out.v.resize(static_cast<std::size_t>(len));
+  const std::int64_t len = std::min<std::int64_t>(n, dl.len_full - dl.j_lo);
+  c.v.resize(static_cast<std::size_t>(len));
   double vmin = 0.0, vmax = 0.0;
   const double inv_n = 1.0 / static_cast<double>(n);
   for (std::int64_t p = 0; p < n; ++p) {
     const double x = are[static_cast<std::size_t>(p)] * inv_n;
     vmin = std::min(vmin, x);
     vmax = std::max(vmax, x);
-    const std::int64_t j = (p - z.j_lo % n + n) % n;  // composed index j_lo + j sits at position p
-    if (j < len) out.v[static_cast<std::size_t>(j)] = x;
+    const std::int64_t j = (p - dl.j_lo % n + n) % n;  // composed index j_lo + j sits at position p
+    if (j < len) c.v[static_cast<std::size_t>(j)] = x;
   }
-  out.noise = std::max(-vmin, 4.0 * kEpsMach * std::log2(static_cast<double>(n)) * total_reps * vmax);
+  std::int64_t total_reps = 0;
+  for (const int r : dl.reps) total_reps += r;
+  c.noise = std::max(-vmin, 4.0 * kEpsMach * std::log2(static_cast<double>(n)) * static_cast<double>(total_reps) * vmax);
   // Negative round-off is clamped to zero. Nothing is rescaled: rescaling down would lower the
   // top atoms; the round-off of every atom is covered by the margin in step 4 instead.
-  for (double& x : out.v) x = std::max(0.0, x);
-  out.base = z.base + z.j_lo;
-  return out;
+  for (double& x : c.v) x = std::max(0.0, x);
+  c.base = dl.base + dl.j_lo;
+  return c;
 }
 
-// Step 4 of blow_up.hpp, the Neyman-Pearson reading: B(alpha) from the +infinity mass
-// (out.infinity_mass) and the atoms by loss, highest first, plus the round-off and window margins.
-void neyman_pearson_reading(const ComposedLoss& c, double h, double alpha, BlowUpBound& out) {
-  double B = out.infinity_mass, q_taken = 0.0;
+// Step 4: the Neyman-Pearson reading of B(alpha): the +infinity mass, then the atoms from the
+// highest loss down, each with Q-mass P e^{-loss}, until the Q-mass reaches alpha (the last atom
+// fractionally); then the round-off and window margins.
+void read_blow_up(const Composed& c, double h, double inf_T, double alpha, BlowUpBound& out) {
+  double B = inf_T, q_taken = 0.0;
   std::size_t taken = 0;
   bool reached = false;
   for (std::size_t j = c.v.size(); j-- > 0;) {
@@ -781,30 +774,28 @@ void neyman_pearson_reading(const ComposedLoss& c, double h, double alpha, BlowU
   out.value = std::min(1.0, std::max(alpha, B));
 }
 
-// The bound for prepared (non-trivial) releases.
+// The bound for prepared (non-trivial) releases (steps as in blow_up.hpp).
 BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, const AccountantOptions& opt) {
   BlowUpBound out;
   if (rel.empty()) {  // P == Q: B(alpha) = alpha
     out.value = alpha;
     return out;
   }
-  std::int64_t total_reps = 0;
-  for (const Prepared& r : rel) total_reps += r.reps;
-  const double tau_w = std::max(1e-10 * alpha, 1e-300);  // window tail, see compose_by_fft
+  const double tau_w = std::max(1e-10 * alpha, 1e-300);  // window tail, see discretise_all
   const bool one_shot = rel.size() == 1 && rel[0].reps == 1;
-  const DiscreteReleases z = discretise_for_fft(rel, grid_spacing(rel, opt), tau_w, one_shot, opt);
-  out.grid = z.h;
-  out.atoms = z.atoms;
-  ComposedLoss composed;
+  const Discretised dl = discretise_all(rel, grid_spacing(rel, opt), tau_w, one_shot, opt);
+  out.grid = dl.h;
+  out.atoms = dl.atoms;
+  out.infinity_mass = -std::expm1(dl.log_no_inf);
+  Composed c;
   if (one_shot) {
-    composed.v = z.d[0].omega;
-    composed.base = z.base;
+    c.v = dl.d[0].omega;
+    c.base = dl.base;
   } else {
-    out.fft_size = z.n;
-    composed = compose_by_fft(z, tau_w, static_cast<double>(total_reps));
+    c = compose_fft(dl, tau_w);
   }
-  out.infinity_mass = -std::expm1(z.log_no_inf);
-  neyman_pearson_reading(composed, z.h, alpha, out);
+  out.fft_size = c.fft_size;
+  read_blow_up(c, dl.h, out.infinity_mass, alpha, out);
   return out;
 }
 
@@ -987,6 +978,170 @@ double calibrate_scale_composed(std::span<const MixtureRelease> releases, double
   return smallest_passing(f, std::sqrt(mu2) / eta, kFn, r);
 }
 
+namespace {
+
+// One release as the screen sees it: per count c, tail[c] = P(C > c) (normalised PMF, summed
+// from the top), and log pi_c and (step c)^2 over the counts with pi_c > 0.
+struct Tails {
+  std::vector<double> tail;
+  double step;
+  int reps;
+  std::vector<double> logpi, sq;
+};
+
+// The releases that release something (point masses at 0 skipped), and their total repetitions.
+std::vector<Tails> screen_tails(std::span<const MixtureRelease> releases, double& total_reps) {
+  std::vector<Tails> rel;
+  total_reps = 0.0;
+  for (const MixtureRelease& r : releases) {
+    std::size_t top = r.pi.size();
+    while (top > 1 && !(r.pi[top - 1] > 0.0)) --top;
+    if (top == 1) continue;  // point mass at 0: nothing released
+    double sum = 0.0;
+    for (double x : r.pi) sum += x;
+    Tails t{std::vector<double>(top, 0.0), r.mean_step, r.repetitions, {}, {}};
+    double acc = 0.0;
+    for (std::size_t c = top; c-- > 0;) {
+      t.tail[c] = acc / sum;
+      acc += r.pi[c];
+    }
+    for (std::size_t c = 0; c < top; ++c) {
+      if (!(r.pi[c] > 0.0)) continue;
+      const double m = r.mean_step * static_cast<double>(c);
+      t.logpi.push_back(std::log(r.pi[c] / sum));
+      t.sq.push_back(m * m);
+    }
+    rel.push_back(std::move(t));
+    total_reps += static_cast<double>(r.repetitions);
+  }
+  return rel;
+}
+
+// The first screening bound, (1 - eps) B_gauss(alpha; mu) + eps for count thresholds, minimised
+// over a few tail levels and then a few rounds of per-release refinement (see blow_up_screen).
+double threshold_bound(const std::vector<Tails>& rel, double alpha, double total_reps) {
+  const double z_alpha = -normal_quantile(alpha);  // Phi^{-1}(1 - alpha)
+  std::vector<std::size_t> cut(rel.size());
+  // The bound for thresholds `cut`, and its sensitivities: d/d(mu^2) and d/d(reps_l t_l).
+  struct Eval {
+    double value, d_mu2, d_tail;
+  };
+  auto evaluate = [&]() {
+    double mu2 = 0.0, log_keep = 0.0;
+    for (std::size_t l = 0; l < rel.size(); ++l) {
+      const double m = rel[l].step * static_cast<double>(cut[l]);
+      mu2 += static_cast<double>(rel[l].reps) * m * m;
+      log_keep += static_cast<double>(rel[l].reps) * std::log1p(-rel[l].tail[cut[l]]);
+    }
+    const double eps = -std::expm1(log_keep);
+    const double mu = std::sqrt(mu2);
+    const double gauss = normal_sf(z_alpha - mu);
+    constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+    const double x = mu - z_alpha;
+    const double density = kInvSqrt2Pi * std::exp(-0.5 * x * x);
+    return Eval{((1.0 - eps) * gauss + eps) * (1.0 + 1e-12),
+                mu > 0.0 ? (1.0 - eps) * density / (2.0 * mu) : 1e300, 1.0 - gauss};
+  };
+  double best = 1.0;
+  Eval at_best{1.0, 0.0, 0.0};
+  // Tail levels: the per-(release, repetition) tail allowed is level * alpha / total repetitions;
+  // level 0 puts every threshold at the largest count (eps = 0).
+  for (double level : {0.0, 1e-12, 1e-9, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0}) {
+    const double per = level * alpha / total_reps;
+    for (std::size_t l = 0; l < rel.size(); ++l) {
+      std::size_t c = 0;
+      while (rel[l].tail[c] > per) ++c;  // tail[top - 1] = 0, so this stops
+      cut[l] = c;
+    }
+    const Eval e = evaluate();
+    if (e.value < best) {
+      best = e.value;
+      at_best = e;
+    }
+  }
+  // Refinement: with the sensitivities at the best point, each threshold minimises the linearised
+  // bound d_mu2 * (m_l c)^2 + d_tail * t_l(c) (per repetition); a few rounds.
+  for (int round = 0; round < 6 && at_best.value < 1.0; ++round) {
+    for (std::size_t l = 0; l < rel.size(); ++l) {
+      double best_c = std::numeric_limits<double>::infinity();
+      for (std::size_t c = 0; c < rel[l].tail.size(); ++c) {
+        const double m = rel[l].step * static_cast<double>(c);
+        const double cost = at_best.d_mu2 * m * m + at_best.d_tail * rel[l].tail[c];
+        if (cost < best_c) {
+          best_c = cost;
+          cut[l] = c;
+        }
+      }
+    }
+    const Eval e = evaluate();
+    if (!(e.value < best)) break;
+    best = e.value;
+    at_best = e;
+  }
+  return best;
+}
+
+// The second screening bound: B <= E f(X), f(x) = B_gauss(alpha; sqrt(x)), X = sum_{l,k}
+// (m_l C_{l,k})^2, with Chernoff bounds on the tails of X (see blow_up_screen); +infinity when X
+// does not vary.
+double averaged_bound(const std::vector<Tails>& rel, double alpha) {
+  const double z_alpha = -normal_quantile(alpha);  // Phi^{-1}(1 - alpha)
+  double mean_x = 0.0, var_x = 0.0, max_x = 0.0;
+  for (const Tails& t : rel) {
+    double s1 = 0.0, s2 = 0.0, top = 0.0;
+    for (std::size_t i = 0; i < t.sq.size(); ++i) {
+      const double w = std::exp(t.logpi[i]);
+      s1 += w * t.sq[i];
+      s2 += w * t.sq[i] * t.sq[i];
+      top = std::max(top, t.sq[i]);
+    }
+    mean_x += t.reps * s1;
+    var_x += t.reps * std::max(0.0, s2 - s1 * s1);
+    max_x += t.reps * top;
+  }
+  const double sd_x = std::sqrt(var_x);
+  if (!(sd_x > 0.0)) return std::numeric_limits<double>::infinity();
+  // Cumulant generating function of X at a grid of theta.
+  std::vector<double> theta, cgf;
+  for (double u = 0.02; u <= 200.0; u *= 1.3) {
+    const double th = u / sd_x;
+    double k = 0.0;
+    for (const Tails& t : rel) {
+      double hi = -std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < t.sq.size(); ++i) hi = std::max(hi, t.logpi[i] + th * t.sq[i]);
+      double sum = 0.0;
+      for (std::size_t i = 0; i < t.sq.size(); ++i) sum += std::exp(t.logpi[i] + th * t.sq[i] - hi);
+      k += t.reps * (hi + std::log(sum));
+    }
+    theta.push_back(th);
+    cgf.push_back(k);
+  }
+  // E f(X) = f(x_0) + sum_j E[(f(x_{j+1}) - f(x_j)) 1{X > x_j}] + E[(f(X) - f(x_J)) 1{X > x_J}]
+  // <= f(x_0) + sum_j (f(x_{j+1}) - f(x_j)) P(X > x_j) for any grid 0 = x_0 < ... < x_J = max X
+  // (f is increasing), and each P(X > x_j) <= min(1, Chernoff).
+  std::vector<double> grid = {0.0};
+  for (double v = -4.0; v <= 60.0; v += 0.25) {
+    const double x = mean_x + v * sd_x;
+    if (x > grid.back() && x < max_x) grid.push_back(x);
+  }
+  while (grid.back() * 1.1 < max_x) grid.push_back(grid.back() * 1.1);
+  grid.push_back(max_x);
+  double value = 0.0, f_prev = normal_sf(z_alpha);  // f(0) = alpha
+  value = f_prev;
+  for (std::size_t j = 0; j + 1 < grid.size(); ++j) {
+    double log_tail = 0.0;
+    for (std::size_t i = 0; i < theta.size(); ++i) log_tail = std::min(log_tail, cgf[i] - theta[i] * grid[j]);
+    const double f_next = normal_sf(z_alpha - std::sqrt(grid[j + 1]));
+    value += std::max(0.0, f_next - f_prev) * std::exp(log_tail);
+    f_prev = f_next;
+  }
+  // Round-off: relative errors of a few ulp in f, of about eps * |cgf| in the tails, and of the
+  // differences of f (each at most a few ulp of f, summed over at most ~400 terms).
+  return value * (1.0 + 1e-10) + 1e-13 * f_prev;
+}
+
+}  // namespace
+
 // Screening bound. Proof. Fix thresholds c*_l and let t_l = P(C_l > c*_l). Each per-iteration
 // P_l = (1 - t_l) P_l^low + t_l P_l^high, with P_l^low the mixture of N(m_l c, 1) over c <= c*_l
 // (renormalised) and P_l^high the rest. Expanding the product of all the (release, repetition)
@@ -1009,193 +1164,14 @@ double calibrate_scale_composed(std::span<const MixtureRelease> releases, double
 // minimised over a grid of theta. The screen returns the smaller of the two bounds. Round-off: the tails are summed directly (no
 // differences) and every term carries a relative error of a few ulp; a relative margin of 1e-12
 // covers it.
-namespace {
-
-// One non-trivial release of the screen: tail[c] = P(C > c) (normalised PMF), summed from the top.
-struct Tails {
-  std::vector<double> tail;
-  double step;
-  int reps;
-  std::vector<double> logpi, sq;  // log pi_c and (step c)^2 over c with pi_c > 0
-};
-
-// The releases that release something (pi not a point mass at 0), and all their repetitions.
-struct ScreenReleases {
-  std::vector<Tails> rel;
-  double total_reps = 0.0;
-};
-
-ScreenReleases screen_releases(std::span<const MixtureRelease> releases) {
-  ScreenReleases out;
-  for (const MixtureRelease& r : releases) {
-    std::size_t top = r.pi.size();
-    while (top > 1 && !(r.pi[top - 1] > 0.0)) --top;
-    if (top == 1) continue;  // point mass at 0: nothing released
-    double sum = 0.0;
-    for (double x : r.pi) sum += x;
-    Tails t{std::vector<double>(top, 0.0), r.mean_step, r.repetitions, {}, {}};
-    double acc = 0.0;
-    for (std::size_t c = top; c-- > 0;) {
-      t.tail[c] = acc / sum;
-      acc += r.pi[c];
-    }
-    for (std::size_t c = 0; c < top; ++c) {
-      if (!(r.pi[c] > 0.0)) continue;
-      const double m = r.mean_step * static_cast<double>(c);
-      t.logpi.push_back(std::log(r.pi[c] / sum));
-      t.sq.push_back(m * m);
-    }
-    out.rel.push_back(std::move(t));
-    out.total_reps += static_cast<double>(r.repetitions);
-  }
-  return out;
-}
-
-// The first bound for thresholds `cut`, and its sensitivities: d/d(mu^2) and d/d(reps_l t_l).
-struct ThresholdBound {
-  double value, d_mu2, d_tail;
-};
-
-ThresholdBound threshold_bound(const std::vector<Tails>& rel, const std::vector<std::size_t>& cut, double z_alpha) {
-  double mu2 = 0.0, log_keep = 0.0;
-  for (std::size_t l = 0; l < rel.size(); ++l) {
-    const double m = rel[l].step * static_cast<double>(cut[l]);
-    mu2 += static_cast<double>(rel[l].reps) * m * m;
-    log_keep += static_cast<double>(rel[l].reps) * std::log1p(-rel[l].tail[cut[l]]);
-  }
-  const double eps = -std::expm1(log_keep);
-  const double mu = std::sqrt(mu2);
-  const double gauss = normal_sf(z_alpha - mu);
-  constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-  const double x = mu - z_alpha;
-  const double density = kInvSqrt2Pi * std::exp(-0.5 * x * x);
-  return ThresholdBound{((1.0 - eps) * gauss + eps) * (1.0 + 1e-12),
-                        mu > 0.0 ? (1.0 - eps) * density / (2.0 * mu) : 1e300, 1.0 - gauss};
-}
-
-// The first bound at the best thresholds found: a scan of tail levels, then a few rounds of
-// refinement.
-double best_threshold_bound(const ScreenReleases& s, double alpha, double z_alpha) {
-  const std::vector<Tails>& rel = s.rel;
-  std::vector<std::size_t> cut(rel.size());
-  double best = 1.0;
-  ThresholdBound at_best{1.0, 0.0, 0.0};
-  // Tail levels: the per-(release, repetition) tail allowed is level * alpha / total repetitions;
-  // level 0 puts every threshold at the largest count (eps = 0).
-  for (double level : {0.0, 1e-12, 1e-9, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0}) {
-    const double per = level * alpha / s.total_reps;
-    for (std::size_t l = 0; l < rel.size(); ++l) {
-      std::size_t c = 0;
-      while (rel[l].tail[c] > per) ++c;  // tail[top - 1] = 0, so this stops
-      cut[l] = c;
-    }
-    const ThresholdBound e = threshold_bound(rel, cut, z_alpha);
-    if (e.value < best) {
-      best = e.value;
-      at_best = e;
-    }
-  }
-  // Refinement: with the sensitivities at the best point, each threshold minimises the linearised
-  // bound d_mu2 * (m_l c)^2 + d_tail * t_l(c) (per repetition); a few rounds.
-  for (int round = 0; round < 6 && at_best.value < 1.0; ++round) {
-    for (std::size_t l = 0; l < rel.size(); ++l) {
-      double best_c = std::numeric_limits<double>::infinity();
-      for (std::size_t c = 0; c < rel[l].tail.size(); ++c) {
-        const double m = rel[l].step * static_cast<double>(c);
-        const double cost = at_best.d_mu2 * m * m + at_best.d_tail * rel[l].tail[c];
-        if (cost < best_c) {
-          best_c = cost;
-          cut[l] = c;
-        }
-      }
-    }
-    const ThresholdBound e = threshold_bound(rel, cut, z_alpha);
-    if (!(e.value < best)) break;
-    best = e.value;
-    at_best = e;
-  }
-  return best;
-}
-
-// The cumulant generating function log E e^{theta X} of X = sum_{l,k} (m_l C_{l,k})^2 on a grid of
-// theta (scaled by the spread sd_x of X).
-struct Cgf {
-  std::vector<double> theta, value;
-};
-
-Cgf square_sum_cgf(const std::vector<Tails>& rel, double sd_x) {
-  Cgf out;
-  for (double u = 0.02; u <= 200.0; u *= 1.3) {
-    const double th = u / sd_x;
-    double k = 0.0;
-    for (const Tails& t : rel) {
-      double hi = -std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < t.sq.size(); ++i) hi = std::max(hi, t.logpi[i] + th * t.sq[i]);
-      double sum = 0.0;
-      for (std::size_t i = 0; i < t.sq.size(); ++i) sum += std::exp(t.logpi[i] + th * t.sq[i] - hi);
-      k += t.reps * (hi + std::log(sum));
-    }
-    out.theta.push_back(th);
-    out.value.push_back(k);
-  }
-  return out;
-}
-
-// The second bound: B <= E f(X), f(x) = B_gauss(alpha; sqrt(x)), X = sum_{l,k} (m_l C_{l,k})^2,
-// with Chernoff bounds on the tails of X; +infinity when X is constant (the first bound is then
-// as good).
-double square_sum_bound(const std::vector<Tails>& rel, double z_alpha) {
-  double mean_x = 0.0, var_x = 0.0, max_x = 0.0;
-  for (const Tails& t : rel) {
-    double s1 = 0.0, s2 = 0.0, top = 0.0;
-    for (std::size_t i = 0; i < t.sq.size(); ++i) {
-      const double w = std::exp(t.logpi[i]);
-      s1 += w * t.sq[i];
-      s2 += w * t.sq[i] * t.sq[i];
-      top = std::max(top, t.sq[i]);
-    }
-    mean_x += t.reps * s1;
-    var_x += t.reps * std::max(0.0, s2 - s1 * s1);
-    max_x += t.reps * top;
-  }
-  const double sd_x = std::sqrt(var_x);
-  if (!(sd_x > 0.0)) return std::numeric_limits<double>::infinity();
-  const Cgf cgf = square_sum_cgf(rel, sd_x);
-  // E f(X) = f(x_0) + sum_j E[(f(x_{j+1}) - f(x_j)) 1{X > x_j}] + E[(f(X) - f(x_J)) 1{X > x_J}]
-  // <= f(x_0) + sum_j (f(x_{j+1}) - f(x_j)) P(X > x_j) for any grid 0 = x_0 < ... < x_J = max X
-  // (f is increasing), and each P(X > x_j) <= min(1, Chernoff).
-  std::vector<double> grid = {0.0};
-  for (double v = -4.0; v <= 60.0; v += 0.25) {
-    const double x = mean_x + v * sd_x;
-    if (x > grid.back() && x < max_x) grid.push_back(x);
-  }
-  while (grid.back() * 1.1 < max_x) grid.push_back(grid.back() * 1.1);
-  grid.push_back(max_x);
-  double value = 0.0, f_prev = normal_sf(z_alpha);  // f(0) = alpha
-  value = f_prev;
-  for (std::size_t j = 0; j + 1 < grid.size(); ++j) {
-    double log_tail = 0.0;
-    for (std::size_t i = 0; i < cgf.theta.size(); ++i) log_tail = std::min(log_tail, cgf.value[i] - cgf.theta[i] * grid[j]);
-    const double f_next = normal_sf(z_alpha - std::sqrt(grid[j + 1]));
-    value += std::max(0.0, f_next - f_prev) * std::exp(log_tail);
-    f_prev = f_next;
-  }
-  // Round-off: relative errors of a few ulp in f, of about eps * |cgf| in the tails, and of the
-  // differences of f (each at most a few ulp of f, summed over at most ~400 terms).
-  return value * (1.0 + 1e-10) + 1e-13 * f_prev;
-}
-
-}  // namespace
-
-// The smaller of the two screening bounds proved above.
 double blow_up_screen(std::span<const MixtureRelease> releases, double alpha) {
   constexpr const char* kFn = "blow_up_screen";
   check_releases(kFn, releases);
   check_unit(kFn, "alpha", alpha);
-  const ScreenReleases s = screen_releases(releases);
-  if (s.rel.empty()) return alpha;
-  const double z_alpha = -normal_quantile(alpha);  // Phi^{-1}(1 - alpha)
-  const double best = std::min(best_threshold_bound(s, alpha, z_alpha), square_sum_bound(s.rel, z_alpha));
+  double total_reps = 0.0;
+  const std::vector<Tails> rel = screen_tails(releases, total_reps);
+  if (rel.empty()) return alpha;
+  const double best = std::min(threshold_bound(rel, alpha, total_reps), averaged_bound(rel, alpha));
   return std::min(1.0, std::max(alpha, best));
 }
 

@@ -90,6 +90,17 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
     for (std::size_t s = 0; s < plan.eta.size(); ++s) {
       const double got = plan.achieved_r[s];
       add_secret(s, plan.eta[s], got, equivalent_mu(in.budgets->p[s], got));
+      if (plan.bound_source.empty()) continue;
+      secrets.back()["bound"] = to_string(plan.bound_source[s]);
+      if (plan.bound_source[s] == BoundSource::kDominated) secrets.back()["dominated_by"] = plan.dominated_by[s];
+    }
+    if (!plan.bound_source.empty()) {
+      j["calibration"]["bounds"] =
+          "many distinct holder profiles: each secret's r_achieved says in `bound` how it was obtained, every kind a rigorous upper bound on B_j(p_j): "
+          "accountant (the exact accountant at full precision on the secret's own holder profile), coarse-accountant (the same accountant on a "
+          "coarser privacy-loss grid: as rigorous, at most about 1e-3 looser), dominated (the bound of secret `dominated_by`, whose holder profile "
+          "dominates this secret's: each label's release of this secret pairs with a distinct release of that one with at least the same shift "
+          "per sampled holder and holders sampled at least as often, which can only help the adversary; docs/method.md, section 5)";
     }
     j["secrets_note"] = plan.mode == CalibrationMode::kPublicProfile
                             ? "secrets are identified by index; the secret words themselves are never written to outputs. r_achieved is the exact accountant's upper bound for the worst public profile at the sigma used: it holds for every secret the caps allow, and depends on nothing private"

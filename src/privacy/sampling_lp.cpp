@@ -148,7 +148,21 @@ GroupWeights concentrated(const std::vector<double>& w, const std::vector<std::i
   return out;
 }
 
-void check_eta(std::span<const double> eta, std::int32_t m) {
+}  // namespace
+
+const char* to_string(SamplingLpPath path) {
+  switch (path) {
+    case SamplingLpPath::kEmpty: return "empty";
+    case SamplingLpPath::kAllOnes: return "all-ones";
+    case SamplingLpPath::kPerSecret: return "per-secret";
+    case SamplingLpPath::kClp: return "clp";
+  }
+  return "?";
+}
+
+namespace {
+
+void check_eta(std::int32_t m, std::span<const double> eta) {
   if (m < 0) fail("negative number of secrets");
   if (eta.size() != static_cast<std::size_t>(m)) {
     fail("eta has " + std::to_string(eta.size()) + " entries but there are " + std::to_string(m) + " secrets");
@@ -164,18 +178,19 @@ void check_eta(std::span<const double> eta, std::int32_t m) {
   }
 }
 
-// Each row's set of finite-eta secrets, sorted and without repeats, and every secret's holder
-// count N_j over those sets.
+// Each requested row's set of finite-eta secrets, sorted and without repeats, and each secret's
+// holders among them.
 struct RowSets {
   SetList sets;
   std::vector<std::int64_t> holders;
 };
 
-RowSets finite_secret_sets(const SecretMatrix& secrets, std::span<const std::size_t> rows, std::span<const double> eta) {
+RowSets row_sets_of(const SecretMatrix& secrets, std::span<const std::size_t> rows, std::span<const double> eta) {
   const std::int32_t m = secrets.num_secrets;
   const std::size_t num_rows = secrets.rows();
-  RowSets out{{}, std::vector<std::int64_t>(static_cast<std::size_t>(m), 0)};
+  RowSets out;
   out.sets.offsets.reserve(rows.size() + 1);
+  out.holders.assign(static_cast<std::size_t>(m), 0);
   std::vector<std::int32_t> scratch;
   for (const std::size_t r : rows) {
     if (r >= num_rows) fail("row " + std::to_string(r) + " out of range [0, " + std::to_string(num_rows) + ")");
@@ -203,75 +218,72 @@ RowSets finite_secret_sets(const SecretMatrix& secrets, std::span<const std::siz
   return out;
 }
 
-// The secrets kept as constraints: finite eta and some holder, and with shortcuts (reduction 2)
-// only those that can bind (N_j > eta_j).
-std::vector<char> active_secrets(const std::vector<std::int64_t>& holders, std::span<const double> eta,
-                                 const SamplingLpOptions& options) {
-  std::vector<char> active(holders.size(), 0);
-  for (std::size_t j = 0; j < holders.size(); ++j) {
-    active[j] = std::isfinite(eta[j]) && holders[j] > 0 &&
-                (!options.use_shortcuts || static_cast<double>(holders[j]) > eta[j]);
+// The secrets kept as constraints (reduction 2 when shortcuts are on), and with shortcuts the
+// others dropped from the row sets.
+std::vector<char> keep_active_secrets(RowSets& rs, std::span<const double> eta, bool use_shortcuts) {
+  const std::size_t m = rs.holders.size();
+  std::vector<char> active(m, 0);
+  for (std::size_t j = 0; j < m; ++j) {
+    active[j] = std::isfinite(eta[j]) && rs.holders[j] > 0 && (!use_shortcuts || static_cast<double>(rs.holders[j]) > eta[j]);
+  }
+  if (use_shortcuts) {
+    SetList& sets = rs.sets;
+    std::size_t out = 0;
+    std::int64_t begin = 0;
+    for (std::size_t t = 0; t < sets.size(); ++t) {
+      const std::int64_t end = sets.offsets[t + 1];
+      for (std::int64_t p = begin; p < end; ++p) {
+        const std::int32_t j = sets.data[static_cast<std::size_t>(p)];
+        if (active[static_cast<std::size_t>(j)]) sets.data[out++] = j;
+      }
+      begin = end;
+      sets.offsets[t + 1] = static_cast<std::int64_t>(out);
+    }
+    sets.data.resize(out);
   }
   return active;
 }
 
-// Reduction 2: removes the secrets that cannot bind from every set, in place.
-void drop_inactive(SetList& sets, const std::vector<char>& active) {
-  std::size_t out = 0;
-  std::int64_t begin = 0;
-  for (std::size_t t = 0; t < sets.size(); ++t) {
-    const std::int64_t end = sets.offsets[t + 1];
-    for (std::int64_t p = begin; p < end; ++p) {
-      const std::int32_t j = sets.data[static_cast<std::size_t>(p)];
-      if (active[static_cast<std::size_t>(j)]) sets.data[out++] = j;
-    }
-    begin = end;
-    sets.offsets[t + 1] = static_cast<std::int64_t>(out);
-  }
-  sets.data.resize(out);
-}
-
-// Rows grouped by their set (reduction 1), groups numbered in order of first appearance; without
-// grouping every row is its own group.
+// Reduction 1: rows grouped by set, groups numbered in order of first appearance (one group per
+// row without grouping).
 struct Groups {
   std::vector<std::int32_t> of_row;
   std::vector<std::size_t> first_row;  // a representative row (index into `rows`)
   std::vector<std::int64_t> size;
-  const SetList* row_sets;
   std::size_t count() const { return size.size(); }
-  std::span<const std::int32_t> set(std::size_t g) const { return (*row_sets)[first_row[g]]; }
 };
 
-Groups group_rows(const SetList& row_sets, bool group) {
-  const std::size_t num_rows = row_sets.size();
-  Groups out{std::vector<std::int32_t>(num_rows), {}, {}, &row_sets};
+Groups group_rows(const SetList& sets, bool group) {
+  const std::size_t n = sets.size();
+  Groups g;
+  g.of_row.resize(n);
   if (!group) {
-    out.first_row.resize(num_rows);
-    std::iota(out.first_row.begin(), out.first_row.end(), std::size_t{0});
-    std::iota(out.of_row.begin(), out.of_row.end(), 0);
-    out.size.assign(num_rows, 1);
-    return out;
+    g.first_row.resize(n);
+    std::iota(g.first_row.begin(), g.first_row.end(), std::size_t{0});
+    std::iota(g.of_row.begin(), g.of_row.end(), 0);
+    g.size.assign(n, 1);
+    return g;
   }
   std::unordered_map<SetKey, std::int32_t, SetKeyHash> index;
-  index.reserve(std::min<std::size_t>(num_rows, 1u << 20));
-  for (std::size_t t = 0; t < num_rows; ++t) {
-    const auto s = row_sets[t];
-    const auto [it, inserted] = index.try_emplace(SetKey{s.data(), s.size()}, static_cast<std::int32_t>(out.size.size()));
+  index.reserve(std::min<std::size_t>(n, 1u << 20));
+  for (std::size_t t = 0; t < n; ++t) {
+    const auto s = sets[t];
+    const auto [it, inserted] = index.try_emplace(SetKey{s.data(), s.size()}, static_cast<std::int32_t>(g.size.size()));
     if (inserted) {
-      out.first_row.push_back(t);
-      out.size.push_back(0);
+      g.first_row.push_back(t);
+      g.size.push_back(0);
     }
-    out.of_row[t] = it->second;
-    ++out.size[static_cast<std::size_t>(it->second)];
+    g.of_row[t] = it->second;
+    ++g.size[static_cast<std::size_t>(it->second)];
   }
-  return out;
+  return g;
 }
 
-// Closed form 3 (every group holds at most one active secret): w = eta_j / N_j, price 1.
-void solve_per_secret(const Groups& groups, const std::vector<std::int64_t>& holders, std::span<const double> eta,
-                      std::vector<double>& w, std::vector<double>& y) {
+// Closed form when every group holds at most one active secret: w = eta_j / N_j, price 1.
+void solve_per_secret(const SetList& sets, const Groups& groups, const std::vector<std::int64_t>& holders,
+                      std::span<const double> eta, std::vector<double>& w, std::vector<double>& y) {
   for (std::size_t g = 0; g < groups.count(); ++g) {
-    const auto s = groups.set(g);
+    const auto s = sets[groups.first_row[g]];
     if (s.empty()) continue;
     const auto j = static_cast<std::size_t>(s[0]);
     w[g] = std::min(1.0, eta[j] / static_cast<double>(holders[j]));
@@ -279,60 +291,50 @@ void solve_per_secret(const Groups& groups, const std::vector<std::int64_t>& hol
   }
 }
 
-// The grouped LP in Clp's column form. Rows: active secrets. Columns: groups with a non-empty set
-// (the others keep w = 1).
-struct ClpProblem {
+// The grouped LP with Clp: rows are the active secrets, columns the groups with a non-empty set
+// (the others keep w = 1), in the scaled variables x_g = n_g w_g.
+void solve_with_clp(const SetList& sets, const Groups& groups, const std::vector<char>& active, std::span<const double> eta,
+                    ClpAlgorithm algorithm, std::vector<double>& w, SamplingLpResult& result) {
+  const auto m = static_cast<std::int32_t>(active.size());
+  std::vector<int> row_of_secret(static_cast<std::size_t>(m), -1);
   std::vector<std::int32_t> secret_of_row;
+  for (std::int32_t j = 0; j < m; ++j) {
+    if (active[static_cast<std::size_t>(j)]) {
+      row_of_secret[static_cast<std::size_t>(j)] = static_cast<int>(secret_of_row.size());
+      secret_of_row.push_back(j);
+    }
+  }
   std::vector<std::size_t> column_group;
   std::vector<CoinBigIndex> start{0};
   std::vector<int> index;
-};
-
-ClpProblem clp_problem(const Groups& groups, const std::vector<char>& active) {
-  ClpProblem p;
-  std::vector<int> row_of_secret(active.size(), -1);
-  for (std::size_t j = 0; j < active.size(); ++j) {
-    if (active[j]) {
-      row_of_secret[j] = static_cast<int>(p.secret_of_row.size());
-      p.secret_of_row.push_back(static_cast<std::int32_t>(j));
-    }
-  }
   for (std::size_t g = 0; g < groups.count(); ++g) {
-    const auto s = groups.set(g);
+    const auto s = sets[groups.first_row[g]];
     if (s.empty()) continue;
-    if (p.index.size() + s.size() > static_cast<std::size_t>(std::numeric_limits<CoinBigIndex>::max()) ||
-        p.column_group.size() >= static_cast<std::size_t>(INT_MAX)) {
+    if (index.size() + s.size() > static_cast<std::size_t>(std::numeric_limits<CoinBigIndex>::max()) ||
+        column_group.size() >= static_cast<std::size_t>(INT_MAX)) {
       throw std::runtime_error("solve_sampling_lp: the grouped LP is too large for Clp's index type");
     }
-    for (const std::int32_t j : s) p.index.push_back(row_of_secret[static_cast<std::size_t>(j)]);
-    p.start.push_back(static_cast<CoinBigIndex>(p.index.size()));
-    p.column_group.push_back(g);
+    for (const std::int32_t j : s) index.push_back(row_of_secret[static_cast<std::size_t>(j)]);
+    start.push_back(static_cast<CoinBigIndex>(index.size()));
+    column_group.push_back(g);
   }
-  return p;
-}
-
-// Solves the grouped LP with Clp: the group weights w and the secrets' prices y, with the
-// solver's figures in `result`.
-void solve_with_clp(const Groups& groups, const std::vector<char>& active, std::span<const double> eta,
-                    const SamplingLpOptions& options, std::vector<double>& w, SamplingLpResult& result) {
-  const ClpProblem p = clp_problem(groups, active);
-  const int ncols = static_cast<int>(p.column_group.size());
-  const int nrows = static_cast<int>(p.secret_of_row.size());
-  std::vector<double> value(p.index.size(), 1.0);
-  std::vector<double> col_lo(p.column_group.size(), 0.0), col_hi(p.column_group.size()), obj(p.column_group.size(), -1.0);
-  for (std::size_t c = 0; c < p.column_group.size(); ++c) col_hi[c] = static_cast<double>(groups.size[p.column_group[c]]);
-  std::vector<double> row_lo(p.secret_of_row.size(), -COIN_DBL_MAX), row_hi(p.secret_of_row.size());
-  for (std::size_t r = 0; r < p.secret_of_row.size(); ++r) row_hi[r] = eta[static_cast<std::size_t>(p.secret_of_row[r])];
+  const int ncols = static_cast<int>(column_group.size());
+  const int nrows = static_cast<int>(secret_of_row.size());
+  std::vector<double> value(index.size(), 1.0);
+  std::vector<double> col_lo(column_group.size(), 0.0), col_hi(column_group.size()), obj(column_group.size(), -1.0);
+  for (std::size_t c = 0; c < column_group.size(); ++c) col_hi[c] = static_cast<double>(groups.size[column_group[c]]);
+  std::vector<double> row_lo(secret_of_row.size(), -COIN_DBL_MAX), row_hi(secret_of_row.size());
+  for (std::size_t r = 0; r < secret_of_row.size(); ++r) row_hi[r] = eta[static_cast<std::size_t>(secret_of_row[r])];
 
   ClpSimplex model;
   model.setLogLevel(0);
-  model.loadProblem(ncols, nrows, p.start.data(), p.index.data(), value.data(), col_lo.data(), col_hi.data(),
+  model.loadProblem(ncols, nrows, start.data(), index.data(), value.data(), col_lo.data(), col_hi.data(),
                     obj.data(), row_lo.data(), row_hi.data());
   model.setOptimizationDirection(1.0);  // minimise -sum x_g
   // Primal simplex: x = 0 is a feasible start, and on Yelp-like instances (400 x 240k) it takes
   // ~0.7 s where barrier + crossover takes ~3 s and dual simplex did not finish in 6 minutes.
   const Timer t0;
-  switch (options.algorithm) {
+  switch (algorithm) {
     case ClpAlgorithm::kPrimal: model.primal(); break;
     case ClpAlgorithm::kDual: model.dual(); break;
     case ClpAlgorithm::kBarrier: model.barrier(true); break;
@@ -349,22 +351,23 @@ void solve_with_clp(const Groups& groups, const std::vector<char>& active, std::
   result.lp_columns = static_cast<std::size_t>(ncols);
   result.solver_iterations = model.numberIterations();
   const double* x = model.primalColumnSolution();
-  for (std::size_t c = 0; c < p.column_group.size(); ++c) {
+  for (std::size_t c = 0; c < column_group.size(); ++c) {
     // A degenerate basic variable can come back as 1e-12 instead of 0: snapping loads below
-    // 1e-9 records to 0 lowers every constraint and spares restore_feasibility some repairs.
-    const std::size_t g = p.column_group[c];
+    // 1e-9 records to 0 lowers every constraint and spares the repair below.
+    const std::size_t g = column_group[c];
     w[g] = x[c] <= 1e-9 ? 0.0 : x[c] / static_cast<double>(groups.size[g]);
   }
   // For a minimisation with <= rows, Clp's row duals are <= 0; the LP's prices are their negation.
   const double* dual = model.dualRowSolution();
-  for (std::size_t r = 0; r < p.secret_of_row.size(); ++r) {
-    result.secret_prices[static_cast<std::size_t>(p.secret_of_row[r])] = std::max(0.0, -dual[r]);
+  for (std::size_t r = 0; r < secret_of_row.size(); ++r) {
+    result.secret_prices[static_cast<std::size_t>(secret_of_row[r])] = std::max(0.0, -dual[r]);
   }
 }
 
 // Feasibility without trusting tolerances (see the comment at the top): scales groups down until
-// every secret's compensated load sum is within eta_j (1 - 4 LDBL_EPSILON).
-void restore_feasibility(const Groups& groups, std::span<const double> eta, GroupWeights& gw, SamplingLpResult& result) {
+// every load, summed in compensated long double, is within eta_j.
+void repair_feasibility(GroupWeights& gw, const SetList& sets, const Groups& groups, std::span<const double> eta,
+                        SamplingLpResult& result) {
   const std::size_t m = eta.size();
   std::vector<char> repaired(m, 0);
   constexpr long double kMargin = 1.0L - 4.0L * LDBL_EPSILON;  // covers the rounding of the load sums
@@ -372,7 +375,7 @@ void restore_feasibility(const Groups& groups, std::span<const double> eta, Grou
     std::vector<long double> load(m, 0.0L), carry(m, 0.0L);
     for (std::size_t g = 0; g < groups.count(); ++g) {
       const long double full = static_cast<long double>(gw.full[g]) * gw.level[g];
-      for (const std::int32_t j : groups.set(g)) {
+      for (const std::int32_t j : sets[groups.first_row[g]]) {
         const auto ju = static_cast<std::size_t>(j);
         neumaier_add(load[ju], carry[ju], full);
         neumaier_add(load[ju], carry[ju], gw.partial[g]);
@@ -396,7 +399,7 @@ void restore_feasibility(const Groups& groups, std::span<const double> eta, Grou
     if (pass == 8) throw std::runtime_error("solve_sampling_lp: could not restore feasibility of the LP weights");
     for (std::size_t g = 0; g < groups.count(); ++g) {
       double f = 1.0;
-      for (const std::int32_t j : groups.set(g)) f = std::min(f, factor[static_cast<std::size_t>(j)]);
+      for (const std::int32_t j : sets[groups.first_row[g]]) f = std::min(f, factor[static_cast<std::size_t>(j)]);
       gw.level[g] *= f;
       gw.partial[g] *= f;
     }
@@ -404,9 +407,10 @@ void restore_feasibility(const Groups& groups, std::span<const double> eta, Grou
   result.repaired_secrets = static_cast<std::size_t>(std::count(repaired.begin(), repaired.end(), 1));
 }
 
-// The objective and the weak-duality bound (see the comment at the top).
-void certify(const Groups& groups, std::span<const double> eta, const GroupWeights& gw, SamplingLpResult& result) {
-  const auto& y = result.secret_prices;
+// The objective and the weak-duality bound of the prices.
+void objective_and_dual_bound(const GroupWeights& gw, const SetList& sets, const Groups& groups, std::span<const double> eta,
+                              SamplingLpResult& result) {
+  const std::vector<double>& y = result.secret_prices;
   long double objective = 0.0L;
   long double bound = 0.0L;
   for (std::size_t j = 0; j < eta.size(); ++j) {
@@ -416,7 +420,7 @@ void certify(const Groups& groups, std::span<const double> eta, const GroupWeigh
     const auto n = static_cast<long double>(groups.size[g]);
     objective += static_cast<long double>(gw.full[g]) * gw.level[g] + gw.partial[g];
     long double price = 0.0L;
-    for (const std::int32_t j : groups.set(g)) price += y[static_cast<std::size_t>(j)];
+    for (const std::int32_t j : sets[groups.first_row[g]]) price += y[static_cast<std::size_t>(j)];
     if (price < 1.0L) bound += n * (1.0L - price);
   }
   result.objective = static_cast<double>(objective);
@@ -424,7 +428,7 @@ void certify(const Groups& groups, std::span<const double> eta, const GroupWeigh
 }
 
 // Rows of a group in the order given: the first `full` at `level`, the next at `partial`, the rest 0.
-std::vector<double> row_weights(const Groups& groups, const GroupWeights& gw) {
+std::vector<double> weights_per_row(const GroupWeights& gw, const Groups& groups) {
   std::vector<double> weights(groups.of_row.size());
   std::vector<std::int64_t> seen(groups.count(), 0);
   for (std::size_t t = 0; t < weights.size(); ++t) {
@@ -434,54 +438,40 @@ std::vector<double> row_weights(const Groups& groups, const GroupWeights& gw) {
   }
   return weights;
 }
-}  // namespace
 
-const char* to_string(SamplingLpPath path) {
-  switch (path) {
-    case SamplingLpPath::kEmpty: return "empty";
-    case SamplingLpPath::kAllOnes: return "all-ones";
-    case SamplingLpPath::kPerSecret: return "per-secret";
-    case SamplingLpPath::kClp: return "clp";
-  }
-  return "?";
-}
+}  // namespace
 
 SamplingLpResult solve_sampling_lp(const SecretMatrix& secrets, std::span<const std::size_t> rows,
                                    std::span<const double> eta, const SamplingLpOptions& options) {
-  const std::int32_t m = secrets.num_secrets;
-  check_eta(eta, m);
-  RowSets row_sets = finite_secret_sets(secrets, rows, eta);
-  const std::vector<char> active = active_secrets(row_sets.holders, eta, options);
-  if (options.use_shortcuts) drop_inactive(row_sets.sets, active);
-  const Groups groups = group_rows(row_sets.sets, options.group_rows);
+  check_eta(secrets.num_secrets, eta);
+  RowSets rs = row_sets_of(secrets, rows, eta);
+  const std::vector<char> active = keep_active_secrets(rs, eta, options.use_shortcuts);
+  const Groups groups = group_rows(rs.sets, options.group_rows);
 
   SamplingLpResult result;
   result.groups = groups.count();
-  result.secret_prices.assign(static_cast<std::size_t>(m), 0.0);
+  result.secret_prices.assign(eta.size(), 0.0);
   std::vector<double> w(groups.count(), 1.0);
-
   std::size_t largest_set = 0;
-  bool any_active = false;
-  for (std::size_t g = 0; g < groups.count(); ++g) largest_set = std::max(largest_set, groups.set(g).size());
-  for (const char a : active) any_active = any_active || a;
-
+  for (std::size_t g = 0; g < groups.count(); ++g) largest_set = std::max(largest_set, rs.sets[groups.first_row[g]].size());
+  const bool any_active = std::find(active.begin(), active.end(), 1) != active.end();
   if (rows.empty()) {
     result.path = SamplingLpPath::kEmpty;
   } else if (options.use_shortcuts && !any_active) {
     result.path = SamplingLpPath::kAllOnes;
   } else if (options.use_shortcuts && largest_set <= 1) {
     result.path = SamplingLpPath::kPerSecret;
-    solve_per_secret(groups, row_sets.holders, eta, w, result.secret_prices);
+    solve_per_secret(rs.sets, groups, rs.holders, eta, w, result.secret_prices);
   } else {
     result.path = SamplingLpPath::kClp;
-    solve_with_clp(groups, active, eta, options, w, result);
+    solve_with_clp(rs.sets, groups, active, eta, options.algorithm, w, result);
   }
 
   for (double& v : w) v = std::clamp(std::isnan(v) ? 0.0 : v, 0.0, 1.0);
   GroupWeights gw = options.concentrate ? concentrated(w, groups.size) : spread(w, groups.size);
-  restore_feasibility(groups, eta, gw, result);
-  certify(groups, eta, gw, result);
-  result.weights = row_weights(groups, gw);
+  repair_feasibility(gw, rs.sets, groups, eta, result);
+  objective_and_dual_bound(gw, rs.sets, groups, eta, result);
+  result.weights = weights_per_row(gw, groups);
   return result;
 }
 

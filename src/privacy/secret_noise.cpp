@@ -1,10 +1,14 @@
 #include "privacy/secret_noise.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <functional>
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "privacy/blow_up.hpp"
 #include "privacy/calibration.hpp"
 #include "privacy/conversions.hpp"
@@ -29,96 +33,166 @@ std::string calibration_name(CalibrationMode mode) {
   return "?";
 }
 
+const char* to_string(BoundSource source) {
+  switch (source) {
+    case BoundSource::kAccountant: return "accountant";
+    case BoundSource::kCoarseAccountant: return "coarse-accountant";
+    case BoundSource::kDominated: return "dominated";
+  }
+  return "?";
+}
+
+// One label's share of the model.
+struct SecretNoiseModel::LabelModel {
+  LabelNoise noise;
+  std::vector<double> rho;                   // per private row
+  // Per secret held in the label (ascending): its holders' count PMF, their rho > 0 (largest
+  // first) and the mean count Delta_{j,l}.
+  std::vector<std::int32_t> secrets;
+  std::vector<std::vector<double>> pmf, rho_held;
+  std::vector<double> expected;
+};
+
+// Label l: exact LP weights, rho scaled to the batch, the paper's sigma and every held secret's
+// PMF (in the holders' record order, which the PMF's rounding follows).
+SecretNoiseModel::LabelModel SecretNoiseModel::model_label(const SecretMatrix& s, const std::vector<double>& labels_holding) const {
+  const std::size_t m = eta_.size();
+  LabelModel out;
+  out.noise.batch_requested = batch_;
+  if (s.rows() == 0) return out;
+  out.noise.has_private = true;
+  out.noise.private_records = static_cast<std::int64_t>(s.rows());
+  std::vector<double> eta_label(m);
+  for (std::size_t j = 0; j < m; ++j) eta_label[j] = eta_[j] / std::sqrt(std::max(1.0, labels_holding[j]));
+  const SamplingLpResult lp = solve_sampling_lp(s, eta_label);
+  out.noise.lp_path = to_string(lp.path);
+  const double wmax = *std::max_element(lp.weights.begin(), lp.weights.end());
+  const double wsum = std::max(std::accumulate(lp.weights.begin(), lp.weights.end(), 0.0), wmax);
+  const BatchScaling scaling = scale_to_batch(wsum, wmax, batch_);
+  out.noise.batch_used = scaling.batch;
+  std::vector<std::int32_t> slot(m, -1);  // secret -> its index in out.secrets
+  for (const auto j : s.indices) slot[static_cast<std::size_t>(j)] = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    if (slot[j] < 0) continue;
+    slot[j] = static_cast<std::int32_t>(out.secrets.size());
+    out.secrets.push_back(static_cast<std::int32_t>(j));
+  }
+  std::vector<std::vector<double>> rho_of_holders(out.secrets.size());
+  out.expected.assign(out.secrets.size(), 0.0);
+  out.rho.resize(s.rows());
+  for (std::size_t i = 0; i < s.rows(); ++i) {
+    out.rho[i] = std::min(1.0, scaling.scale * lp.weights[i]);
+    for (auto j : s.secrets_of(i)) {
+      const auto k = static_cast<std::size_t>(slot[static_cast<std::size_t>(j)]);
+      rho_of_holders[k].push_back(out.rho[i]);
+      out.expected[k] += out.rho[i];
+    }
+  }
+  for (std::size_t k = 0; k < out.secrets.size(); ++k) {
+    const auto j = static_cast<std::size_t>(out.secrets[k]);
+    out.noise.sigma_paper = std::max(out.noise.sigma_paper, paper_sigma(out.expected[k], eta_label[j], iterations_));
+    out.pmf.push_back(poisson_binomial_pmf(rho_of_holders[k]));
+    std::vector<double> held;
+    for (const double x : rho_of_holders[k])
+      if (x > 0.0) held.push_back(x);
+    std::sort(held.begin(), held.end(), std::greater<>());
+    out.rho_held.push_back(std::move(held));
+  }
+  return out;
+}
+
+namespace {
+
+// The number of labels holding each secret.
+std::vector<double> labels_holding(const std::vector<SecretMatrix>& label_rows, std::size_t m) {
+  std::vector<double> count(m, 0.0);
+  std::vector<char> here(m);
+  for (const SecretMatrix& rows : label_rows) {
+    std::fill(here.begin(), here.end(), 0);
+    for (auto j : rows.indices) here[static_cast<std::size_t>(j)] = 1;
+    for (std::size_t j = 0; j < m; ++j) count[j] += here[j];
+  }
+  return count;
+}
+
+}  // namespace
+
 SecretNoiseModel::SecretNoiseModel(std::vector<SecretMatrix> label_rows, const SecretBudgets& budgets, int iterations,
-                                   double batch, CalibrationMode mode)
-    : budgets_(budgets), iterations_(iterations), mode_(mode) {
+                                   double batch, CalibrationMode mode, int threads)
+    : budgets_(budgets), iterations_(iterations), batch_(batch), mode_(mode), profiles_({}) {
   const std::size_t num_labels = label_rows.size();
   const std::size_t m = budgets.p.size();
   for (const auto& rows : label_rows)
     if (static_cast<std::size_t>(rows.num_secrets) != m) throw InputError("budgets: expected one per secret");
-  labels_.resize(num_labels);
-  rho_.resize(num_labels);
   eta_.resize(m);
   for (std::size_t j = 0; j < m; ++j) eta_[j] = mu_from_pr(budgets.p[j], budgets.r[j]);
 
-  // Labels holding each secret.
-  std::vector<double> labels_holding(m, 0.0);
-  std::vector<std::vector<std::int64_t>> holders(num_labels, std::vector<std::int64_t>(m, 0));
-  for (std::size_t l = 0; l < num_labels; ++l) {
-    for (auto j : label_rows[l].indices) ++holders[l][static_cast<std::size_t>(j)];
-    for (std::size_t j = 0; j < m; ++j) labels_holding[j] += holders[l][j] > 0 ? 1.0 : 0.0;
-  }
-
-  // Per label: exact LP weights, rho scaled to the batch, Poisson-binomial PMFs, paper sigma.
-  pmf_.assign(num_labels, std::vector<std::vector<double>>(m));
-  expected_count_.resize(num_labels);
-  for (std::size_t l = 0; l < num_labels; ++l) {
-    auto& noise = labels_[l];
-    noise.batch_requested = batch;
-    const SecretMatrix& s = label_rows[l];
-    if (s.rows() == 0) continue;
-    noise.has_private = true;
-    noise.private_records = static_cast<std::int64_t>(s.rows());
-    std::vector<double> eta_label(m);
-    for (std::size_t j = 0; j < m; ++j) eta_label[j] = eta_[j] / std::sqrt(std::max(1.0, labels_holding[j]));
-    const SamplingLpResult lp = solve_sampling_lp(s, eta_label);
-    noise.lp_path = to_string(lp.path);
-    const double wmax = *std::max_element(lp.weights.begin(), lp.weights.end());
-    const double wsum = std::max(std::accumulate(lp.weights.begin(), lp.weights.end(), 0.0), wmax);
-    const BatchScaling scaling = scale_to_batch(wsum, wmax, batch);
-    noise.batch_used = scaling.batch;
-    std::vector<std::vector<double>> rho_of_holders(m);
-    std::vector<double> expected(m, 0.0);
-    std::vector<double>& rho = rho_[l];
-    rho.resize(s.rows());
-    for (std::size_t i = 0; i < s.rows(); ++i) {
-      rho[i] = std::min(1.0, scaling.scale * lp.weights[i]);
-      for (auto j : s.secrets_of(i)) {
-        rho_of_holders[static_cast<std::size_t>(j)].push_back(rho[i]);
-        expected[static_cast<std::size_t>(j)] += rho[i];
+  // Per label, on up to `threads` threads taking the next label as they finish one (labels are
+  // independent, and their sizes are skewed).
+  const std::vector<double> holding = labels_holding(label_rows, m);
+  std::vector<LabelModel> per_label(num_labels);
+  std::vector<std::exception_ptr> failed(num_labels);
+  std::atomic<std::size_t> next{0};
+  run_chunks(std::max(1, threads), static_cast<std::size_t>(std::max(1, threads)), [&](int, std::size_t, std::size_t) {
+    for (std::size_t l = next++; l < num_labels; l = next++) {
+      try {
+        per_label[l] = model_label(label_rows[l], holding);
+      } catch (...) {
+        failed[l] = std::current_exception();
       }
     }
-    for (std::size_t j = 0; j < m; ++j) {
-      if (rho_of_holders[j].empty()) continue;
-      noise.sigma_paper = std::max(noise.sigma_paper, paper_sigma(expected[j], eta_label[j], iterations));
-      pmf_[l][j] = poisson_binomial_pmf(rho_of_holders[j]);
+  });
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+
+  // Per secret, in label order: its releases (a label whose sigma is 0 releases nothing about
+  // it, nor does a PMF that is a point mass at 0) and its exposure.
+  std::vector<HolderProfile> profile(m);
+  exposure_.assign(m, 0.0);
+  for (std::size_t j = 0; j < m; ++j) profile[j] = {{}, budgets.p[j], budgets.r[j]};
+  for (std::size_t l = 0; l < num_labels; ++l) {
+    LabelModel& lm = per_label[l];
+    labels_.push_back(lm.noise);
+    rho_.push_back(std::move(lm.rho));
+    const double sigma = lm.noise.sigma_paper;
+    if (!(sigma > 0)) continue;
+    for (std::size_t k = 0; k < lm.secrets.size(); ++k) {
+      const auto j = static_cast<std::size_t>(lm.secrets[k]);
+      exposure_[j] += std::pow(lm.expected[k] / sigma, 2) / (eta_[j] * eta_[j]);
+      if (lm.pmf[k].size() < 2) continue;
+      profile[j].releases.push_back({kCountsAndCentresScale / sigma, std::move(lm.pmf[k]), std::move(lm.rho_held[k])});
     }
-    expected_count_[l] = std::move(expected);
   }
+  profiles_ = HolderProfiles(std::move(profile));
 }
 
-std::vector<MixtureRelease> SecretNoiseModel::releases_of(std::size_t j, double lambda) const {
+std::vector<MixtureRelease> SecretNoiseModel::releases_of(std::size_t profile, double lambda) const {
   std::vector<MixtureRelease> out;
-  for (std::size_t l = 0; l < labels_.size(); ++l) {
-    if (pmf_[l][j].empty() || labels_[l].sigma_paper <= 0) continue;
+  for (const ProfileRelease& rel : profiles_[profile].releases) {
     // Same arithmetic as the accountant's own scaling (step at lambda = 1, then / lambda), so the
     // reported bound is bit-for-bit the one the calibration certified.
-    out.push_back({pmf_[l][j], kCountsAndCentresScale / labels_[l].sigma_paper / lambda, iterations_});
+    out.push_back({rel.pmf, rel.step / lambda, iterations_});
   }
   return out;
 }
 
 std::vector<std::size_t> SecretNoiseModel::secrets_by_exposure() const {
-  const std::size_t m = eta_.size();
-  std::vector<double> exposure(m, 0.0);  // single-Gaussian estimate of mu^2 / eta^2
-  for (std::size_t l = 0; l < labels_.size(); ++l) {
-    if (labels_[l].sigma_paper <= 0) continue;
-    for (std::size_t j = 0; j < m; ++j) exposure[j] += std::pow(expected_count_[l][j] / labels_[l].sigma_paper, 2) / (eta_[j] * eta_[j]);
-  }
-  std::vector<std::size_t> order(m);
+  std::vector<std::size_t> order(exposure_.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return exposure[a] > exposure[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return exposure_[a] > exposure_[b]; });
   return order;
 }
 
-double SecretNoiseModel::lambda_of(std::size_t j) const {
-  const auto releases = releases_of(j, 1.0);
-  return releases.empty() ? 0.0 : calibrate_scale_composed(releases, budgets_.p[j], budgets_.r[j]);
+double SecretNoiseModel::lambda_of_profile(std::size_t profile) const {
+  const HolderProfile& h = profiles_[profile];
+  const auto releases = releases_of(profile, 1.0);
+  return releases.empty() ? 0.0 : calibrate_scale_composed(releases, h.p, h.r);
 }
 
-double SecretNoiseModel::achieved_r(std::size_t j, double lambda) const {
-  const auto releases = releases_of(j, lambda);
-  return releases.empty() ? budgets_.p[j] : blow_up_upper_composed(releases, budgets_.p[j]);
+double SecretNoiseModel::profile_bound(std::size_t profile, double lambda, const AccountantOptions& options) const {
+  const HolderProfile& h = profiles_[profile];
+  const auto releases = releases_of(profile, lambda);
+  return releases.empty() ? h.p : blow_up_upper_composed(releases, h.p, options);
 }
 
 SecretNoisePlan SecretNoiseModel::plan(double lambda, std::vector<double> achieved_r) const {

@@ -27,6 +27,7 @@
 #include "core/secret_matrix.hpp"
 #include "privacy/blow_up.hpp"
 #include "privacy/budgets.hpp"
+#include "privacy/holder_profiles.hpp"
 
 namespace secpe {
 
@@ -48,6 +49,14 @@ struct LabelNoise {
   std::string lp_path;           // how the LP was solved (privacy/sampling_lp.hpp)
 };
 
+// Where a secret's reported bound comes from. Every kind is a rigorous upper bound on B_j(p_j).
+enum class BoundSource : std::uint8_t {
+  kAccountant,        // the accountant at full precision (AccountantOptions{}) on the secret's own profile
+  kCoarseAccountant,  // the same accountant on a coarser loss grid (a larger slack_target): as rigorous, a little looser
+  kDominated,         // the bound of a certified profile that dominates the secret's (privacy/holder_profiles.hpp)
+};
+const char* to_string(BoundSource source);
+
 struct SecretNoisePlan {
   CalibrationMode mode = CalibrationMode::kExact;
   double lambda = 1.0;               // sigma_l = lambda * sigma_paper_l
@@ -55,30 +64,41 @@ struct SecretNoisePlan {
   std::vector<double> eta;           // per secret: target mu_j = Phi^-1(1-p_j) - Phi^-1(1-r_j)
   std::vector<double> achieved_r;    // per secret: an upper bound on B_j(p_j) with the sigmas used
                                      // (exact mode: the accountant's at the lambda it passed at)
+  // How each secret's achieved_r was obtained (evolve/noise_calibration.hpp): empty when every
+  // one comes from the accountant at full precision on its own profile.
+  std::vector<BoundSource> bound_source;
+  std::vector<std::int64_t> dominated_by;  // per secret: for kDominated, a secret of the dominating profile; else -1
   std::vector<double> rho;           // per local row: sampling probability (0 for public rows)
   double accounting_seconds = 0.0;
 };
 
 // Everything the calibration derives from the labels' private secret sets: per label the exact LP
-// weights scaled to the batch (rho), the paper's sigma, and per (label, secret) the Poisson-binomial
-// PMF of the holders' sampled count. Deterministic: every rank that builds it from the same rows
-// gets the same model.
+// weights scaled to the batch (rho), the paper's sigma, and per secret its holder profile (per
+// label holding it, the Poisson-binomial PMF of the holders' sampled count; privacy/holder_profiles.hpp),
+// deduplicated: secrets with the same profile share every computation. Deterministic: every rank
+// that builds it from the same rows gets the same model.
 class SecretNoiseModel {
  public:
-  // `label_rows[l]`: label l's private records' secret sets, in global record order.
+  // `label_rows[l]`: label l's private records' secret sets, in global record order. The labels'
+  // LPs are solved on up to `threads` threads (the model does not depend on it).
   SecretNoiseModel(std::vector<SecretMatrix> label_rows, const SecretBudgets& budgets, int iterations, double batch,
-                   CalibrationMode mode);
+                   CalibrationMode mode, int threads = 1);
 
   std::size_t num_secrets() const { return eta_.size(); }
+  const HolderProfiles& profiles() const { return profiles_; }
   // Secrets ordered by a single-Gaussian estimate of their exposure, most exposed first: the
   // first ones are likely to decide the exact calibration's lambda.
   std::vector<std::size_t> secrets_by_exposure() const;
-  // The smallest factor lambda (to the root search's 1e-6, relative) at which secret j alone is
-  // certified: 0 when it needs no noise or no label holds it. The exact calibration's lambda is
-  // the largest over all secrets.
-  double lambda_of(std::size_t secret) const;
-  // An upper bound on B_j(p_j) at sigma_l = lambda * sigma_paper_l (p_j for a secret held nowhere).
-  double achieved_r(std::size_t secret, double lambda) const;
+  // The smallest factor lambda (to the root search's 1e-6, relative) at which a profile alone is
+  // certified: 0 when it needs no noise or releases nothing. The exact calibration's lambda is the
+  // largest over all secrets.
+  double lambda_of_profile(std::size_t profile) const;
+  // An upper bound on B(p) of a profile at sigma_l = lambda * sigma_paper_l (p for a profile that
+  // releases nothing), from the accountant with `options` (the default: its full precision).
+  double profile_bound(std::size_t profile, double lambda, const AccountantOptions& options = {}) const;
+  // The same for one secret (its profile's).
+  double lambda_of(std::size_t secret) const { return lambda_of_profile(profiles_.profile_of(secret)); }
+  double achieved_r(std::size_t secret, double lambda) const { return profile_bound(profiles_.profile_of(secret), lambda); }
   // Label l's sampling probabilities, one per private record in global order.
   const std::vector<double>& label_rho(std::size_t label) const { return rho_[label]; }
   // The plan for a calibrated lambda and the per-secret achieved r (local rho left empty). A label
@@ -91,16 +111,19 @@ class SecretNoiseModel {
   double no_private_sigma() const;
 
  private:
-  std::vector<MixtureRelease> releases_of(std::size_t secret, double lambda) const;
+  struct LabelModel;
+  LabelModel model_label(const SecretMatrix& rows, const std::vector<double>& labels_holding) const;
+  std::vector<MixtureRelease> releases_of(std::size_t profile, double lambda) const;
 
   const SecretBudgets& budgets_;
   int iterations_;
+  double batch_;
   CalibrationMode mode_;
-  std::vector<LabelNoise> labels_;                      // sigma still 0: set by plan()
+  std::vector<LabelNoise> labels_;          // sigma still 0: set by plan()
   std::vector<double> eta_;
-  std::vector<std::vector<double>> rho_;                // [label][private row]
-  std::vector<std::vector<std::vector<double>>> pmf_;   // [label][secret]: count PMF, empty if none
-  std::vector<std::vector<double>> expected_count_;     // [label][secret]: Delta_{j,l}
+  std::vector<std::vector<double>> rho_;    // [label][private row]
+  std::vector<double> exposure_;            // per secret: single-Gaussian estimate of mu^2 / eta^2
+  HolderProfiles profiles_;
 };
 
 }  // namespace secpe

@@ -18,7 +18,7 @@ struct PrivacyStudyOptions {
   double sigma = 0.0;           // sigma to evaluate; 0: the paper's sigma
   std::uint64_t records = 0;    // all records (public too): Aug-PE's voters, for the noise ratio
   bool per_secret_exact = true; // calibrate every secret exactly (false: only what sigma = max needs)
-  int threads = 0;              // secrets calibrated side by side (0: default_threads()); the results do not depend on it
+  int threads = 0;              // distinct holder profiles calibrated side by side (0: default_threads()); the results do not depend on it
   // Called from one thread as each stage advances: (stage, secrets done, secrets in the stage).
   std::function<void(const std::string&, std::size_t, std::size_t)> progress;
 };

@@ -20,8 +20,19 @@ check "$T/kernel.json" "$metrics_ok"
 check "$T/privacy.json" 'j["figures"]["iterations"] == 2 and len(j["figures"]["exact"]["seconds"]) == 1'
 check "$T/privacy.json" "$metrics_ok"
 "$SECPE" bench privacy --releases 2 >/dev/null 2>&1 && fail "bench privacy took the old --releases"
+# Secrets planted as the demo corpus plants them, certified in the bulk regime (forced): every
+# secret gets a bound of some kind.
+"$SECPE" bench privacy --records 3000 --labels 10 --secrets 200 --holders demo --private-fraction 0.25 --exact-profiles 0 \
+  --iterations 2 --repeats 1 --out "$T/privacy_bulk.json" >/dev/null 2>&1 || fail "bench privacy --holders demo"
+check "$T/privacy_bulk.json" 'j["figures"]["holders"] == "demo" and sum(j["figures"]["exact"]["bounds"].values()) == 200'
+check "$T/privacy_bulk.json" 'j["figures"]["exact"]["bounds"]["coarse-accountant"] > 0 and j["figures"]["exact"]["worst_r_achieved_over_p"] <= 10'
+"$SECPE" bench privacy --secrets 100001 >/dev/null 2>&1 && fail "bench privacy took --secrets 100001"
+"$SECPE" bench privacy --holders uniform >/dev/null 2>&1 && fail "bench privacy took --holders uniform"
 
 "$SECPE" synth-embeddings --records 3000 --dim 16 --labels 4 --secrets 10 --out "$T/e.h5" >/dev/null 2>&1
+"$SECPE" bench privacy --data "$T/e.h5" --iterations 2 --repeats 1 --out "$T/privacy_data.json" >/dev/null 2>&1 || fail "bench privacy --data"
+check "$T/privacy_data.json" 'j["figures"]["data"] == "e.h5" and j["figures"]["secrets"] == 10 and j["figures"]["records"] == 3000'
+"$SECPE" bench privacy --data "$T/missing.h5" >/dev/null 2>&1 && fail "bench privacy took a missing --data"
 mpirun -n 2 --oversubscribe "$SECPE" bench histogram --data "$T/e.h5" --synthetic 200 --clusters 8 --method both --repeats 2 \
   --out "$T/histogram.json" >/dev/null 2>&1 || fail "bench histogram at 2 ranks"
 check "$T/histogram.json" 'len(j["figures"]["secpe"]["iteration_seconds"]) == 2 and j["ranks"] == 2 and j["figures"]["augpe_over_secpe"] > 0'

@@ -1,5 +1,6 @@
 // The calibration stage gives the same plan, bit for bit, for any number of ranks and accountant
-// threads: the secrets are split over ranks x threads workers and combined by exact reductions.
+// threads: the secrets' profiles are split over ranks x threads workers and combined by exact
+// reductions, in both regimes of evolve/secret_certification.hpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ SecretMatrix rows_of(const SecretMatrix& all, std::uint64_t begin, std::uint64_t
 }
 
 SecretNoisePlan calibrate(const Communicator& comm, const DatasetContents& data, const SecretBudgets& budgets,
-                          CalibrationMode mode, int threads, PublicProfile profile = {}) {
+                          CalibrationMode mode, int threads, PublicProfile profile = {}, const CertificationOptions& certification = {}) {
   const auto [b, e] = comm.shard(data.label_ids.size());
   const SecretMatrix secrets = rows_of(data.secrets, b, e);
   const std::vector<std::int32_t> labels(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b),
@@ -36,7 +37,8 @@ SecretNoisePlan calibrate(const Communicator& comm, const DatasetContents& data,
                                        .batch = 200.0,
                                        .mode = mode,
                                        .profile = profile,
-                                       .threads = threads});
+                                       .threads = threads,
+                                       .certification = certification});
 }
 
 // (p, r) = (1e-3, 1e-2) for even secrets; odd ones get p = 1e-6 and the r of the same Gaussian
@@ -97,11 +99,8 @@ TEST(Calibration, PublicProfileGivesEveryLabelOneSigmaFromTheCaps) {
 // lower than the accountant's bound at that lambda (a bound at a smaller lambda, where the secret
 // passed, is larger, up to the accountant's 1e-5 discretisation slack) and not much higher: a
 // bound from well below the final lambda is evaluated again.
-TEST(Calibration, ExactLambdaIsTheLargestRootAndEveryBoundCertifies) {
-  const LocalCommunicator self;
-  const DatasetContents data = synth_embeddings({.records = 20000, .dim = 1, .labels = "4", .secrets = 24, .seed = 3, .threads = 1});
-  const SecretBudgets budgets = misleading_budgets(24);
-  const SecretNoisePlan plan = calibrate(self, data, budgets, CalibrationMode::kExact, 2);
+// The secret sets of each label, in record order, as the calibration stage gathers them.
+std::vector<SecretMatrix> label_rows_of(const DatasetContents& data) {
   std::vector<SecretMatrix> label_rows(data.labels.size());
   for (auto& rows : label_rows) {
     rows.num_secrets = data.secrets.num_secrets;
@@ -114,7 +113,59 @@ TEST(Calibration, ExactLambdaIsTheLargestRootAndEveryBoundCertifies) {
     rows.indices.insert(rows.indices.end(), s.begin(), s.end());
     rows.indptr.push_back(static_cast<std::int64_t>(rows.indices.size()));
   }
-  const SecretNoiseModel model(label_rows, budgets, 5, 200.0, CalibrationMode::kExact);
+  return label_rows;
+}
+
+// Beyond CertificationOptions::exact_profiles the bulk of the secrets is certified by dominance or
+// on the accountant's coarse grid (forced here with exact_profiles = 0, on secrets planted as the
+// demo corpus plants them). The plan is still the same for any ranks and threads, dominators
+// included; every reported bound certifies its secret and bounds the secret's own full-precision
+// bound (up to that one's discretisation slack); and lambda is the exact regime's, to the root
+// searches' tolerance.
+TEST(Calibration, BulkPlanIsTheSameForAnyRanksAndThreadsAndCertifies) {
+  const MpiCommunicator world;
+  const LocalCommunicator self;
+  // Small labels (their batch lowered, the likeliest holder sampled every iteration) and records
+  // holding 1-3 secrets: many profiles are dominated.
+  const DatasetContents data = synth_embeddings(
+      {.records = 6000, .dim = 1, .labels = "20", .secrets = 300, .private_fraction = 0.25, .holders = "demo", .seed = 4, .threads = 1});
+  const SecretBudgets budgets = uniform_budgets(300, 1e-4, 1e-3);
+  const CertificationOptions bulk{.exact_profiles = 0};
+  const SecretNoisePlan single = calibrate(self, data, budgets, CalibrationMode::kExact, 1, {}, bulk);
+  ASSERT_EQ(single.bound_source.size(), 300u);
+  const auto count = [&](BoundSource s) { return std::count(single.bound_source.begin(), single.bound_source.end(), s); };
+  EXPECT_GT(count(BoundSource::kDominated), 0);
+  EXPECT_GT(count(BoundSource::kCoarseAccountant), 0);
+  for (const int threads : {1, 3}) {
+    const SecretNoisePlan plan = calibrate(world, data, budgets, CalibrationMode::kExact, threads, {}, bulk);
+    EXPECT_EQ(plan.lambda, single.lambda) << threads << " threads";
+    EXPECT_EQ(plan.achieved_r, single.achieved_r) << threads << " threads";
+    EXPECT_EQ(plan.bound_source, single.bound_source) << threads << " threads";
+    EXPECT_EQ(plan.dominated_by, single.dominated_by) << threads << " threads";
+  }
+  const SecretNoiseModel model(label_rows_of(data), budgets, 5, 200.0, CalibrationMode::kExact);
+  for (std::size_t j = 0; j < model.num_secrets(); ++j) {
+    EXPECT_LE(single.achieved_r[j], budgets.r[j]) << "secret " << j;
+    if (j % 4 == 0 || single.bound_source[j] == BoundSource::kDominated)  // the full-precision bounds take time
+      EXPECT_LE(model.achieved_r(j, single.lambda), single.achieved_r[j] * (1 + 1e-4)) << "secret " << j;
+    if (single.bound_source[j] == BoundSource::kDominated) {
+      const auto by = static_cast<std::size_t>(single.dominated_by[j]);
+      EXPECT_EQ(single.achieved_r[j], single.achieved_r[by]) << "secret " << j;
+    }
+  }
+  if (world.rank() == 0) {
+    const SecretNoisePlan exact = calibrate(self, data, budgets, CalibrationMode::kExact, 2);
+    EXPECT_TRUE(exact.bound_source.empty());
+    EXPECT_NEAR(single.lambda, exact.lambda, 1e-5 * exact.lambda);
+  }
+}
+
+TEST(Calibration, ExactLambdaIsTheLargestRootAndEveryBoundCertifies) {
+  const LocalCommunicator self;
+  const DatasetContents data = synth_embeddings({.records = 20000, .dim = 1, .labels = "4", .secrets = 24, .seed = 3, .threads = 1});
+  const SecretBudgets budgets = misleading_budgets(24);
+  const SecretNoisePlan plan = calibrate(self, data, budgets, CalibrationMode::kExact, 2);
+  const SecretNoiseModel model(label_rows_of(data), budgets, 5, 200.0, CalibrationMode::kExact);
   double largest_root = 0.0;
   for (std::size_t j = 0; j < model.num_secrets(); ++j) {
     largest_root = std::max(largest_root, model.lambda_of(j));

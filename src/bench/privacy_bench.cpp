@@ -1,0 +1,92 @@
+#include "bench/privacy_bench.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "evolve/noise_calibration.hpp"
+#include "io/dataset.hpp"
+
+namespace secpe {
+namespace {
+
+// This rank's records (labels and secret sets), as `secpe run` would read them by record.
+struct Shard {
+  SecretMatrix secrets;
+  std::vector<std::int32_t> labels;
+  std::size_t num_labels = 0, records = 0, private_records = 0;
+  int num_secrets = 0;
+};
+
+Shard synthetic_shard(const Communicator& comm, const SynthEmbeddingOptions& synth) {
+  // Every rank builds the same matrix and keeps its shard.
+  const DatasetContents data = synth_embeddings(synth);
+  const auto [b, e] = comm.shard(synth.records);
+  Shard s;
+  s.secrets.num_secrets = data.secrets.num_secrets;
+  s.secrets.indptr.assign(data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(b), data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(e + 1));
+  s.secrets.indices.assign(data.secrets.indices.begin() + s.secrets.indptr.front(), data.secrets.indices.begin() + s.secrets.indptr.back());
+  s.labels.assign(data.label_ids.begin() + static_cast<std::ptrdiff_t>(b), data.label_ids.begin() + static_cast<std::ptrdiff_t>(e));
+  s.num_labels = data.labels.size();
+  s.records = synth.records;
+  s.num_secrets = synth.secrets;
+  for (std::size_t i = 0; i < data.secrets.rows(); ++i) s.private_records += data.secrets.is_private(i) ? 1 : 0;
+  return s;
+}
+
+Shard dataset_shard(const Communicator& comm, const std::filesystem::path& path) {
+  const DatasetReader reader(path);
+  const auto [b, e] = comm.shard(reader.info().num_records);
+  Shard s;
+  s.secrets = reader.secrets(b, e);
+  s.labels = reader.label_ids(b, e);
+  s.num_labels = reader.info().labels.values.size();
+  s.records = reader.info().num_records;
+  s.num_secrets = reader.info().num_secrets;
+  return s;
+}
+
+}  // namespace
+
+nlohmann::ordered_json bench_privacy(const Communicator& comm, const PrivacyBenchOptions& o) {
+  const Shard shard = o.data.empty() ? synthetic_shard(comm, o.synth) : dataset_shard(comm, o.data);
+  const auto budgets = uniform_budgets(static_cast<std::size_t>(shard.num_secrets), o.p, o.r);
+  nlohmann::ordered_json figures = {{"records", shard.records}, {"labels", shard.num_labels}, {"secrets", shard.num_secrets}};
+  if (o.data.empty()) {
+    figures["holders"] = o.synth.holders;
+    figures["private_records"] = shard.private_records;  // synthetic: nothing private here
+  } else {
+    figures["data"] = o.data.filename().string();
+  }
+  figures["iterations"] = o.iterations;
+  figures["p"] = o.p;
+  figures["r"] = o.r;
+  for (const auto mode : {CalibrationMode::kPaper, CalibrationMode::kExact}) {
+    std::vector<double> seconds;
+    SecretNoisePlan plan;
+    for (int rep = 0; rep < o.repeats; ++rep) {
+      comm.barrier();
+      plan = calibrate_secret_noise(comm, {.local_secrets = shard.secrets,
+                                           .local_labels = shard.labels,
+                                           .num_labels = shard.num_labels,
+                                           .budgets = budgets,
+                                           .iterations = o.iterations,
+                                           .batch = o.batch,
+                                           .mode = mode,
+                                           .threads = o.threads,
+                                           .certification = o.certification});
+      seconds.push_back(comm.allreduce_max(plan.accounting_seconds));
+    }
+    double worst = 0;
+    for (std::size_t j = 0; j < plan.achieved_r.size(); ++j) worst = std::max(worst, plan.achieved_r[j] / budgets.p[j]);
+    nlohmann::ordered_json sources;
+    for (const auto source : {BoundSource::kAccountant, BoundSource::kCoarseAccountant, BoundSource::kDominated})
+      sources[to_string(source)] = plan.bound_source.empty()
+                                       ? (source == BoundSource::kAccountant ? plan.achieved_r.size() : 0)
+                                       : static_cast<std::size_t>(std::count(plan.bound_source.begin(), plan.bound_source.end(), source));
+    figures[calibration_name(mode)] = {{"seconds", seconds}, {"seconds_best", *std::min_element(seconds.begin(), seconds.end())},
+                                       {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}, {"bounds", sources}};
+  }
+  return figures;
+}
+
+}  // namespace secpe
