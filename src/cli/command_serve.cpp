@@ -69,6 +69,7 @@ int command_serve(const std::vector<std::string>& args) {
     ("generator-texts", po::value<std::size_t>()->default_value(5000), "--data: public training texts per label at most")
     ("max-words", po::value<int>()->default_value(64), "words per generated text at most")
     ("generator-labels", po::value<std::string>()->default_value("per-label"), "how the labels reach the generator: per-label (a model per label), pooled (one model of every text, without labels) or prompt (the pooled model steered by the label values and keyword lists of --prompts)")
+    ("generator-topics", po::value<int>()->default_value(0), "--generator-labels pooled: latent topics of the texts, a model each (as secpe run's; 0: the one pooled model)")
     ("prompts", po::value<std::string>(), "--generator-labels prompt: prompt file (JSON, e.g. jobs/prompts/yelp.json) whose keyword lists steer each label; default: the label values alone")
     ("embedder", po::value<std::string>()->default_value("hashing"), "hashing (with --dim) or dataset (the --data dataset's embedder)")
     ("dim", po::value<int>()->default_value(256), "hashing embedder's dimension")
@@ -131,7 +132,7 @@ int command_serve(const std::vector<std::string>& args) {
   }
   if (!embedder) embedder = std::make_shared<HashingEmbedder>(option_in(vm, "dim", 1, 65536));
   const PromptTemplates prompts = vm.count("prompts") ? PromptTemplates::load(vm["prompts"].as<std::string>(), labels) : PromptTemplates::builtin(labels);
-  GeneratorTraining training = generator_training(generator_labels, texts, source, prompts);
+  GeneratorTraining training = generator_training(generator_labels, texts, source, prompts, option_in(vm, "generator-topics", 0, 100000));
   training.label_texts.emplace_back();  // the all-label model, for prompts that name no label
   auto generator = std::make_shared<NgramGenerator>(training, generator_options);
 

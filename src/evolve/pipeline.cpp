@@ -115,7 +115,8 @@ std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunCon
   const std::string source = config.generator_corpus.empty()
                                  ? "the public records (no secret) of " + config.data.filename().string()
                                  : config.generator_corpus.filename().string();
-  return std::make_unique<NgramGenerator>(generator_training(config.generator_labels, texts, source, prompts), config.generator);
+  return std::make_unique<NgramGenerator>(generator_training(config.generator_labels, texts, source, prompts, config.generator_topics),
+                                          config.generator);
 }
 
 Models build_models(const Communicator& comm, const RunConfig& config, const Shard& shard) {

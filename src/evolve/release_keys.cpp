@@ -100,6 +100,7 @@ nlohmann::ordered_json release_settings(const RunConfig& c) {
           {"label_weight", c.generator.label_weight},
           {"variation", variation_mode_name(c.generator.variation)},
           {"generator_labels", generator_labels_name(c.generator_labels)},
+          {"generator_topics", c.generator_topics},
           {"generator_texts", c.generator_texts},
           {"http_generator", http_generator}};
 }

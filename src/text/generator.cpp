@@ -26,6 +26,7 @@ constexpr std::uint32_t kNone = 0xffffffffu;
 constexpr double kTrigramWeight = 0.97;  // P = 0.97 P3 + 0.03 P2 where the trigram context was seen
 constexpr double kBigramWeight = 0.97;   // P = 0.97 P2 + 0.03 P1 where only the bigram context was seen
 constexpr int kRephraseTries = 4;        // sentences drawn per parent sentence by rephrase, the closest in length kept
+constexpr double kTopicSmoothing = 100;  // Dirichlet prior (in tokens, from the all-label model) of a topic's unigram
 
 bool is_sentence_end(std::string_view t) { return t == "." || t == "!" || t == "?"; }
 
@@ -146,6 +147,16 @@ struct NgramGenerator::Model {
     const auto it = tri.find(std::uint64_t(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b));
     return it == tri.end() ? kNone : it->second;
   }
+  // Unigram counts (token 0 when unseen) and their total, for topic inference.
+  std::uint64_t unigram_count(std::int32_t token) const {
+    if (uni == kNone) return 0;
+    const auto begin = tokens.begin() + range_start[uni], end = tokens.begin() + range_start[uni + 1];
+    const auto it = std::lower_bound(begin, end, token);
+    if (it == end || *it != token) return 0;
+    const auto i = static_cast<std::size_t>(it - tokens.begin());
+    return cumulative[i] - (i > range_start[uni] ? cumulative[i - 1] : 0);
+  }
+  std::uint64_t unigram_total() const { return uni == kNone ? 0 : cumulative[range_start[uni + 1] - 1]; }
   std::uint32_t find_bi(std::int32_t b) const {
     const auto it = bi.find(static_cast<std::uint32_t>(b));
     return it == bi.end() ? kNone : it->second;
@@ -205,6 +216,16 @@ NgramGenerator::NgramGenerator(const GeneratorTraining& training, const NgramGen
     if (!inserted) continue;
     for (const std::size_t i : list) {
       if (i >= training.texts.size()) throw std::out_of_range("generator: a label's training text is out of range");
+      member[i].push_back(it->second);
+    }
+  }
+  for (const auto& list : training.topic_texts) {
+    if (list.empty()) continue;
+    const auto [it, inserted] = distinct.emplace(list, distinct.size());
+    topic_model_.push_back(it->second);
+    if (!inserted) continue;
+    for (const std::size_t i : list) {
+      if (i >= training.texts.size()) throw std::out_of_range("generator: a topic's training text is out of range");
       member[i].push_back(it->second);
     }
   }
@@ -353,6 +374,41 @@ void NgramGenerator::cap_words(std::vector<std::string>& toks) const {
 
 std::string NgramGenerator::random_text(std::size_t label, CounterRng& rng) const {
   const Model* lm = label_model(label);
+  return random_from(topic_model_.empty() ? lm : draw_topic(rng), rng);
+}
+
+const NgramGenerator::Model* NgramGenerator::draw_topic(CounterRng& rng) const {
+  std::uint64_t total = 0;
+  for (const std::size_t m : topic_model_) total += models_[m]->texts;
+  std::uint64_t r = rng.below(total);
+  for (const std::size_t m : topic_model_) {
+    if (r < models_[m]->texts) return models_[m].get();
+    r -= models_[m]->texts;
+  }
+  return models_[topic_model_.back()].get();
+}
+
+// argmax_t ln(texts_t) + sum over the content tokens w of ln((c_t(w) + s p(w)) / (n_t + s)), with
+// p the all-label model's unigram and s = kTopicSmoothing; the first of equal scores.
+const NgramGenerator::Model* NgramGenerator::topic_of(const std::vector<std::string>& toks) const {
+  const Model& all = *models_.back();
+  const double all_total = static_cast<double>(all.unigram_total());
+  std::vector<double> score;
+  for (const std::size_t m : topic_model_) score.push_back(std::log(static_cast<double>(models_[m]->texts)));
+  for (const auto& t : toks) {
+    const auto it = vocab_->ids.find(t);
+    if (it == vocab_->ids.end() || !content_token_[static_cast<std::size_t>(it->second)]) continue;
+    const double p = static_cast<double>(all.unigram_count(it->second)) / all_total;
+    for (std::size_t k = 0; k < topic_model_.size(); ++k) {
+      const Model& m = *models_[topic_model_[k]];
+      score[k] += std::log((static_cast<double>(m.unigram_count(it->second)) + kTopicSmoothing * p) /
+                           (static_cast<double>(m.unigram_total()) + kTopicSmoothing));
+    }
+  }
+  return models_[topic_model_[static_cast<std::size_t>(std::max_element(score.begin(), score.end()) - score.begin())]].get();
+}
+
+std::string NgramGenerator::random_from(const Model* lm, CounterRng& rng) const {
   const Model* all = models_.back().get();
   const auto& lengths = (lm ? lm : all)->lengths;
   const int target = std::clamp(static_cast<int>(lengths[rng.below(lengths.size())]), 1, options_.max_words);
@@ -413,12 +469,14 @@ VariationMode parse_variation_mode(const std::string& name) {
 }
 
 std::string NgramGenerator::vary(std::size_t label, const std::string& parent, CounterRng& rng) const {
-  if (options_.variation == VariationMode::kResample) return random_text(label, rng);
   const Model* lm = label_model(label);
+  if (options_.variation == VariationMode::kResample && topic_model_.empty()) return random_from(lm, rng);
   const auto toks = tokenize(parent);
+  if (!topic_model_.empty()) lm = topic_of(toks);  // the parent's topic: the variation stays on its subject
+  if (options_.variation == VariationMode::kResample) return random_from(lm, rng);
   bool any_word = false;
   for (const auto& t : toks) any_word = any_word || is_word_token(t);
-  if (!any_word) return random_text(label, rng);
+  if (!any_word) return random_from(lm, rng);
   switch (options_.variation) {
     case VariationMode::kSentences: return vary_sentences(lm, toks, rng);
     case VariationMode::kRephrase: return vary_rephrase(label, toks, rng);

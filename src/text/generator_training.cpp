@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "text/function_words.hpp"
+#include "text/latent_topics.hpp"
 #include "text/tokenizer.hpp"
 
 namespace secpe {
@@ -79,11 +80,16 @@ GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>
   return t;
 }
 
-GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source) {
-  return {.texts = flatten(texts_per_label),
-          .label_texts = std::vector<std::vector<std::size_t>>(texts_per_label.size()),
-          .source = std::move(source),
-          .labels = "pooled (one model, no labels)"};
+GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source, int topics) {
+  GeneratorTraining t{.texts = flatten(texts_per_label),
+                      .label_texts = std::vector<std::vector<std::size_t>>(texts_per_label.size()),
+                      .source = std::move(source),
+                      .labels = "pooled (one model, no labels)"};
+  if (topics > 0) {
+    t.topic_texts = latent_topics(t.texts, topics);
+    t.labels = "pooled (no labels; " + std::to_string(topics) + " latent topics of the texts)";
+  }
+  return t;
 }
 
 std::vector<int> prompt_matches(const std::vector<std::string>& texts, const std::vector<PromptWords>& prompts,
@@ -165,9 +171,11 @@ GeneratorTraining prompt_training(const std::vector<std::vector<std::string>>& t
 }
 
 GeneratorTraining generator_training(GeneratorLabels labels, const std::vector<std::vector<std::string>>& texts_per_label,
-                                     std::string source, const PromptTemplates& prompts) {
+                                     std::string source, const PromptTemplates& prompts, int topics) {
+  if (topics < 0) throw InputError("generator topics must be 0 (none) or positive, not " + std::to_string(topics));
+  if (topics > 0 && labels != GeneratorLabels::kPooled) throw InputError("latent generator topics apply to pooled generator labels only");
   if (labels == GeneratorLabels::kPerLabel) return per_label_training(texts_per_label, std::move(source));
-  if (labels == GeneratorLabels::kPooled) return pooled_training(texts_per_label, std::move(source));
+  if (labels == GeneratorLabels::kPooled) return pooled_training(texts_per_label, std::move(source), topics);
   std::vector<PromptWords> words;
   for (std::size_t l = 0; l < texts_per_label.size(); ++l) words.push_back(prompts.words(l));
   return prompt_training(texts_per_label, std::move(source), words, prompts.source());

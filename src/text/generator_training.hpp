@@ -26,16 +26,20 @@ GeneratorLabels parse_generator_labels(const std::string& name);  // InputError 
 
 // texts_per_label[l]: label l's public training texts.
 GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source);
-GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source);
+// With `topics` > 0, the pooled texts are also split into that many latent topics, learned without
+// labels (text/latent_topics.hpp), one model each: each text is drawn from one topic.
+GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source,
+                                  int topics = 0);
 // prompts[l]: what label l's prompt says (its values and keywords); `prompt_source` names where
 // they came from, for the report.
 GeneratorTraining prompt_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source,
                                   const std::vector<PromptWords>& prompts, const std::string& prompt_source);
 
 // The training of mode `labels` from each label's public texts; `prompts` (the label values and
-// keyword lists of a prompt file) is read in prompt mode only.
+// keyword lists of a prompt file) is read in prompt mode only; `topics` (latent topics) applies to
+// pooled mode only (InputError otherwise).
 GeneratorTraining generator_training(GeneratorLabels labels, const std::vector<std::vector<std::string>>& texts_per_label,
-                                     std::string source, const PromptTemplates& prompts);
+                                     std::string source, const PromptTemplates& prompts, int topics = 0);
 
 // For each text, the index of the distinct prompt it matches best, or -1 when it matches none.
 // A prompt's words are the stems (lower case, plural and possessive endings removed) of its

@@ -7,6 +7,7 @@
 #include "text/function_words.hpp"
 #include "text/generator.hpp"
 #include "text/generator_training.hpp"
+#include "text/latent_topics.hpp"
 #include "text/ngrams.hpp"
 #include "text/near_duplicates.hpp"
 #include "text/tokenizer.hpp"
@@ -192,6 +193,70 @@ TEST(TextGenerator, PooledTrainingIgnoresLabels) {
   EXPECT_EQ(parse_generator_labels("pooled"), GeneratorLabels::kPooled);
   EXPECT_EQ(generator_labels_name(GeneratorLabels::kPrompt), "prompt");
   EXPECT_THROW(parse_generator_labels("labels"), InputError);
+}
+
+// Two subjects with no shared content word: the pizza place's reviews and the dentist's, in
+// sentences drawn from each subject's own list.
+std::vector<std::string> two_subject_texts() {
+  const std::vector<std::string> pizza = {"The pizza crust was crispy and hot.", "Our waiter brought garlic bread quickly.",
+                                          "The pepperoni slices tasted fresh.", "We ordered pasta with meatballs.",
+                                          "The pizza oven smelled of basil."};
+  const std::vector<std::string> dentist = {"The dentist cleaned my teeth gently.", "The hygienist explained the xray.",
+                                            "My filling appointment started early.", "The dentist fixed a cavity painlessly.",
+                                            "The receptionist booked my checkup."};
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < 60; ++i) {
+    const auto& subject = i % 2 == 0 ? pizza : dentist;
+    texts.push_back(subject[i % 5] + " " + subject[(i / 2 + 1) % 5] + " " + subject[(i / 3 + 3) % 5]);
+  }
+  return texts;
+}
+
+// Which subjects a text's words come from: 1 pizza, 2 dentist, 3 both.
+int subjects_of(const std::string& text) {
+  static const std::set<std::string> pizza = {"pizza", "crust", "waiter", "garlic", "pepperoni", "pasta", "meatballs", "oven", "basil"};
+  static const std::set<std::string> dentist = {"dentist", "teeth", "hygienist", "xray", "filling", "cavity", "receptionist", "checkup"};
+  int s = 0;
+  for (const auto& w : words_lower(text)) s |= (pizza.count(w) ? 1 : 0) | (dentist.count(w) ? 2 : 0);
+  return s;
+}
+
+// Latent topics are learned from the texts alone (labels never reach them), each text is drawn
+// from one topic, and a variation keeps its parent's topic; the same training gives the same texts.
+TEST(TextGenerator, PooledTopicsStayOnOneSubjectAndVariationsKeepIt) {
+  const std::vector<std::string> texts = two_subject_texts();
+  const auto topics = latent_topics(texts, 2);
+  ASSERT_EQ(topics.size(), 2u);
+  for (const auto& topic : topics) {
+    ASSERT_FALSE(topic.empty());
+    for (const std::size_t i : topic) EXPECT_EQ(subjects_of(texts[i]), subjects_of(texts[topic[0]])) << texts[i];
+  }
+  // The same texts held by other labels: the same topics and texts for every label.
+  const std::vector<std::vector<std::string>> by_one = {texts, {}}, by_other = {{}, texts};
+  // The topic's model alone where it knows the context (with the default 0.8, a fifth of the tokens
+  // come from the pooled model, which can start a sentence on the other subject).
+  NgramGeneratorOptions resample{.label_weight = 1.0, .variation = VariationMode::kResample};
+  const NgramGenerator g(pooled_training(by_one, "two", 2), resample), h(pooled_training(by_other, "two", 2), resample);
+  EXPECT_NE(g.describe().find("2 latent topics"), std::string::npos) << g.describe();
+  const NgramGenerator plain(pooled_training(by_one, "two"), resample);
+  int mixed_plain = 0;
+  std::set<int> seen;
+  for (std::uint64_t k = 0; k < 60; ++k) {
+    CounterRng r0(5, Stream::kGeneration, k), r1(5, Stream::kGeneration, k), r2(5, Stream::kGeneration, k);
+    const std::string text = g.random_text(0, r0);
+    EXPECT_EQ(text, h.random_text(1, r1));
+    const int subject = subjects_of(text);
+    EXPECT_TRUE(subject == 1 || subject == 2) << text;
+    seen.insert(subject);
+    mixed_plain += subjects_of(plain.random_text(0, r2)) == 3 ? 1 : 0;
+    for (int v = 0; v < 3; ++v) {
+      const std::string child = g.vary(0, text, r0);
+      EXPECT_EQ(subjects_of(child), subject) << text << " -> " << child;
+    }
+  }
+  EXPECT_EQ(seen.size(), 2u);   // both topics are drawn
+  EXPECT_GT(mixed_plain, 10);  // without topics, texts mix the subjects
+  EXPECT_THROW(generator_training(GeneratorLabels::kPerLabel, by_one, "two", PromptTemplates::builtin(LabelSet{{"label1"}, {""}, {{"Pizza"}, {"Dentist"}}}), 2), InputError);
 }
 
 // Prompt: texts go to the prompt whose words they match best, label values and keywords alike.
