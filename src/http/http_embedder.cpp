@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -107,12 +108,19 @@ MatrixF parse_embeddings_response(const std::string& body, std::size_t inputs, i
     if (out.size() == 0) out.setZero(static_cast<Eigen::Index>(inputs), d);
     if (d != out.cols()) throw InputError(bad + "embeddings of different dimensions");
     for (int k = 0; k < d; ++k) {
-      if (!std::isfinite(v[static_cast<std::size_t>(k)])) throw InputError(bad + "a non-finite embedding value");
-      out(static_cast<Eigen::Index>(row), k) = static_cast<float>(v[static_cast<std::size_t>(k)]);
+      const double x = v[static_cast<std::size_t>(k)];
+      if (!std::isfinite(x)) throw InputError(bad + "a non-finite embedding value");
+      // Embeddings are stored as 32-bit floats: a value beyond their range would become infinite.
+      if (std::abs(x) > std::numeric_limits<float>::max()) throw InputError(bad + "an embedding value beyond the range of a 32-bit float");
+      out(static_cast<Eigen::Index>(row), k) = static_cast<float>(x);
     }
   }
   for (Eigen::Index r = 0; r < out.rows(); ++r) {
-    const float norm = out.row(r).norm();
+    float norm = out.row(r).norm();
+    if (!std::isfinite(norm)) {  // the squares overflowed a float: scale the row into range first
+      out.row(r) /= out.row(r).cwiseAbs().maxCoeff();
+      norm = out.row(r).norm();
+    }
     if (norm > 0) out.row(r) /= norm;
   }
   return out;

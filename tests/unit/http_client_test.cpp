@@ -218,6 +218,16 @@ TEST(HttpParse, MalformedEmbeddingsAreClearErrors) {
   }
 }
 
+// A fuzzing finding: 1e58 is a finite double but no float; values whose squares overflow a float
+// still normalise to a unit row.
+TEST(HttpParse, EmbeddingValuesBeyondFloatAreErrorsAndLargeOnesStillNormalise) {
+  const std::string e = error_of([&] { parse_embeddings_response(R"({"data":[{"index":0,"embedding":[1e58,-2]}]})", 1, 2, "U"); });
+  EXPECT_TRUE(e.starts_with("U: ") && e.find("32-bit float") != std::string::npos) << e;
+  const MatrixF m = parse_embeddings_response(R"({"data":[{"index":0,"embedding":[3e30,4e30]}]})", 1, 2, "U");
+  EXPECT_FLOAT_EQ(m(0, 0), 0.6f);
+  EXPECT_FLOAT_EQ(m(0, 1), 0.8f);
+}
+
 TEST(HttpParse, CompletionsOfBothApis) {
   EXPECT_EQ(parse_generation_response(R"({"choices":[{"message":{"content":"  hi there\n"}}]})", GenerationApi::kChat, "U"), "hi there");
   EXPECT_EQ(parse_generation_response(R"({"choices":[{"text":"hello"}]})", GenerationApi::kCompletions, "U"), "hello");
