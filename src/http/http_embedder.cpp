@@ -117,8 +117,11 @@ MatrixF parse_embeddings_response(const std::string& body, std::size_t inputs, i
   }
   for (Eigen::Index r = 0; r < out.rows(); ++r) {
     float norm = out.row(r).norm();
-    if (!std::isfinite(norm)) {  // the squares overflowed a float: scale the row into range first
-      out.row(r) /= out.row(r).cwiseAbs().maxCoeff();
+    // Squares that overflow or underflow a float (no real embedding's norm is below 1e-15): scale
+    // the row by its largest value first, so that it still comes out a unit vector.
+    if (!(std::isfinite(norm) && norm >= 1e-15f)) {
+      const float largest = out.row(r).cwiseAbs().maxCoeff();
+      if (largest > 0) out.row(r) /= largest;
       norm = out.row(r).norm();
     }
     if (norm > 0) out.row(r) /= norm;

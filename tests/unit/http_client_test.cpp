@@ -218,14 +218,16 @@ TEST(HttpParse, MalformedEmbeddingsAreClearErrors) {
   }
 }
 
-// A fuzzing finding: 1e58 is a finite double but no float; values whose squares overflow a float
-// still normalise to a unit row.
+// Fuzzing findings: 1e58 is a finite double but no float; values whose squares overflow or
+// underflow a float still normalise to a unit row.
 TEST(HttpParse, EmbeddingValuesBeyondFloatAreErrorsAndLargeOnesStillNormalise) {
   const std::string e = error_of([&] { parse_embeddings_response(R"({"data":[{"index":0,"embedding":[1e58,-2]}]})", 1, 2, "U"); });
   EXPECT_TRUE(e.starts_with("U: ") && e.find("32-bit float") != std::string::npos) << e;
-  const MatrixF m = parse_embeddings_response(R"({"data":[{"index":0,"embedding":[3e30,4e30]}]})", 1, 2, "U");
-  EXPECT_FLOAT_EQ(m(0, 0), 0.6f);
-  EXPECT_FLOAT_EQ(m(0, 1), 0.8f);
+  for (const char* row : {"[3e30,4e30]", "[3e-40,4e-40]"}) {  // squares past a float's range, both ways
+    const MatrixF m = parse_embeddings_response(std::string(R"({"data":[{"index":0,"embedding":)") + row + "}]}", 1, 2, "U");
+    EXPECT_NEAR(m(0, 0), 0.6f, 1e-6) << row;
+    EXPECT_NEAR(m(0, 1), 0.8f, 1e-6) << row;
+  }
 }
 
 TEST(HttpParse, CompletionsOfBothApis) {
