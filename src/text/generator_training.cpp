@@ -71,7 +71,7 @@ std::string stem_word(const std::string& word) {
 }
 
 GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source) {
-  GeneratorTraining t{.texts = flatten(texts_per_label), .label_texts = {}, .source = std::move(source), .labels = "per-label"};
+  GeneratorTraining t{.texts = flatten(texts_per_label), .label_texts = {}, .source = std::move(source), .labels = "per-label", .topic_texts = {}};
   std::size_t next = 0;
   for (const auto& texts : texts_per_label) {
     t.label_texts.emplace_back();
@@ -84,7 +84,8 @@ GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& t
   GeneratorTraining t{.texts = flatten(texts_per_label),
                       .label_texts = std::vector<std::vector<std::size_t>>(texts_per_label.size()),
                       .source = std::move(source),
-                      .labels = "pooled (one model, no labels)"};
+                      .labels = "pooled (one model, no labels)",
+                      .topic_texts = {}};
   if (topics > 0) {
     t.topic_texts = latent_topics(t.texts, topics);
     t.labels = "pooled (no labels; " + std::to_string(topics) + " latent topics of the texts)";

@@ -14,14 +14,8 @@
 # every Aug-PE bin was clipped to 0, so nothing released shows in the total. Run on a binary without release keys (main before issue 25), it
 # fails: see the last lines of its output.
 set -euo pipefail
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-LIB=$(cd "$(dirname "$0")" && pwd)/lib
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-cd "$T"
-INI=$SRC/jobs/quickstart.ini
-"$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null 2>&1
+SECPE=$1 DEMO_RECORDS=1200
+source "$(dirname "$0")/lib/demo_scratch.sh"
 # The neighbouring dataset: the corpus without its last record that holds a planted secret.
 python3 "$LIB/without_private.py" corpus.csv corpus.secrets.txt corpus2.csv --last
 ALLOW=()  # the demo's small labels may hold no public record: imported all the same

@@ -10,14 +10,8 @@
 #    folder (calibration.json, 0600, shown by `secpe inspect`).
 #  * Data that break the public caps are refused before any work, without a count in the message.
 set -euo pipefail
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-LIB=$(cd "$(dirname "$0")" && pwd)/lib
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-cd "$T"
-INI=$SRC/jobs/quickstart.ini
-"$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null 2>&1
+SECPE=$1 DEMO_RECORDS=1200
+source "$(dirname "$0")/lib/demo_scratch.sh"
 # The second corpus: every third record holding a planted secret left out; the public records,
 # hence the labels and their public counts, stay.
 mkdir a b

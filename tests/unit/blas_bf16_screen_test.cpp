@@ -172,16 +172,7 @@ TEST(Bf16Screen, AlignedRoundingErrorsAgree) {
     c(2, j) = 1.0f;
     c(3, j) = j % 2 ? down : 1.0f;
   }
-  MatrixF x = MatrixF::Ones(3, d);
-  x.row(1) *= 1e-3f;
-  x.row(2) = c.row(3);
-  expect_agree(x, c);
-  expect_agree(x, c, 2);
-  BlasKernel kernel(BlasKernelOptions{.threads = 1, .screen = BlasScreen::kBf16Emulated});
-  std::vector<std::int32_t> nearest(3);
-  std::vector<double> score(3);
-  kernel.search(x, c, Metric::kInnerProduct, nearest, score);
-  EXPECT_EQ(nearest[0], 0);
+  test::expect_aligned_rounding_agrees(c, BlasScreen::kBf16Emulated);
 }
 
 // Norms from 1e-30 to 1e30 within one search, coordinates that are float subnormals (which bf16

@@ -27,6 +27,12 @@ TEST(BlasCore, GenericCoreOnANewerCpuIsReportedWithTheFix) {
   EXPECT_NE(warning->find("Prescott"), std::string::npos);
   EXPECT_NE(warning->find("jobs/blas-core.sh"), std::string::npos);
   EXPECT_NE(warning->find("OPENBLAS_CORETYPE=Cooperlake"), std::string::npos);
+  // A core set in the environment (which the script keeps) is named, with how to let the script choose.
+  const auto set = blas_core_warning({.name = "Haswell", .tier = IsaTier::kAvx2, .cpu_tier = IsaTier::kAvx512Bf16,
+                                      .source = kCoreFromEnvironment});
+  ASSERT_TRUE(set.has_value());
+  EXPECT_NE(set->find("OPENBLAS_CORETYPE=Haswell is set in this environment"), std::string::npos) << *set;
+  EXPECT_NE(set->find("unset it"), std::string::npos) << *set;
   // Already the best core, an unknown core, or a CPU older than the core: nothing to say.
   EXPECT_FALSE(blas_core_warning({.name = "Cooperlake", .tier = IsaTier::kAvx512Bf16, .cpu_tier = IsaTier::kAvx512Bf16, .source = ""}));
   EXPECT_FALSE(blas_core_warning({.name = "ARMV8", .tier = IsaTier::kUnknown, .cpu_tier = IsaTier::kSse, .source = ""}));

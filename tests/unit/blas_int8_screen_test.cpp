@@ -132,16 +132,7 @@ TEST(Int8Screen, AlignedRoundingErrorsAgree) {
     c(2, k) = 100.0f;
     c(3, k) = k % 2 ? 100.49f : 100.0f;
   }
-  MatrixF x = MatrixF::Ones(3, d);
-  x.row(1) *= 1e-3f;
-  x.row(2) = c.row(3);
-  expect_agree(x, c);
-  expect_agree(x, c, 2);
-  BlasKernel kernel(BlasKernelOptions{.threads = 1, .screen = BlasScreen::kInt8Emulated});
-  std::vector<std::int32_t> nearest(3);
-  std::vector<double> score(3);
-  kernel.search(x, c, Metric::kInnerProduct, nearest, score);
-  EXPECT_EQ(nearest[0], 0);
+  test::expect_aligned_rounding_agrees(c, BlasScreen::kInt8Emulated);
 }
 
 // Norms outside [2^-40, 2^40] (where the int8 epilogue could underflow or overflow in float) and

@@ -1,6 +1,7 @@
 #pragma once
 // BLAS kernels under test and the bit-for-bit check against the reference, shared by the BLAS
-// kernel tests (compute_kernel_test.cpp, blas_bf16_screen_test.cpp): not a test itself.
+// kernel tests (compute_kernel_test.cpp, blas_bf16_screen_test.cpp, blas_int8_screen_test.cpp): not a
+// test itself.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -73,6 +74,23 @@ inline void expect_agree(const MatrixF& x, const MatrixF& c, int k = 1) {
       expect_mutual_agrees(kernel, x, c, m);
     }
   }
+}
+
+// The narrow screens' worst case: centre A (row 0 of `c`) is the nearest by inner product, but its
+// coordinates round one way and B's (row 1) the other, so the screen alone ranks B first. Rows of
+// ones (one scaled down) and one row equal to centre 3 agree with the reference, and `screen`
+// still finds A: only the rescoring saves it.
+inline void expect_aligned_rounding_agrees(const MatrixF& c, BlasScreen screen) {
+  MatrixF x = MatrixF::Ones(3, c.cols());
+  x.row(1) *= 1e-3f;
+  x.row(2) = c.row(3);
+  expect_agree(x, c);
+  expect_agree(x, c, 2);
+  BlasKernel kernel(BlasKernelOptions{.threads = 1, .screen = screen});
+  std::vector<std::int32_t> nearest(3);
+  std::vector<double> score(3);
+  kernel.search(x, c, Metric::kInnerProduct, nearest, score);
+  EXPECT_EQ(nearest[0], 0);
 }
 
 // Sets (or unsets) an environment variable for a scope; its previous state comes back afterwards.

@@ -76,17 +76,20 @@ BlasCore blas_core() {
   const char* chosen = std::getenv("SECPE_BLAS_CORE_CHOSEN");
   core.source = !coretype ? "OpenBLAS's own detection"
                 : chosen  ? "OPENBLAS_CORETYPE, chosen by jobs/blas-core.sh after a self-test"
-                          : "OPENBLAS_CORETYPE from the environment";
+                          : kCoreFromEnvironment;
   return core;
 }
 
 std::optional<std::string> blas_core_warning(const BlasCore& core) {
   const auto better = faster_cores(core.cpu_tier, core.tier);
   if (better.empty()) return std::nullopt;
+  // jobs/blas-core.sh keeps a core the user (or the site) set, so pointing at it alone would not help then.
+  const std::string fix = core.source == kCoreFromEnvironment
+                              ? "OPENBLAS_CORETYPE=" + core.name + " is set in this environment and jobs/blas-core.sh keeps a core that is set: unset it to let the script choose the fastest core that passes secpe's self-test"
+                              : "Source jobs/blas-core.sh (the job scripts do) to choose the fastest core that passes secpe's self-test";
   return "OpenBLAS runs its " + core.name + " (" + tier_name(core.tier) + ") kernels on a CPU with " + tier_name(core.cpu_tier) +
-         ": sgemm, and so every search, may be several times slower. Source jobs/blas-core.sh (the job scripts do) to choose "
-         "the fastest core that passes secpe's self-test, or check one by hand: OPENBLAS_CORETYPE=" + better.front() +
-         " secpe blas-check";
+         ": sgemm, and so every search, may be several times slower. " + fix + ", or check one by hand: OPENBLAS_CORETYPE=" +
+         better.front() + " secpe blas-check";
 }
 
 bool blas_self_test(std::string* report) {

@@ -15,11 +15,13 @@ namespace secpe {
 // Instruction-set tiers of x86-64 sgemm kernels, in order of speed.
 enum class IsaTier : int { kUnknown = -1, kSse = 0, kAvx = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4 };
 
+inline constexpr const char* kCoreFromEnvironment = "OPENBLAS_CORETYPE from the environment";
+
 struct BlasCore {
   std::string name;          // openblas_get_corename()
   IsaTier tier;              // the tier of that core's kernels
   IsaTier cpu_tier;          // the best tier this CPU supports
-  std::string source;        // who chose it: OpenBLAS itself, jobs/blas-core.sh, or the environment
+  std::string source;        // who chose it: OpenBLAS itself, jobs/blas-core.sh, or the environment (kCoreFromEnvironment)
 };
 
 BlasCore blas_core();
