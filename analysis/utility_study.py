@@ -61,15 +61,19 @@ def summary(values):
 
 
 def read_runs(out):
-    """{(ablation, mode, embedder, method, rp): {seed: [figures per population]}}."""
-    runs = {}
+    """{(ablation, mode, embedder, method, rp): {seed: [figures per population]}}, and each
+    generator-labels mode's name in the tables (pooled with its latent topics, when it has them)."""
+    runs, mode_names = {}, {}
     for folder in sorted(glob.glob(os.path.join(out, "runs", "*"))):
         m = NAME.fullmatch(os.path.basename(folder))
         if not m or not os.path.exists(os.path.join(folder, "run.json")):
             continue
         key = (m["ablation"] or "", m["mode"], m["embedder"], m["method"], m["rp"] or "-")
         runs.setdefault(key, {})[int(m["seed"])] = read_run(folder)
-    return runs
+        with open(os.path.join(folder, "run.json")) as f:
+            topics = int(json.load(f)["options"].get("generator-topics", "0"))
+        mode_names[m["mode"]] = f"{m['mode']} ({topics} topics)" if topics else m["mode"]
+    return runs, mode_names
 
 
 def final(runs, key, figure, population=-1):
@@ -107,7 +111,7 @@ def method_name(method, rp):
     return f"{'SecPE' if method == 'secpe' else 'Aug-PE'}, r/p = {rp}"
 
 
-def table_rows(out, runs):
+def table_rows(out, runs, names):
     rows = []  # dicts: setting columns and figure summaries
     for name, file in (("real: the whole training split", "train"), ("real: N_syn random training reviews", "reference"),
                        ("real: the same reviews cut to 64 words", "reference_cut")):
@@ -120,7 +124,7 @@ def table_rows(out, runs):
     seen_initial = set()
     for key in order:
         ablation, mode, embedder, method, rp = key
-        setting = f"{mode}, {embedder}" + (f", ablation {ablation}" if ablation else "")
+        setting = f"{names[mode]}, {embedder}" + (f", ablation {ablation}" if ablation else "")
         control = control_of(runs, key)
         if (ablation, mode) not in seen_initial and method == "random":
             seen_initial.add((ablation, mode))
@@ -192,7 +196,7 @@ def categorical_axis(ax, labels):
     ax.set_xlim(-0.5, len(labels) - 0.5)
 
 
-def plot_accuracy_vs_rp(out, runs, embedder):
+def plot_accuracy_vs_rp(out, runs, names, embedder):
     modes = [m for m in MODES if any(k[0] == "" and k[1] == m and k[2] == embedder for k in runs)]
     if not modes:
         return
@@ -212,14 +216,14 @@ def plot_accuracy_vs_rp(out, runs, embedder):
                 ax.axhline(s["mean"], linestyle="--", color="grey", label="control (random selection)")
                 ax.axhline(final(runs, control, figure, 0)["mean"], linestyle=":", color="black", label="initial population")
             categorical_axis(ax, ["r/p = " + rp for rp in present])
-            ax.set_title(f"{mode} generator, {embedder}: {figure} accuracy (%)", fontsize=10)
+            ax.set_title(f"{names[mode]} generator, {embedder}: {figure} accuracy (%)", fontsize=10)
             ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "accuracy_vs_r_over_p.png"), dpi=100)
     plt.close(fig)
 
 
-def plot_iterations(out, runs, embedder):
+def plot_iterations(out, runs, names, embedder):
     for mode in MODES:
         methods = [m for m in ("secpe", "augpe") if any(k[:4] == ("", mode, embedder, m) for k in runs)]
         if not methods:
@@ -242,7 +246,7 @@ def plot_iterations(out, runs, embedder):
                     ax.plot(range(steps), [statistics.mean(p[t][figure] for p in per_seed) for t in range(steps)], linestyle="--",
                             color="grey", label="control (random selection)")
                 ax.set_xlabel("population (0: initial; t: after t iterations)")
-                ax.set_title(f"{method_name(method, 'x').split(',')[0]}, {mode} generator, {embedder}: {figure} accuracy (%)",
+                ax.set_title(f"{method_name(method, 'x').split(',')[0]}, {names[mode]} generator, {embedder}: {figure} accuracy (%)",
                              fontsize=10)
                 ax.legend(fontsize=7)
         fig.tight_layout()
@@ -275,16 +279,16 @@ def plot_embedders(out, runs):
 
 def main():
     out = sys.argv[1]
-    runs = read_runs(out)
-    write_table(out, table_rows(out, runs), runs)
+    runs, names = read_runs(out)
+    write_table(out, table_rows(out, runs, names), runs)
     # The study's main embedder (the first of its EMBEDDERS) is the one its controls ran with.
     controls = [k for k in runs if k[0] == "" and k[3] == "random"]
     if not controls:
         return
     first = controls[0][2]
     write_targets(out, runs, first)
-    plot_accuracy_vs_rp(out, runs, first)
-    plot_iterations(out, runs, first)
+    plot_accuracy_vs_rp(out, runs, names, first)
+    plot_iterations(out, runs, names, first)
     plot_embedders(out, runs)
 
 

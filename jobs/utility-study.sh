@@ -29,7 +29,8 @@
 # METHODS ("secpe augpe random"), GENERATOR_LABELS ("pooled per-label prompt"),
 # EMBEDDERS ("ppmi-sif tfidf-svd hashing": the first everywhere, the others in the modes of
 # COMPARE_EMBEDDERS_IN, "pooled"), ABLATIONS ("no-private half-private"),
-# SYNTHETIC (1000), ITERATIONS (10), VARIATIONS (3), CLUSTERS (20), RANKS (1), THREADS (2),
+# SYNTHETIC (1000), ITERATIONS (10), VARIATIONS (3), CLUSTERS (20), TOPICS (50: --generator-topics of
+# every pooled run; 0 for the one pooled model), RANKS (1), THREADS (2),
 # LAUNCH ("mpirun"; "srun" in Slurm), PROMPTS (jobs/prompts/yelp.json: the keyword lists of the
 # prompt mode), IMPORT_ARGS ("--secrets random-word --secret-count 100 --secret-quantile 0.2
 # --secret-max-private-share 0.3": secpe import's defaults, spelled out; 13% of the dev set's
@@ -50,7 +51,7 @@ SEEDS=${SEEDS:-"1 2 3"}; RP=${RP:-"2 10 none"}; METHODS=${METHODS:-"secpe augpe 
 GENERATOR_LABELS=${GENERATOR_LABELS:-"pooled per-label prompt"}; EMBEDDERS=${EMBEDDERS:-"ppmi-sif tfidf-svd hashing"}
 COMPARE_EMBEDDERS_IN=${COMPARE_EMBEDDERS_IN:-pooled}
 ABLATIONS=${ABLATIONS-"no-private half-private"}
-SYNTHETIC=${SYNTHETIC:-1000}; ITERATIONS=${ITERATIONS:-10}; VARIATIONS=${VARIATIONS:-3}; CLUSTERS=${CLUSTERS:-20}
+SYNTHETIC=${SYNTHETIC:-1000}; ITERATIONS=${ITERATIONS:-10}; VARIATIONS=${VARIATIONS:-3}; CLUSTERS=${CLUSTERS:-20}; TOPICS=${TOPICS:-50}
 RANKS=${RANKS:-1}; THREADS=${THREADS:-2}; LAUNCH=${LAUNCH:-mpirun}; PROMPTS=${PROMPTS:-$SECPE_ROOT/jobs/prompts/yelp.json}
 IMPORT_ARGS=${IMPORT_ARGS:-"--secrets random-word --secret-count 100 --secret-quantile 0.2 --secret-max-private-share 0.3"}
 HALF_PRIVATE_ARGS=${HALF_PRIVATE_ARGS:-"--secrets random-word --secret-count 1600 --secret-quantile 0.4 --secret-max-private-share 1"}
@@ -153,6 +154,7 @@ point() {  # point I: run line I of the grid, skipped when already complete (run
   echo "utility-study: $name"
   local extra=()
   [[ "$rest" == *"--generator-labels prompt"* ]] && extra+=(--prompts "$PROMPTS")
+  [[ "$rest" == *"--generator-labels pooled"* ]] && extra+=(--generator-topics "$TOPICS")
   # Aug-PE's record-level noise leaves secrets held by several records over their budget: the
   # baseline runs anyway, and its privacy.json says by how much.
   [[ "$rest" == *"--method augpe"* ]] && extra+=(--allow-over-budget)
