@@ -55,7 +55,7 @@ if [ -f "$DEV" ]; then
     fail "sbatch refused the utility array"
   wait_job "$aid"
   bash jobs/utility-study.sh analyse "$DEV" "$T/utility" > "$T/analyse.log" 2>&1 || { cat "$T/analyse.log"; fail "utility study: analyse"; }
-  grep -q '| pooled, ppmi-sif | SecPE, r/p = 10 |' "$T/utility/table.md" && grep -q '| control: random selection' "$T/utility/table.md" ||
+  grep -q '| pooled (50 topics), ppmi-sif | SecPE, r/p = 10 |' "$T/utility/table.md" && grep -q '| control: random selection' "$T/utility/table.md" ||
     fail "utility study: table"
   [ "$(stat -c %a "$T/utility/private")" = 700 ] && [ -f "$T/utility/private/noise.key" ] && [ ! -e "$T/utility/noise.key" ] ||
     fail "utility study: the private files are not apart in private/ (0700)"
