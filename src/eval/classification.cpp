@@ -27,6 +27,10 @@ ClassificationScores score_classification(const ConfusionCounts& counts, std::in
   if (out.records == 0) return out;
   out.accuracy = static_cast<double>(correct) / static_cast<double>(out.records);
   const std::vector<std::int64_t> support = counts.support();
+  for (int c = 0; c < k; ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    out.per_class.push_back({.support = support[i], .predicted = predicted[i], .correct = counts.at(c, c)});
+  }
   double f1_sum = 0.0;
   std::int64_t scored = unseen_classes;  // each unseen value: support > 0, never predicted, F1 = 0
   for (int c = 0; c < k; ++c) {

@@ -27,12 +27,20 @@ class ConfusionCounts {
   std::vector<std::int64_t> counts_;
 };
 
+// One class's counts on the test set: its records, the records predicted as it, and those both.
+// Where a majority class dominates, accuracy hides which classes the training set taught at all;
+// these show it (recall = correct / support, precision = correct / predicted).
+struct ClassCounts {
+  std::int64_t support = 0, predicted = 0, correct = 0;
+};
+
 struct ClassificationScores {
   std::int64_t records = 0;
   double accuracy = 0.0;
   // Unweighted mean of per-class F1 over every class that occurs in the test set or is predicted
   // (scikit-learn's f1_score(average="macro")); a class with no true positive scores 0.
   double macro_f1 = 0.0;
+  std::vector<ClassCounts> per_class;  // per class of the confusion counts, in their order
 };
 
 // unseen_classes: how many distinct test values the training set does not have (each is a class

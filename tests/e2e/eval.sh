@@ -25,6 +25,12 @@ for col in ("label1", "label2"):
     for f in ("tfidf", "embeddings"):
         s = c[f]
         assert 0 <= s["accuracy"] <= 1 and 0 <= s["macro_f1"] <= 1 and s["records"] == 900 and s["features"] > 0, s
+        # Per class, in the order of "classes": its real records, predictions and correct ones.
+        pc = s["per_class"]
+        assert [p["class"] for p in pc] == c["classes"], pc
+        assert sum(p["predicted"] for p in pc) == 900 and sum(p["real"] for p in pc) <= 900, pc
+        assert abs(sum(p["correct"] for p in pc) / 900 - s["accuracy"]) < 1e-12, pc
+        assert all(p["recall"] is None if p["real"] == 0 else p["recall"] == p["correct"] / p["real"] for p in pc), pc
     # Same generator, different seeds: the classifier beats always answering the majority class.
     assert c["tfidf"]["accuracy"] > c["majority"]["accuracy"], (col, c)
 assert "Restaurants" in j["classification"]["label1"]["classes"]  # Aug-PE prefixes stripped

@@ -106,6 +106,14 @@ TEST(Classification, AccuracyAndMacroF1AsScikitLearn) {
   EXPECT_EQ(s.records, 5);
   EXPECT_DOUBLE_EQ(s.accuracy, 0.6);
   EXPECT_NEAR(s.macro_f1, (0.5 + 0.8 + 0.0) / 3.0, 1e-15);
+  // Per class: test records, predictions, correct ones (class 2 is never predicted right).
+  ASSERT_EQ(s.per_class.size(), 3u);
+  const std::int64_t expected[3][3] = {{2, 2, 1}, {2, 3, 2}, {1, 0, 0}};
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(s.per_class[k].support, expected[k][0]) << k;
+    EXPECT_EQ(s.per_class[k].predicted, expected[k][1]) << k;
+    EXPECT_EQ(s.per_class[k].correct, expected[k][2]) << k;
+  }
 }
 
 TEST(Classification, UnseenValuesCountAsErrorsAndAsClasses) {
