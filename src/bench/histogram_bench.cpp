@@ -42,6 +42,23 @@ MatrixF random_candidates(std::uint64_t seed, std::size_t label, std::size_t n, 
   return m;
 }
 
+// Record-like candidates around one label's public centres (PrivateSignalOptions::candidates
+// "centres"): candidate i sits at centre i mod K plus `spread` times a random unit vector, from
+// the public seed; without centres, random ones.
+MatrixF candidates_near_centres(std::uint64_t seed, std::size_t label, std::size_t n, const MatrixF& centres, double spread) {
+  if (centres.rows() == 0) return random_candidates(seed, label, n, centres.cols());
+  MatrixF m(static_cast<Eigen::Index>(n), centres.cols());
+  for (std::size_t i = 0; i < n; ++i) {
+    CounterRng rng(seed, Stream::kGeneration, label, 1, i);
+    auto row = m.row(static_cast<Eigen::Index>(i));
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row[j] = static_cast<float>(rng.normal());
+    row *= static_cast<float>(spread) / row.norm();
+    row += centres.row(static_cast<Eigen::Index>(i % static_cast<std::size_t>(centres.rows())));
+    row.normalize();
+  }
+  return m;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
@@ -320,7 +337,16 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     PrivateSignalOptions signal = o.signal;
     signal.threads = o.threads;
     signal.private_batch = o.private_batch;
-    figures["private_signal"] = private_signal(comm, shard, clusters, b.candidates, b.syn, *kernel, b.key, signal);
+    std::vector<MatrixF> near;
+    if (signal.candidates == "centres") {
+      for (std::size_t l = 0; l < b.candidates.size(); ++l) {
+        const MatrixF none(0, b.candidates[l].cols());
+        near.push_back(candidates_near_centres(o.seed, l, static_cast<std::size_t>(b.candidates[l].rows()),
+                                               l < clusters.size() ? clusters[l].centres : none, signal.candidate_spread));
+      }
+    }
+    figures["private_signal"] = private_signal(comm, shard, clusters, near.empty() ? b.candidates : near, b.syn, *kernel, b.key, signal);
+    figures["private_signal_candidates"] = signal.candidates;
   }
   if (b.cuda) figures["device_check_failures"] = comm.allreduce_max(double(b.cuda->traffic().check_failures));
   figures["peak_rss_mib_max_rank"] = comm.allreduce_max(peak_rss_mib());

@@ -53,7 +53,7 @@ void secpe_label(const Communicator& comm, const SecretClustering& clustering, c
   const NoisyClusters exact = clustering.release(key, label, 0, 0.0);
   const NoisyClusters noisy = shrink_release(comm, clustering.release(key, label, 0, sigma), clustering.public_centres(),
                                              clustering.public_sizes(), sigma, 1.0);
-  NoisyClusters known{.centres = clustering.public_centres().middleRows(exact.first, exact.centres.rows()), .sizes = {}, .first = exact.first};
+  NoisyClusters known{.centres = clustering.public_centres().middleRows(exact.first, exact.centres.rows()), .sizes = {}, .first = exact.first, .device_copy = {}};
   known.sizes.assign(clustering.public_sizes().begin(), clustering.public_sizes().end());
   const auto votes = [&](const NoisyClusters& c) { return secpe_votes(comm, c, candidates, kernel, Metric::kCosine, 1); };
   s.add_selection(n_syn, votes(noisy), votes(exact), votes(known));

@@ -28,6 +28,12 @@ struct PrivateSignalOptions {
   CalibrationMode calibration = CalibrationMode::kExact;
   double private_batch = 1000.0;  // B per label
   int threads = 1;
+  // The candidates voted on: "random" (the timing benchmark's random unit vectors, far from the
+  // data, so a centre's nearest candidate changes only when the centre moves far) or "centres"
+  // (record-like points around the label's public centres: centre + candidate_spread times a
+  // random unit vector, normalised, as texts near the data would embed).
+  std::string candidates = "random";
+  double candidate_spread = 0.6;
 };
 
 // One label's public clustering (k-means of its public rows), as the benchmark's setup made it.

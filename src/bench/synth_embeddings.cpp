@@ -70,15 +70,16 @@ std::vector<LabelShare> label_shares(const std::string& spec) {
 // Component centres: per label a direction plus a component offset, normalised.
 MatrixF component_centres(const SynthEmbeddingOptions& o, std::size_t n_labels) {
   const int d = o.dim;
-  MatrixF components(static_cast<Eigen::Index>(n_labels * o.components), d);
+  const int per_label = o.components + o.private_components;
+  MatrixF components(static_cast<Eigen::Index>(n_labels * per_label), d);
   std::vector<float> label_dir(static_cast<std::size_t>(d)), offset(static_cast<std::size_t>(d));
   for (std::size_t l = 0; l < n_labels; ++l) {
     CounterRng lr(o.seed, Stream::kCorpus, kLabelCentre, l);
     random_unit(lr, label_dir.data(), d);
-    for (int k = 0; k < o.components; ++k) {
+    for (int k = 0; k < per_label; ++k) {
       CounterRng cr(o.seed, Stream::kCorpus, kComponentCentre, l, static_cast<std::uint64_t>(k));
       random_unit(cr, offset.data(), d);
-      auto row = components.row(static_cast<Eigen::Index>(l * o.components + k));
+      auto row = components.row(static_cast<Eigen::Index>(l * per_label + k));
       for (int j = 0; j < d; ++j) row[j] = label_dir[j] + 0.7f * offset[j];
       row.normalize();
     }
@@ -116,6 +117,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
   if (o.secrets < 1) throw InputError("secrets must be at least 1");
   if (!(o.private_fraction >= 0 && o.private_fraction <= 1)) throw InputError("the private fraction must be in [0, 1]");
   if (o.components < 1) throw InputError("components must be at least 1");
+  if (o.private_components < 0) throw InputError("private components must be 0 or more");
   const auto shares = label_shares(o.labels);
   const auto n_labels = shares.size();
   const int d = o.dim;
@@ -152,12 +154,18 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
       CounterRng rng(o.seed, Stream::kCorpus, kRecord, i);
       const auto label = static_cast<std::size_t>(std::upper_bound(cdf.begin(), cdf.end(), rng.uniform() * cdf.back()) - cdf.begin());
       c.label_ids[i] = static_cast<std::int32_t>(std::min(label, n_labels - 1));
-      const auto comp = c.label_ids[i] * o.components + static_cast<int>(rng.below(static_cast<std::uint64_t>(o.components)));
+      // With private components a record is private or not before its component is drawn (and
+      // after it otherwise, so that datasets without them keep their bits).
+      const bool apart = o.private_components > 0;
+      const bool early_private = apart && rng.uniform() < o.private_fraction;
+      const int own = early_private ? o.components + static_cast<int>(rng.below(static_cast<std::uint64_t>(o.private_components)))
+                                    : static_cast<int>(rng.below(static_cast<std::uint64_t>(o.components)));
+      const auto comp = c.label_ids[i] * (o.components + o.private_components) + own;
       random_unit(rng, noise.data(), d);
       auto row = c.embeddings.row(static_cast<Eigen::Index>(i));
       for (int j = 0; j < d; ++j) row[j] = components(comp, j) + static_cast<float>(o.spread) * noise[j];
       row.normalize();
-      if (rng.uniform() < o.private_fraction) {
+      if (apart ? early_private : rng.uniform() < o.private_fraction) {
         secrets_of[i] = held_secrets(rng, demo ? &pools[i / kDemoBlock] : nullptr, secret_cdf);
       }
     }

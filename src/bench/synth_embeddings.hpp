@@ -23,6 +23,10 @@ struct SynthEmbeddingOptions {
   // secrets (a Zipf-like tail of holders per secret, like the corpus' colliding names and phones).
   std::string holders = "zipf";
   int components = 16;            // mixture components per label
+  // Extra components per label that only private records are drawn from: a subject the public
+  // records lack, which only the private votes can show (0: private records are drawn like the
+  // public ones, from the label's components).
+  int private_components = 0;
   double spread = 0.6;            // within-component noise (relative to the unit-norm centre)
   std::uint64_t seed = 1;
   unsigned threads = 0;           // 0: all hardware threads

@@ -226,6 +226,38 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   });
 }
 
+// --r-over-p and the options that only apply with it (bench histogram's private-signal figures).
+void parse_signal_options(const po::variables_map& vm, PrivateSignalOptions& signal) {
+  if (vm.count("r-over-p")) {
+    for (const auto& value : split_list(vm["r-over-p"].as<std::string>(), ',')) {
+      double ratio = 9999;
+      if (value != "none") {
+        std::size_t used = 0;
+        try {
+          ratio = std::stod(value, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != value.size() || !(ratio > 1 && ratio < 1e6)) throw InputError("--r-over-p: '" + value + "' is not a ratio in (1, 1e6) or none");
+      }
+      signal.r_over_p.push_back(ratio);
+    }
+    try {
+      signal.calibration = parse_calibration(vm["calibration"].as<std::string>());
+    } catch (const InputError& e) {
+      throw InputError(std::string("--calibration: ") + e.what());
+    }
+    option_in(vm, "iterations", 1, 100000);
+    if (!(signal.p > 0 && signal.p < 1)) throw InputError("--p must be in (0, 1)");
+    if (signal.candidates != "random" && signal.candidates != "centres")
+      throw InputError("--signal-candidates must be random or centres, not '" + signal.candidates + "'");
+    option_in(vm, "candidate-spread", 0.0, 100.0);
+  } else {
+    for (const char* name : {"iterations", "calibration", "p", "signal-candidates", "candidate-spread"})
+      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --r-over-p only");
+  }
+}
+
 int bench_histogram_command(const std::vector<std::string>& args) {
   po::options_description desc("secpe bench histogram options");
   add_common_options(desc);
@@ -248,35 +280,13 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("r-over-p", po::value<std::string>(), "private-signal figures at each of these r/p (comma-separated; none: 9999), noise calibrated as a run calibrates it: how many noisy votes agree with the noise-free release, against the public-only votes")
     ("iterations", po::value<int>(&o.signal.iterations)->default_value(o.signal.iterations), "--r-over-p: iterations T the noise is calibrated for")
     ("calibration", po::value<std::string>()->default_value("exact"), "--r-over-p: SecPE's calibration, exact or paper")
-    ("p", po::value<double>(&o.signal.p)->default_value(o.signal.p, "1e-4"), "--r-over-p: the prior p of every secret");
+    ("p", po::value<double>(&o.signal.p)->default_value(o.signal.p, "1e-4"), "--r-over-p: the prior p of every secret")
+    ("signal-candidates", po::value<std::string>(&o.signal.candidates)->default_value(o.signal.candidates), "--r-over-p: the candidates voted on: random (the timing benchmark's, far from the data) or centres (record-like points around each label's public centres)")
+    ("candidate-spread", po::value<double>(&o.signal.candidate_spread)->default_value(o.signal.candidate_spread, "0.6"), "--signal-candidates centres: a candidate's offset from its centre (a unit vector's length)");
   add_device_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
-  if (vm.count("r-over-p")) {
-    for (const auto& value : split_list(vm["r-over-p"].as<std::string>(), ',')) {
-      double ratio = 9999;
-      if (value != "none") {
-        std::size_t used = 0;
-        try {
-          ratio = std::stod(value, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != value.size() || !(ratio > 1 && ratio < 1e6)) throw InputError("--r-over-p: '" + value + "' is not a ratio in (1, 1e6) or none");
-      }
-      o.signal.r_over_p.push_back(ratio);
-    }
-    try {
-      o.signal.calibration = parse_calibration(vm["calibration"].as<std::string>());
-    } catch (const InputError& e) {
-      throw InputError(std::string("--calibration: ") + e.what());
-    }
-    option_in(vm, "iterations", 1, 100000);
-    if (!(o.signal.p > 0 && o.signal.p < 1)) throw InputError("--p must be in (0, 1)");
-  } else {
-    for (const char* name : {"iterations", "calibration", "p"})
-      if (!vm[name].defaulted()) throw InputError(std::string("--") + name + " applies to --r-over-p only");
-  }
+  parse_signal_options(vm, o.signal);
   check_bench_out(vm);
   option_in<std::size_t>(vm, "synthetic", 1, 1000000000);
   option_in(vm, "variations", 1, 1000000);

@@ -21,6 +21,7 @@ int command_synth_embeddings(const std::vector<std::string>& args) {
     ("private-fraction", po::value<double>(&o.private_fraction)->default_value(o.private_fraction, "0.3"), "share of records holding a secret")
     ("holders", po::value<std::string>(&o.holders)->default_value(o.holders), "who holds which secret: zipf (Zipf popularity) or demo (as secpe corpus plants them)")
     ("components", po::value<int>(&o.components)->default_value(o.components), "mixture components per label")
+    ("private-components", po::value<int>(&o.private_components)->default_value(o.private_components), "extra components per label that only private records are drawn from (a subject the public records lack; 0: none)")
     ("spread", po::value<double>(&o.spread)->default_value(o.spread, "0.6"), "noise around each component centre")
     ("seed", po::value<std::uint64_t>(&o.seed)->default_value(o.seed), "seed")
     ("threads", po::value<unsigned>(&o.threads)->default_value(0), "threads (0: all)")

@@ -46,6 +46,18 @@ mpirun -n 2 --oversubscribe "$SECPE" bench histogram --data "$T/e.h5" --syntheti
 check "$T/signal.json" 'len(j["figures"]["private_signal"]) == 2 and j["figures"]["private_signal"][1]["r_over_p"] == 9999'
 check "$T/signal.json" 'j["figures"]["private_signal"][0]["secpe"]["sigma_max"] > j["figures"]["private_signal"][1]["secpe"]["sigma_max"] > 0'
 check "$T/signal.json" 'all(0 <= p[m][k] <= 1 for p in j["figures"]["private_signal"] for m in ("secpe", "augpe") for k in p[m] if "agreement" in k)'
+# A subject only the private records hold (--private-components), candidates near the data.
+"$SECPE" synth-embeddings --records 3000 --dim 16 --labels 4 --secrets 10 --private-components 2 --out "$T/p.h5" >/dev/null 2>&1 ||
+  fail "synth-embeddings --private-components"
+"$SECPE" bench histogram --data "$T/p.h5" --synthetic 200 --clusters 8 --repeats 1 --r-over-p 10 --signal-candidates centres \
+  --out "$T/signal_centres.json" >/dev/null 2>&1 || fail "bench histogram --signal-candidates centres"
+check "$T/signal_centres.json" 'j["figures"]["private_signal_candidates"] == "centres" and j["figures"]["private_records"] > 0'
+check "$T/signal_centres.json" 'all(0 <= v <= 1 for m in ("secpe", "augpe") for k, v in j["figures"]["private_signal"][0][m].items() if "agreement" in k)'
+err=$("$SECPE" bench histogram --data "$T/e.h5" --signal-candidates centres 2>&1) && fail "bench histogram took --signal-candidates without --r-over-p"
+grep -q -- "--signal-candidates applies to --r-over-p only" <<<"$err" || fail "bench histogram --signal-candidates: unclear error: $err"
+err=$("$SECPE" bench histogram --data "$T/e.h5" --r-over-p 2 --signal-candidates near 2>&1) && fail "bench histogram took --signal-candidates near"
+grep -q -- "--signal-candidates must be random or centres" <<<"$err" || fail "bench histogram --signal-candidates near: unclear error: $err"
+err=$("$SECPE" synth-embeddings --records 10 --private-components -1 --out "$T/x.h5" 2>&1) && fail "synth-embeddings took --private-components -1"
 err=$("$SECPE" bench histogram --data "$T/e.h5" --r-over-p 0.5 2>&1) && fail "bench histogram took --r-over-p 0.5"
 grep -q -- "--r-over-p: '0.5' is not a ratio" <<<"$err" || fail "bench histogram --r-over-p: unclear error: $err"
 
