@@ -7,8 +7,11 @@
 // the public part and the sampled private rows plus N(0, (2R sigma / n_k)^2) per coordinate. With
 // few private records per cluster (the 5,000-review dev set samples about five per label) the
 // noise is far larger than m_k and than the private shift of the mean, so the raw release is
-// almost pure noise and voting with it is worse than voting at random; at Yelp scale the
-// estimate approaches the release itself.
+// almost pure noise and voting with it is worse than voting at random. The estimate approaches
+// the release itself only where the sampled private records per cluster (about B / K) outweigh
+// the noise's norm, 2 R sigma sqrt(d) / n_k against their shift m_k |delta| / n_k: a larger
+// dataset alone does not get there, nor a larger batch, whose sigma grows with it (measured by
+// `secpe bench histogram --signal-candidates centres`, docs/studies.md).
 #include <cstdint>
 #include <span>
 
