@@ -43,10 +43,9 @@ MatrixF random_candidates(std::uint64_t seed, std::size_t label, std::size_t n, 
 }
 
 // Record-like candidates around one label's public centres (PrivateSignalOptions::candidates
-// "centres"): candidate i sits at centre i mod K plus `spread` times a random unit vector, from
-// the public seed; without centres, random ones.
+// "centres"; at least one centre): candidate i sits at centre i mod K plus `spread` times a random
+// unit vector, from the public seed.
 MatrixF candidates_near_centres(std::uint64_t seed, std::size_t label, std::size_t n, const MatrixF& centres, double spread) {
-  if (centres.rows() == 0) return random_candidates(seed, label, n, centres.cols());
   MatrixF m(static_cast<Eigen::Index>(n), centres.cols());
   for (std::size_t i = 0; i < n; ++i) {
     CounterRng rng(seed, Stream::kGeneration, label, 1, i);
@@ -337,12 +336,14 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
     PrivateSignalOptions signal = o.signal;
     signal.threads = o.threads;
     signal.private_batch = o.private_batch;
+    // A label without centres on this rank (another rank evolves it) keeps the random candidates.
     std::vector<MatrixF> near;
     if (signal.candidates == "centres") {
       for (std::size_t l = 0; l < b.candidates.size(); ++l) {
-        const MatrixF none(0, b.candidates[l].cols());
-        near.push_back(candidates_near_centres(o.seed, l, static_cast<std::size_t>(b.candidates[l].rows()),
-                                               l < clusters.size() ? clusters[l].centres : none, signal.candidate_spread));
+        const bool has_centres = l < clusters.size() && clusters[l].centres.rows() > 0;
+        near.push_back(has_centres ? candidates_near_centres(o.seed, l, static_cast<std::size_t>(b.candidates[l].rows()),
+                                                             clusters[l].centres, signal.candidate_spread)
+                                   : b.candidates[l]);
       }
     }
     figures["private_signal"] = private_signal(comm, shard, clusters, near.empty() ? b.candidates : near, b.syn, *kernel, b.key, signal);

@@ -14,8 +14,9 @@ Json optional_json(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 
-Json share_json(std::int64_t part, std::int64_t whole) {
-  return whole > 0 ? Json(static_cast<double>(part) / static_cast<double>(whole)) : Json(nullptr);
+// part / whole, none without a whole (a class without real records or predictions).
+std::optional<double> share(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? std::optional<double>(static_cast<double>(part) / static_cast<double>(whole)) : std::nullopt;
 }
 
 // Per class (named by `classes`, in the classifier's order): real records, predictions, recall, precision.
@@ -24,7 +25,7 @@ Json per_class_json(const ClassificationScores& s, const std::vector<std::string
   for (std::size_t c = 0; c < s.per_class.size() && c < classes.size(); ++c) {
     const ClassCounts& k = s.per_class[c];
     out.push_back({{"class", classes[c]}, {"real", k.support}, {"predicted", k.predicted}, {"correct", k.correct},
-                   {"recall", share_json(k.correct, k.support)}, {"precision", share_json(k.correct, k.predicted)}});
+                   {"recall", optional_json(share(k.correct, k.support))}, {"precision", optional_json(share(k.correct, k.predicted))}});
   }
   return out;
 }
@@ -69,8 +70,7 @@ void print_recall(const std::string& column, const ClassifierReport& k, const st
   const std::size_t n = std::min(k.scores.per_class.size(), classes.size());
   for (std::size_t c = 0; c < std::min(n, kShown); ++c) {
     const ClassCounts& counts = k.scores.per_class[c];
-    const std::optional<double> recall =
-        counts.support > 0 ? std::optional<double>(static_cast<double>(counts.correct) / static_cast<double>(counts.support)) : std::nullopt;
+    const std::optional<double> recall = share(counts.correct, counts.support);
     out << (c ? ", " : " ") << classes[c] << " " << (recall ? percent(*recall) : std::string("n/a")) << " (" << counts.support << ")";
   }
   if (n > kShown) out << ", ... (" << n - kShown << " more in the JSON report)";

@@ -14,7 +14,7 @@ NoisyClusters shrink_release(const Communicator& comm, const NoisyClusters& rele
                              ReleaseShrinkage* shrinkage) {
   const auto k = static_cast<Eigen::Index>(released.sizes.size());
   const Eigen::Index rows = released.centres.rows(), d = public_centres.cols(), first = released.first;
-  NoisyClusters out{MatrixF(rows, d), std::vector<double>(static_cast<std::size_t>(k)), first};
+  NoisyClusters out{MatrixF(rows, d), std::vector<double>(static_cast<std::size_t>(k)), first, nullptr};
   if (k == 0) return out;
   const double noise_var = sigma * sigma;
   // Sizes: the residual r_k = released - n_k is m_k plus noise; its spread beyond sigma^2 is the
