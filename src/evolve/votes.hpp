@@ -16,6 +16,10 @@ struct VoteResult {
   std::vector<double> tie_key;   // per candidate, for rank_order
 };
 
+// secpe run's --votes-per-center auto where the generator does not know the labels (a measured
+// choice: docs/studies.md).
+constexpr int kSpreadVotesPerCentre = 4;
+
 // SecPE: each noisy centre gives its noisy size to its nearest candidate (O(K x N_cand) work), or
 // spreads it equally over its `votes_per_centre` nearest candidates (post-processing of released
 // values: no privacy cost). The work is sharded by centre, as the release is: each rank searches

@@ -93,5 +93,19 @@ printf 'secret,p,r\nnobody at all,1e-4,1e-3\n' > "$T/bad.csv"
 expect2 "bad.csv:2: the secret is not in" "$SECPE" run --data "$T/c.h5" --out "$T/x" --budgets "$T/bad.csv" --quiet
 expect2 "--calibration: SecPE.s calibration must be exact, paper or public-profile" "$SECPE" run --data "$T/c.h5" --out "$T/x" --calibration fancy --quiet
 expect2 "--method augpe uses --calibration gdp" "$SECPE" run --data "$T/c.h5" --out "$T/x" --method augpe --calibration exact --quiet
-expect2 "--votes-per-center must be in \[1, 1000000\], not 0" "$SECPE" run --data "$T/c.h5" --out "$T/x" --votes-per-center 0 --quiet
+expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '0'" "$SECPE" run --data "$T/c.h5" --out "$T/x" --votes-per-center 0 --quiet
+expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '2x'" "$SECPE" run --data "$T/c.h5" --out "$T/x" --votes-per-center 2x --quiet
+
+# --votes-per-center auto: 1 with per-label models, 4 where the generator does not know the labels
+# (the same outputs as asking for 4), and run.json says which.
+"$SECPE" keygen --out "$T/k.key" 2>/dev/null || fail "keygen"
+POOLED=(run --data "$T/c.h5" --seed 2 --iterations 2 --synthetic 40 --generator-labels pooled --noise-key-file "$T/k.key" --noise-nonce 0123456789abcdef0123456789abcdef --quiet)
+"$SECPE" "${POOLED[@]}" --out "$T/pooled" || fail "run pooled"
+"$SECPE" "${POOLED[@]}" --out "$T/pooled4" --votes-per-center 4 || fail "run pooled, 4 votes"
+cmp -s "$T/pooled/synthetic.csv" "$T/pooled4/synthetic.csv" || fail "--votes-per-center auto with --generator-labels pooled is not 4"
+python3 - "$T" <<'PY' || fail "votes per centre in run.json"
+import json, sys
+opt = lambda run: json.load(open(f"{sys.argv[1]}/{run}/run.json"))["options"]["votes-per-center"]
+assert opt("exact") == "auto: 1" and opt("pooled") == "auto: 4" and opt("pooled4") == "4" and opt("paper") == "3", (opt("exact"), opt("pooled"))
+PY
 echo "privacy_cli: ok"
