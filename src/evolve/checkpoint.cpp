@@ -269,6 +269,10 @@ void check_fingerprint(const nlohmann::ordered_json& saved, const nlohmann::orde
       msg += "; the finished labels were calibrated and released for the old number of iterations, so adding "
              "iterations would release more than their budget allows";
     }
+    if (key == "votes_per_centre" && saved.contains(key)) {
+      msg += "; --votes-per-center " + saved[key].dump() + " resumes it (the default, auto, takes 4 with label-blind and "
+             "HTTP generators since it was measured to select better there, 1 with per-label ones)";
+    }
     throw InputError(msg + "; use a new output folder or the same options");
   }
 }

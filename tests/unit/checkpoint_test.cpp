@@ -226,5 +226,24 @@ TEST(Checkpoint, ProgressHoldsEveryLabelInProgress) {
   }
 }
 
+// A refusal names the setting that differs; for the vote rule, whose default changed, it also
+// says which value resumes the run.
+TEST(Checkpoint, AnotherSettingIsRefusedByName) {
+  const nlohmann::ordered_json saved = {{"r", 1e-3}, {"votes_per_centre", 1}};
+  try {
+    check_fingerprint(saved, {{"r", 1e-3}, {"votes_per_centre", 4}}, "out.state/checkpoint.json");
+    FAIL() << "another vote rule was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a different 'votes_per_centre' (1, now 4); --votes-per-center 1 resumes it"), std::string::npos) << e.what();
+  }
+  try {
+    check_fingerprint(saved, {{"r", 2e-3}, {"votes_per_centre", 1}}, "out.state/checkpoint.json");
+    FAIL() << "another r was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a different 'r' (0.001, now 0.002); use a new output folder"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_fingerprint(saved, saved, "out.state/checkpoint.json"));
+}
+
 }  // namespace
 }  // namespace secpe
