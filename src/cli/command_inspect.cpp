@@ -66,6 +66,20 @@ nlohmann::json read_json(const std::filesystem::path& path) {
   }
 }
 
+// How the candidates were made and voted on, from run.json's options (all public): the generator,
+// with the built-in one's label mode and topics, the variation, and SecPE's votes per centre.
+std::string generation_line(const nlohmann::json& options, const std::string& method) {
+  const auto option = [&](const char* name) { return options.value(name, std::string("?")); };
+  std::string line = option("generator");
+  if (line == "builtin") {
+    line += " " + option("generator-labels");
+    if (const std::string topics = option("generator-topics"); topics != "0" && topics != "?") line += " (" + topics + " topics)";
+  }
+  line += ", variation " + option("variation");
+  if (method == "secpe") line += ", votes per centre " + option("votes-per-center");
+  return line;
+}
+
 void inspect_output(const std::filesystem::path& dir) {
   // A run writes run.json last (core/atomic_file.hpp: write_file_set): without it the set is unfinished.
   if (!std::filesystem::is_regular_file(dir / "run.json")) {
@@ -92,6 +106,7 @@ void inspect_output(const std::filesystem::path& dir) {
                     : "")
             << "\n"
             << "wall time    " << run.value("wall_seconds", 0.0) << " s\n";
+  if (run.contains("options")) std::cout << "generation   " << generation_line(run["options"], run.value("method", "")) << "\n";
   if (privacy.contains("leak_scan")) {  // counts of PII patterns in the released texts (public)
     const auto& scan = privacy["leak_scan"];
     std::cout << "leak scan    " << scan["synthetic"].value("flagged", 0) << " of " << scan["synthetic"].value("texts", 0)

@@ -108,4 +108,6 @@ import json, sys
 opt = lambda run: json.load(open(f"{sys.argv[1]}/{run}/run.json"))["options"]["votes-per-center"]
 assert opt("exact") == "auto: 1" and opt("pooled") == "auto: 4" and opt("pooled4") == "4" and opt("paper") == "3", (opt("exact"), opt("pooled"))
 PY
+"$SECPE" inspect "$T/pooled" | grep -qx "generation   builtin pooled, variation resample, votes per centre auto: 4" || fail "secpe inspect: no generation line"
+"$SECPE" inspect "$T/aug" | grep -qx "generation   builtin per-label, variation resample" || fail "secpe inspect: Aug-PE's generation line"
 echo "privacy_cli: ok"
