@@ -85,7 +85,7 @@ TEST(ReleaseKeys, EveryInputOfTheDigestChangesTheRunKey) {
   const NoiseNonce nonce = noise_nonce_from_os();
   const std::string d = release_digest(self, base, nonce);
   EXPECT_EQ(d.size(), 64u);
-  std::vector<RunConfig> others(10, base);
+  std::vector<RunConfig> others(11, base);
   others[0].data = dir / "b.h5";
   others[1].r = 5e-3;
   others[2].seed = 1;
@@ -96,6 +96,7 @@ TEST(ReleaseKeys, EveryInputOfTheDigestChangesTheRunKey) {
   others[7].calibration = CalibrationMode::kPaper;
   others[8].generator_labels = GeneratorLabels::kPooled;
   others[9].generator_topics = 20;
+  others[10].votes_per_centre = 4;  // post-processing, but part of what the run releases
   for (std::size_t k = 0; k < others.size(); ++k) EXPECT_NE(release_digest(self, others[k], nonce), d) << "change " << k;
   EXPECT_NE(release_digest(self, base, noise_nonce_from_os()), d);
   RunConfig same = base;
