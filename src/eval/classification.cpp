@@ -33,10 +33,8 @@ ClassificationScores score_classification(const ConfusionCounts& counts, std::in
   }
   double f1_sum = 0.0;
   std::int64_t scored = unseen_classes;  // each unseen value: support > 0, never predicted, F1 = 0
-  for (int c = 0; c < k; ++c) {
-    const auto tp = static_cast<double>(counts.at(c, c));
-    const auto s = static_cast<double>(support[static_cast<std::size_t>(c)]);
-    const auto p = static_cast<double>(predicted[static_cast<std::size_t>(c)]);
+  for (const ClassCounts& c : out.per_class) {
+    const auto tp = static_cast<double>(c.correct), s = static_cast<double>(c.support), p = static_cast<double>(c.predicted);
     if (s == 0 && p == 0) continue;  // neither in the test set nor predicted: not a class of the score
     ++scored;
     if (tp > 0) f1_sum += 2.0 * tp / (s + p);  // 2PR / (P + R) with P = tp/p, R = tp/s
