@@ -45,7 +45,7 @@ def kernel_figures(report):
     f = report["figures"]
     return {k: f.get(k) for k in ("gpu", "kernel_seconds", "sgemm_seconds", "kernel_over_sgemm", "verified_against_reference",
                                   "keep_seconds", "bytes_up", "bytes_down", "syncs", "host_rescored_rows",
-                                  "device_check_failures", "tf32", "screen")}
+                                  "device_check_failures", "tf32", "screen", "phases")}
 
 
 def median(values):
@@ -79,6 +79,7 @@ def histogram_figures(gpu, cpu):
             "augpe_over_tf32_gemm_floor": a.get("over_tf32_gemm_floor"),
             "secpe_iteration_traffic": s.get("iteration_traffic"),
             "augpe_iteration_traffic": a.get("iteration_traffic"),
+            "setup_traffic": s.get("setup_traffic"),
             "load_seconds": f.get("load_seconds"),
             "device_check_failures": f.get("device_check_failures"),
         }
@@ -133,6 +134,37 @@ def targets(kernel, kernel_tf32, hist, augpe_tf32):
     }
 
 
+def phase_columns(summary):
+    """Where the time went, per column: {column: phases} for every measurement that timed its phases."""
+    hist = summary["histogram"].get("cuda", {})
+    traffic = {"kernel fp32 (per search)": (summary["kernel_fp32"] or {}),
+               "kernel TF32 (per search)": (summary["kernel_tf32"] or {}),
+               "SecPE iteration": hist.get("secpe_iteration_traffic") or {},
+               "Aug-PE iteration, fp32": hist.get("augpe_iteration_traffic") or {},
+               "Aug-PE iteration, TF32": (summary["augpe_tf32_screen"] or {}).get("iteration_traffic") or {},
+               "setup (whole)": hist.get("setup_traffic") or {}}
+    return {name: t["phases"] for name, t in traffic.items() if t.get("phases")}
+
+
+def phase_table(summary):
+    """Markdown: a row per phase that took time anywhere, a column per measurement (seconds)."""
+    columns = phase_columns(summary)
+    if not columns:
+        return []
+    rows = []
+    for kind in ("host", "device"):
+        names = []
+        for phases in columns.values():
+            names += [n for n, v in phases.get(kind, {}).items() if v and n not in names]
+        rows += [(f"{kind}: {n}", [p.get(kind, {}).get(n) for p in columns.values()]) for n in names]
+        rows.append((f"**{kind} total**", [p.get(f"{kind}_seconds") for p in columns.values()]))
+    lines = ["", "Where the time went (seconds; host: wall time of the host's own steps, waits included; device: "
+             "timing events on the stream of each call, docs/gpu.md):", "",
+             "| phase | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    lines += [f"| {name} | " + " | ".join(fmt(v) for v in values) + " |" for name, values in rows]
+    return lines
+
+
 def fmt(v):
     if isinstance(v, float):
         return f"{v:.4g}"
@@ -161,6 +193,7 @@ def markdown(summary):
                          f"(share {fmt(k['kernel_over_sgemm'])}), verified {k['verified_against_reference']}, "
                          f"{fmt(k['syncs'])} waits and {fmt(k['bytes_up'])} / {fmt(k['bytes_down'])} bytes up / down per search, "
                          f"check failures {k['device_check_failures']}")
+    lines += phase_table(summary)
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,7 @@
 
 #include "compute/cpu/blas_core.hpp"
 #include "compute/cpu/blas_kernel.hpp"
+#include "compute/cuda_backend.hpp"
 #include "core/atomic_file.hpp"
 #include "core/build_info.hpp"
 
@@ -82,6 +83,17 @@ void emit_bench_report(const nlohmann::ordered_json& report, const std::filesyst
     write_file_atomically(out, [&](std::ostream& o) { o << text << "\n"; });
   }
   std::cout << text << std::endl;
+}
+
+nlohmann::ordered_json device_phases_json(const DevicePhases& phases, double scale) {
+  nlohmann::ordered_json host = nlohmann::ordered_json::object(), device = nlohmann::ordered_json::object();
+  double host_total = 0.0, device_total = 0.0;
+  for (std::size_t p = 0; p < kDevicePhases; ++p) {
+    const double s = phases.seconds[p] * scale;
+    (is_host_phase(p) ? host : device)[kDevicePhaseNames[p]] = s;
+    (is_host_phase(p) ? host_total : device_total) += s;
+  }
+  return {{"host", host}, {"device", device}, {"host_seconds", host_total}, {"device_seconds", device_total}};
 }
 
 }  // namespace secpe

@@ -9,6 +9,8 @@
 
 namespace secpe {
 
+struct DevicePhases;  // compute/cuda_backend.hpp
+
 // CPU model, cores, memory, host name, and the BLAS-related environment (OPENBLAS_CORETYPE...).
 nlohmann::ordered_json machine_info();
 // How this binary was built (core/build_info.hpp): {"CUDA": "yes (...)", "NCCL": "no", ...}.
@@ -20,6 +22,11 @@ nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vect
 // Writes the report atomically (temporary name, then rename) and prints it to stdout.
 // One metric's definition, for the report's "metrics" array: what a figure means, not free text.
 nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition);
+
+// Where a CUDA kernel's time went (DevicePhases, with CudaKernelOptions::time_phases), each figure
+// times `scale` (1 / repetitions: per repetition): {"host": {phase: s}, "device": {phase: s},
+// "host_seconds": sum, "device_seconds": sum}.
+nlohmann::ordered_json device_phases_json(const DevicePhases& phases, double scale);
 
 void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out);
 

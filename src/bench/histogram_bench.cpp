@@ -79,11 +79,14 @@ struct Bench {
   DeviceTraffic traffic() const { return cuda ? cuda->traffic() : DeviceTraffic{}; }
 };
 
-// The CUDA kernel's traffic over `repeats` repetitions, per repetition (slowest rank's figures).
+// The CUDA kernel's traffic and phases over `repeats` repetitions, per repetition (slowest rank's figures).
 nlohmann::ordered_json traffic_json(const Bench& b, const DeviceTraffic& t, int repeats) {
   const auto per = [&](std::uint64_t v) { return b.comm.allreduce_max(double(v) / double(std::max(1, repeats))); };
+  DevicePhases phases;  // each phase's slowest rank
+  for (std::size_t p = 0; p < kDevicePhases; ++p) phases.seconds[p] = b.comm.allreduce_max(t.phases.seconds[p]);
   return {{"bytes_up", per(t.bytes_up)}, {"bytes_down", per(t.bytes_down)}, {"host_syncs", per(t.syncs)},
-          {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}, {"device_releases", per(t.releases)}};
+          {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}, {"device_releases", per(t.releases)},
+          {"phases", device_phases_json(phases, 1.0 / double(std::max(1, repeats)))}};
 }
 
 // The GEMM floor of searches of these shapes: cuBLAS (fp32 and TF32) on the GPU, OpenBLAS on
@@ -294,7 +297,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   if (!o.signal.r_over_p.empty() && !run_secpe) throw InputError("the private-signal figures need the SecPE setup (method secpe or both)");
   const bool tf32 = o.device == Device::kCuda && cuda_screen_is_tf32(o.screen);
   const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda
-                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = tf32})
+                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = tf32, .time_phases = true})
                                                          : make_kernel(o.kernel, o.threads, o.device);
 
   Timer t0;

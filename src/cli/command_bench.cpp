@@ -65,6 +65,10 @@ nlohmann::ordered_json device_check_metric() {
   return metric_definition("device_check_failures", "count", "cuda: failed built-in checks of the device's results against the host's (any: the safe path ran instead, results still exact)");
 }
 
+nlohmann::ordered_json phases_metric(const std::string& per) {
+  return metric_definition("phases", "s", "cuda, " + per + ": host wall seconds of the kernel's own steps (host_plan: checks and exact norms; host_stage: packing and queueing; host_wait: waiting for the device; host_collect: results out, overflows rescored; host_check: the built-in check; host_release, host_release_norms, host_sums: SecPE's release and the kept rows' sums around the device) and device seconds of each step on the stream of a call, from timing events between consecutive steps (upload, gemm, select, rescore, release, sums, download; an upload that waited for the host's packing includes the wait)");
+}
+
 // The options every benchmark takes, checked.
 int repeats_of(const po::variables_map& vm) { return option_in(vm, "repeats", 1, 100000); }
 
@@ -126,6 +130,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     report["figures"]["keep_seconds"] = r.keep_seconds;
     report["figures"]["device_check_failures"] = r.check_failures;
     report["figures"]["tf32"] = c.tf32;
+    report["figures"]["phases"] = device_phases_json(r.phases, 1.0);
   }
   report["metrics"] = {metric_definition("gflop", "GFLOP", "2 M N d / 1e9, for the kernel and for sgemm alike (sgemm computes X C^T only: no argmin)"),
                        metric_definition("kernel_seconds", "s", "best wall time of --repeats searches with the chosen --kernel"),
@@ -134,7 +139,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
                        metric_definition("keep_seconds", "s", "cuda: the rows kept on the device before the searches (upload and exact norms)"),
                        metric_definition("syncs", "count", "cuda: times the host waited for the device, per timed search"),
                        metric_definition("host_rescored_rows", "rows", "cuda: rows per timed search rescored on the host (their candidate lists overflowed, or the safe path ran)"),
-                       device_check_metric(),
+                       device_check_metric(), phases_metric("per timed search, their mean"),
                        metric_definition("kernel_over_sgemm", "ratio", "kernel GFLOP/s over sgemm GFLOP/s")};
   emit_bench_report(report, vm["out"].as<std::string>());
   return r.verified && r.check_failures == 0 ? 0 : 1;
@@ -325,7 +330,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
         metric_definition("augpe.gemm_floor_seconds", "s", "the same shapes' GEMMs alone (each label's voters against its candidates), summed over the labels, slowest rank: cuBLAS SGEMM on the GPU (augpe.gemm_floor.tf32: with TF32 tensor cores), plain cblas_sgemm on the same threads on the CPU"),
         metric_definition("augpe.over_gemm_floor", "ratio", "Aug-PE votes (measured share) over their fp32 GEMM floor (over_tf32_gemm_floor: over the TF32 one)"),
         metric_definition("iteration_traffic", "bytes, count", "cuda: per iteration, host -> device and device -> host bytes, the times the host waited for the device (host_syncs), the search batches, the rows rescored on the host and SecPE's releases made on the device (device_releases: 1 when every label's release ran there)"),
-        device_check_metric(),
+        device_check_metric(), phases_metric("in each *_traffic, per iteration (setup_traffic: the whole setup), slowest rank per phase"),
         metric_definition("vote_gflop", "GFLOP", "2 x (sum over labels of the search shape) x d / 1e9: K_l N_l for SecPE (one product read both ways), M_l N_l for Aug-PE"),
         metric_definition("bytes_sent_per_iteration_rank", "bytes", "bytes this rank sent through collectives during one SecPE iteration"),
         metric_definition("private_signal[].secpe.selection_agreement", "share", "of the N_syn candidates the noisy release's votes select (the run's shrunk estimate, iteration 0), the share the noise-free release (same private sample, no noise) selects too, summed over labels; selection_agreement_public_only: the same for the votes of the public clusters alone. The private records carry signal through the noise where the first exceeds the second"),

@@ -3,6 +3,7 @@
 // with or without it. In a build without CUDA (SECPE_HAVE_CUDA undefined) there is no device:
 // cuda_device_count() is 0 and the rest throws an InputError saying so (compute/device.cpp).
 // The implementation is compute/cuda/ (cuda_kernel.cpp: host side; kernels.cu: device code).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -48,9 +49,52 @@ struct CudaKernelOptions {
   // wrong coordinate), so that the built-in check must catch them.
   bool corrupt_device_results = false;
   bool corrupt_release = false;
+  // Where the time goes (DevicePhases): the benchmarks set it; runs leave it off (no timing
+  // events, no host clocks).
+  bool time_phases = false;
 };
 
-// What a CUDA kernel has moved and waited for so far (secpe bench reports it per iteration).
+// Where a CUDA kernel's time went, with CudaKernelOptions::time_phases. Host phases are the wall
+// time of the host's own steps (kWait: blocked on the device). Device phases come from timing
+// events between consecutive steps of the one stream a call queues its work on, so that a call's
+// device phases add up to that stream's time from its first upload to its last download; a gap
+// while the host still packs an input counts in the step that waited for it (an upload).
+enum class DevicePhase : std::size_t {
+  kPlan,          // host: checks, exact norms, the device-or-host choice of each search
+  kStage,         // host: packing inputs into pinned buffers and queueing the work
+  kWait,          // host: waiting for the device
+  kCollect,       // host: results to the caller, overflowed candidate lists rescored
+  kCheck,         // host: the built-in check's exact answers
+  kReleaseHost,   // host: a release's inputs and subkeys staged, its centres copied out
+  kReleaseNorms,  // host: the released centres' exact norms for the votes
+  kSumsHost,      // host: kept rows' per-centre order and runs, the sums added up
+  kUpload,        // device: host -> device copies
+  kGemm,          // device: cuBLAS
+  kSelect,        // device: the bound and the candidate lists
+  kRescore,       // device: exact rescoring of the candidates
+  kRelease,       // device: SecPE's release (sampled sums and noise)
+  kSums,          // device: kept rows' per-centre sums
+  kDownload,      // device: device -> host copies
+  kCount
+};
+inline constexpr std::size_t kDevicePhases = static_cast<std::size_t>(DevicePhase::kCount);
+inline constexpr std::array<const char*, kDevicePhases> kDevicePhaseNames = {
+    "host_plan", "host_stage", "host_wait", "host_collect", "host_check", "host_release", "host_release_norms", "host_sums",
+    "upload", "gemm", "select", "rescore", "release", "sums", "download"};
+inline constexpr bool is_host_phase(std::size_t p) { return p < static_cast<std::size_t>(DevicePhase::kUpload); }
+
+struct DevicePhases {
+  std::array<double, kDevicePhases> seconds{};
+  double& operator[](DevicePhase p) { return seconds[static_cast<std::size_t>(p)]; }
+  double operator[](DevicePhase p) const { return seconds[static_cast<std::size_t>(p)]; }
+  DevicePhases operator-(const DevicePhases& o) const {
+    DevicePhases d;
+    for (std::size_t i = 0; i < kDevicePhases; ++i) d.seconds[i] = seconds[i] - o.seconds[i];
+    return d;
+  }
+};
+
+// What a CUDA kernel has moved, waited for and spent so far (secpe bench reports it per iteration).
 struct DeviceTraffic {
   std::uint64_t bytes_up = 0;            // host -> device
   std::uint64_t bytes_down = 0;          // device -> host
@@ -59,9 +103,11 @@ struct DeviceTraffic {
   std::uint64_t host_rescored_rows = 0;  // rows rescored on the host (a candidate list overflowed, or the safe path)
   std::uint64_t check_failures = 0;      // built-in checks that failed (see CudaKernel)
   std::uint64_t releases = 0;            // SecPE releases made on the device (release_centres)
+  DevicePhases phases;                   // with CudaKernelOptions::time_phases; zeros otherwise
   DeviceTraffic operator-(const DeviceTraffic& o) const {
     return {bytes_up - o.bytes_up, bytes_down - o.bytes_down, syncs - o.syncs, batches - o.batches,
-            host_rescored_rows - o.host_rescored_rows, check_failures - o.check_failures, releases - o.releases};
+            host_rescored_rows - o.host_rescored_rows, check_failures - o.check_failures, releases - o.releases,
+            phases - o.phases};
   }
 };
 

@@ -102,7 +102,7 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   std::unique_ptr<NearestCentreKernel> owned;
   const CudaKernel* cuda = nullptr;
   if (config.device == Device::kCuda) {
-    auto gpu = make_cuda_kernel(CudaKernelOptions{.threads = options.threads, .tf32 = config.tf32});
+    auto gpu = make_cuda_kernel(CudaKernelOptions{.threads = options.threads, .tf32 = config.tf32, .time_phases = true});
     cuda = gpu.get();
     r.screen = config.tf32 ? "tf32" : "fp32";
     owned = std::move(gpu);
@@ -132,6 +132,7 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
     r.bytes_up = double(t.bytes_up) * per, r.bytes_down = double(t.bytes_down) * per;
     r.bytes_moved = r.bytes_up + r.bytes_down;
     r.syncs = double(t.syncs) * per, r.host_rescored_rows = double(t.host_rescored_rows) * per;
+    for (std::size_t p = 0; p < kDevicePhases; ++p) r.phases.seconds[p] = t.phases.seconds[p] * per;
     r.check_failures = cuda->traffic().check_failures;
   } else {
     bench_openblas_sgemm(config, x, c, r);

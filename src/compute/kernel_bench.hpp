@@ -8,6 +8,7 @@
 #include <string>
 
 #include "compute/cpu/blas_kernel.hpp"
+#include "compute/cuda_backend.hpp"
 
 namespace secpe {
 
@@ -51,6 +52,7 @@ struct KernelBenchResult {
   double keep_seconds = 0.0;
   double bytes_up = 0.0, bytes_down = 0.0, syncs = 0.0, host_rescored_rows = 0.0;
   std::uint64_t check_failures = 0;  // the kernel's built-in check (CudaKernel): 0 unless something is wrong
+  DevicePhases phases;               // cuda: where a timed search's time went, the mean of the timed searches
 };
 
 KernelBenchResult bench_kernel(const KernelBenchConfig& config);

@@ -234,6 +234,38 @@ TEST(CudaKernel, AllLabelsInOneBatchWaitOnce) {
   EXPECT_EQ(kernel->traffic().check_failures, 0u);
 }
 
+TEST(CudaKernel, PhasesAreTimedOnlyWhenAsked) {
+  SKIP_WITHOUT_GPU();
+  const MatrixF c = random_matrix(300, 48, 83);
+  const MatrixF x = random_matrix(500, 48, 84);
+  for (const bool timed : {false, true}) {
+    const auto kernel = make_cuda_kernel({.threads = 2, .time_phases = timed});
+    const auto kept = kernel->keep(x);
+    std::vector<std::int32_t> got(500), want(500);
+    std::vector<double> got_s(500), want_s(500);
+    kernel->search_kept(*kept, c, Metric::kL2, 1, got, got_s);  // the first batch: the full check
+    const DeviceTraffic before = kernel->traffic();
+    kernel->search_kept(*kept, c, Metric::kL2, 1, got, got_s);
+    const DevicePhases used = (kernel->traffic() - before).phases;
+    ReferenceKernel().search(x, c, Metric::kL2, want, want_s);
+    EXPECT_EQ(got, want) << "timing changes no result";
+    EXPECT_EQ(got_s, want_s);
+    for (std::size_t p = 0; p < kDevicePhases; ++p) {
+      if (!timed) EXPECT_EQ(used.seconds[p], 0.0) << kDevicePhaseNames[p] << ": nothing is timed unless asked";
+      EXPECT_GE(used.seconds[p], 0.0) << kDevicePhaseNames[p];
+    }
+    if (timed) {
+      // One batch: the centres went up, one GEMM tile, its selection and rescoring, the results down.
+      for (const DevicePhase p : {DevicePhase::kUpload, DevicePhase::kGemm, DevicePhase::kSelect, DevicePhase::kRescore,
+                                  DevicePhase::kDownload, DevicePhase::kPlan, DevicePhase::kWait}) {
+        EXPECT_GT(used[p], 0.0) << kDevicePhaseNames[static_cast<std::size_t>(p)];
+      }
+      EXPECT_EQ(used[DevicePhase::kRelease], 0.0) << "no release ran";
+    }
+    EXPECT_EQ(kernel->traffic().check_failures, 0u);
+  }
+}
+
 TEST(CudaKernel, TheBuiltInCheckCatchesWrongDeviceResults) {
   SKIP_WITHOUT_GPU();
   // A kernel whose device results are altered on purpose: the check must see it, say so, and

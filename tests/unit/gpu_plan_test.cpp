@@ -1,7 +1,8 @@
 // The CUDA backend's host-side planning (compute/gpu_plan.hpp), on the CPU: tile sizes stay in
 // their memory budget, segments cover every included row exactly once with each centre once per
 // tile, the kept rows' sum runs cover every row once, kept rows stay only when the reserve is
-// left, a batch's blocks are aligned and disjoint, and the device follows the local rank.
+// left, a batch's blocks are aligned and disjoint, the device follows the local rank, and the
+// traffic and phase counters subtract and report as the benchmarks read them.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "bench/bench_report.hpp"
 #include "compute/cuda_backend.hpp"
 #include "compute/gpu_plan.hpp"
 
@@ -163,6 +165,28 @@ TEST(GpuPlan, TrafficCountersSubtractFieldByField) {
   EXPECT_EQ(d.host_rescored_rows, 3u);
   EXPECT_EQ(d.check_failures, 1u);
   EXPECT_EQ(d.releases, 3u);
+}
+
+TEST(GpuPlan, PhasesSubtractAndReportByKind) {
+  DeviceTraffic a, b;
+  a.phases[secpe::DevicePhase::kWait] = 3.0, a.phases[secpe::DevicePhase::kGemm] = 5.0, a.phases[secpe::DevicePhase::kDownload] = 1.0;
+  b.phases[secpe::DevicePhase::kWait] = 1.0, b.phases[secpe::DevicePhase::kGemm] = 1.0;
+  const secpe::DevicePhases d = (a - b).phases;
+  EXPECT_EQ(d[secpe::DevicePhase::kWait], 2.0);
+  EXPECT_EQ(d[secpe::DevicePhase::kGemm], 4.0);
+  EXPECT_EQ(d[secpe::DevicePhase::kDownload], 1.0);
+  // Per repetition (scale 1/2), the host's phases apart from the device's, each kind summed.
+  const nlohmann::ordered_json j = secpe::device_phases_json(d, 0.5);
+  EXPECT_EQ(j["host"]["host_wait"], 1.0);
+  EXPECT_EQ(j["device"]["gemm"], 2.0);
+  EXPECT_EQ(j["device"]["download"], 0.5);
+  EXPECT_EQ(j["host_seconds"], 1.0);
+  EXPECT_EQ(j["device_seconds"], 2.5);
+  EXPECT_EQ(j["host"].size() + j["device"].size(), secpe::kDevicePhases) << "every phase is reported, once";
+  for (std::size_t p = 0; p < secpe::kDevicePhases; ++p) {
+    const std::string name = secpe::kDevicePhaseNames[p];
+    EXPECT_EQ(secpe::is_host_phase(p), name.rfind("host_", 0) == 0) << name << ": a host phase's name says host";
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <exception>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "compute/cuda/cuda_kernel_impl.hpp"
 #include "compute/exact_score.hpp"
@@ -37,6 +38,9 @@ namespace {
 
 constexpr std::size_t kAlign = 256;                       // of every block of the upload
 constexpr std::size_t kMargin = std::size_t{256} << 20;   // device memory left free by a batch
+// Each piece of the upload (a block, or kPiece bytes of a large one) goes up as soon as it is
+// packed, while the next one is packed.
+constexpr std::size_t kPiece = std::size_t{16} << 20;
 
 bool mutual(const SearchTask& t) { return !t.centre_nearest.empty(); }
 
@@ -119,38 +123,47 @@ struct Block {
 bool CudaKernelImpl::device_batch(std::span<const SearchTask> tasks, Metric metric) const {
   // Every task validated and its norms computed side by side; the first task's error thrown first.
   std::vector<PlannedTask> planned(tasks.size());
-  std::vector<std::exception_ptr> errors(tasks.size());
-  const int inner = std::max(1, threads() / static_cast<int>(std::max<std::size_t>(tasks.size(), 1)));  // threads per task
-  run_chunks(threads(), tasks.size(), [&](int, std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      try {
-        const SearchTask& t = tasks[i];
-        const auto* copy = dynamic_cast<const DeviceCentres*>(t.centres_copy);
-        planned[i] = validate(t, metric, inner, ours(*t.x), copy && copy->owner == this && copy->stands_for(*t.centres) ? copy : nullptr);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  });
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
   bool any = false;
-  for (PlannedTask& p : planned) any |= (p.on_device = device_can(p, options_));
+  {
+    const PhaseClock clock(timed(), DevicePhase::kPlan);
+    std::vector<std::exception_ptr> errors(tasks.size());
+    const int inner = std::max(1, threads() / static_cast<int>(std::max<std::size_t>(tasks.size(), 1)));  // threads per task
+    run_chunks(threads(), tasks.size(), [&](int, std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i) {
+        try {
+          const SearchTask& t = tasks[i];
+          const auto* copy = dynamic_cast<const DeviceCentres*>(t.centres_copy);
+          planned[i] = validate(t, metric, inner, ours(*t.x), copy && copy->owner == this && copy->stands_for(*t.centres) ? copy : nullptr);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      }
+    });
+    for (const std::exception_ptr& e : errors)
+      if (e) std::rethrow_exception(e);
+    for (PlannedTask& p : planned) any |= (p.on_device = device_can(p, options_));
+  }
   if (any) {
     SECPE_CUDA_CHECK(cudaSetDevice(context_.device()));
     DrainOnExit drain(context_);
     try {
+      std::optional<PhaseClock> clock(std::in_place, timed(), DevicePhase::kStage);
       std::vector<DeviceSearch> searches = stage(planned, metric);
       for (const DeviceSearch& s : searches) enqueue(s, metric);
+      clock.reset();
       if (!searches.empty()) {
         auto& b = context_.batch;
         download(b.out.get(), b.dout.get(), b.out_bytes, context_.slot(0).stream);
+        context_.timeline.mark(DevicePhase::kDownload);
         wait(context_.slot(0).stream);
         ++traffic_.batches;
       }
       bool agree = true;
+      clock.emplace(timed(), DevicePhase::kCollect);
       for (DeviceSearch& s : searches) collect(s, metric);
+      clock.emplace(timed(), DevicePhase::kCheck);
       for (const DeviceSearch& s : searches) agree = agree && check(s, metric, !checked_);
+      clock.reset();
       checked_ = checked_ || !searches.empty();
       if (!agree) return false;
     } catch (const InputError&) {
@@ -218,9 +231,7 @@ std::vector<DeviceSearch> CudaKernelImpl::stage(std::vector<PlannedTask>& planne
   b.out.reserve(b.out_bytes), b.dout.reserve(b.out_bytes);
   cuda::Slot& slot = context_.slot(0);
   slot.g.reserve(scratch.g), slot.dcand.reserve(scratch.cand), slot.dcount.reserve(scratch.rows);
-  // Each piece (a block, or kPiece bytes of a large one) goes up as soon as it is packed, while the
-  // next one is packed.
-  constexpr std::size_t kPiece = std::size_t{16} << 20;
+  context_.timeline.start(slot.stream);
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     unsigned char* to = b.in.get() + packing.offsets[i];
     if (!blocks[i].data) {
@@ -235,6 +246,7 @@ std::vector<DeviceSearch> CudaKernelImpl::stage(std::vector<PlannedTask>& planne
       upload(b.din.get() + packing.offsets[i] + at, to + at, len, slot.stream);
     }
   }
+  context_.timeline.mark(DevicePhase::kUpload);
 
   // The searches, with their inputs in the upload and their results in the output.
   const auto rows_at = [&](std::size_t block, const MatrixF& host) {
@@ -285,6 +297,7 @@ void CudaKernelImpl::enqueue(const DeviceSearch& s, Metric metric) const {
     SECPE_CUBLAS_CHECK(cublasSgemm(slot.blas, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(rows),
                                    static_cast<int>(d), &one, s.c.data, static_cast<int>(d), s.x.data + r0 * d,
                                    static_cast<int>(d), &zero, slot.g.get(), static_cast<int>(n)));
+    context_.timeline.mark(DevicePhase::kGemm);
     if (s.k == 1) {
       cuda::launch_select_one(slot.g.get(), rows, n, s.x.norms.norm + r0, s.c.norms, max_norm, max_inv_norm, metric, score_bound,
                               static_cast<int>(capacity), slot.dcand.get(), slot.dcount.get(), slot.stream);
@@ -293,9 +306,11 @@ void CudaKernelImpl::enqueue(const DeviceSearch& s, Metric metric) const {
                                      static_cast<int>(capacity), slot.dcand.get(), slot.dcount.get(), slot.stream);
     }
     SECPE_CUDA_CHECK(cudaGetLastError());
+    context_.timeline.mark(DevicePhase::kSelect);
     cuda::launch_rescore(s.x, r0, rows, s.c, metric, s.k, static_cast<int>(capacity), slot.dcand.get(), slot.dcount.get(),
                          s.d_nearest + r0 * s.k, s.d_score + r0 * s.k, slot.stream);
     SECPE_CUDA_CHECK(cudaGetLastError());
+    context_.timeline.mark(DevicePhase::kRescore);
   }
 }
 

@@ -53,6 +53,7 @@ void Context::drain() noexcept {
   }
   if (compute_) cudaStreamSynchronize(compute_);
   cudaGetLastError();  // clears a sticky launch error left by the failure being reported
+  timeline.drop();
 }
 
 }  // namespace secpe::cuda

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "compute/cuda/cuda_kernel_impl.hpp"
 #include "compute/exact_score.hpp"
@@ -26,7 +27,9 @@ std::string gib(std::size_t bytes) { return std::to_string(double(bytes) / doubl
 }  // namespace
 
 CudaKernelImpl::CudaKernelImpl(const CudaKernelOptions& options, int device)
-    : options_(options), host_(BlasKernelOptions{.threads = options.threads}), context_(device, options.tf32) {}
+    : options_(options), host_(BlasKernelOptions{.threads = options.threads}), context_(device, options.tf32) {
+  context_.timeline.enable(options.time_phases);
+}
 
 DeviceTraffic CudaKernelImpl::traffic() const {
   const std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -40,8 +43,12 @@ std::string CudaKernelImpl::device_description() const {
 }
 
 void CudaKernelImpl::wait(cudaStream_t stream) const {
-  SECPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  {
+    const PhaseClock clock(timed(), DevicePhase::kWait);
+    SECPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   ++traffic_.syncs;
+  context_.timeline.settle(stream, traffic_.phases);
 }
 
 void CudaKernelImpl::fail(const std::string& what) const {
@@ -185,6 +192,7 @@ void CudaKernelImpl::add_on_device(const DeviceKeptRows& kept, std::span<const s
   if (centre_of.size() != n || (!include.empty() && include.size() != n) || sums.size() != k * dim) {
     throw std::logic_error("add_to_centres: sizes do not match");
   }
+  std::optional<PhaseClock> clock(std::in_place, timed(), DevicePhase::kSumsHost);
   const gpu::CentreSegments segments = gpu::segment_by_centre(centre_of, include, k);
   const std::vector<gpu::TileSegment> runs = gpu::split_runs(segments, kSumRunRows);
   // Nothing is added before the device is done: a failure leaves sums and counts as they were.
@@ -199,15 +207,21 @@ void CudaKernelImpl::add_on_device(const DeviceKeptRows& kept, std::span<const s
   b.order.reserve(segments.order.size());
   b.runs.reserve(runs.size());
   context_.sums.reserve(k * dim);
+  context_.timeline.start(stream);
   upload(b.order.get(), segments.order.data(), segments.order.size(), stream);
   upload(b.runs.get(), runs.data(), runs.size(), stream);
+  context_.timeline.mark(DevicePhase::kUpload);
   SECPE_CUDA_CHECK(cudaMemsetAsync(context_.sums.get(), 0, k * dim * sizeof(std::int64_t), stream));
   cuda::launch_add_kept(kept.data.get(), static_cast<std::int64_t>(dim), b.order.get(), b.runs.get(),
                         static_cast<std::int64_t>(runs.size()), context_.sums.get(), stream);
   SECPE_CUDA_CHECK(cudaGetLastError());
+  context_.timeline.mark(DevicePhase::kSums);
   std::vector<std::int64_t> device_sums(k * dim);
   download(device_sums.data(), context_.sums.get(), device_sums.size(), stream);
+  context_.timeline.mark(DevicePhase::kDownload);
+  clock.reset();  // the wait is its own phase
   wait(stream);
+  clock.emplace(timed(), DevicePhase::kSumsHost);
   if (options_.corrupt_device_results) device_sums[0] += 1;
   for (std::size_t j = 0; j < device_sums.size(); ++j) sums[j] += device_sums[j];
   add_counts();

@@ -13,6 +13,7 @@
 #include "compute/cuda/device_memory.hpp"
 #include "compute/cuda/kernels.hpp"
 #include "compute/cuda_backend.hpp"
+#include "core/timer.hpp"
 
 namespace secpe {
 
@@ -132,6 +133,8 @@ class CudaKernelImpl final : public CudaKernel {
   void add_on_device(const DeviceKeptRows& kept, std::span<const std::int32_t> centre_of, std::span<const std::uint8_t> include,
                      std::span<std::int64_t> sums, std::span<std::int64_t> counts) const;
   const DeviceKeptRows* ours(const KeptRows& rows) const;
+  // Where host phases are added up (CudaKernelOptions::time_phases), else null.
+  DevicePhases* timed() const { return options_.time_phases ? &traffic_.phases : nullptr; }
   // The candidate bound of this kernel's GEMM: float, or TF32 tensor cores (rounded inputs, sums
   // that may truncate).
   bound::ScoreBound screen_bound(Metric metric, long long d) const {
@@ -160,6 +163,22 @@ class CudaKernelImpl final : public CudaKernel {
   mutable bool sums_checked_ = false; // the first per-centre sums of kept rows were compared with the CPU's
   mutable bool release_checked_ = false;  // the first release on the device was compared with the host's in full
   mutable std::vector<std::shared_ptr<ReleasedBatch>> released_;  // releases' device buffers, for reuse
+};
+
+// Adds the wall time of a scope to a host phase (DevicePhases; nothing when `phases` is null).
+class PhaseClock {
+ public:
+  PhaseClock(DevicePhases* phases, DevicePhase phase) : phases_(phases), phase_(phase) {}
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+  ~PhaseClock() {
+    if (phases_) (*phases_)[phase_] += timer_.seconds();
+  }
+
+ private:
+  DevicePhases* phases_;
+  DevicePhase phase_;
+  Timer timer_;
 };
 
 // Waits for the device on every way out of a call, so that no transfer still targets a buffer

@@ -1,14 +1,15 @@
 #pragma once
 // Owned device and pinned host buffers that only grow (reused across searches), and a CUDA
 // device context: two pipeline slots (stream, cuBLAS handle, events, buffers) so that one tile's
-// transfers overlap the other's compute, a compute stream for the per-centre sums, and the
-// buffers of a batch of searches on the device.
+// transfers overlap the other's compute, a compute stream for the per-centre sums, the
+// buffers of a batch of searches on the device, and the timing of a call's steps.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
 
 #include "compute/cuda/cuda_check.hpp"
+#include "compute/cuda/phase_timeline.hpp"
 #include "compute/gpu_plan.hpp"
 
 namespace secpe::cuda {
@@ -86,7 +87,8 @@ class Context {
   int device() const { return device_; }
   Slot& slot(std::size_t i) { return slots_[i % 2]; }
   cudaStream_t compute() const { return compute_; }
-  // Waits for every stream, ignoring errors: after a failure, before buffers may be reused or freed.
+  // Waits for every stream, ignoring errors: after a failure, before buffers may be reused or
+  // freed. A timeline not settled by then is dropped (its call did not finish).
   void drain() noexcept;
 
   DeviceBuffer<float> centres;
@@ -107,6 +109,7 @@ class Context {
     PinnedBuffer<unsigned char> in, out;
     DeviceBuffer<unsigned char> din, dout;
   } release_io;
+  PhaseTimeline timeline;  // the device phases of the call in progress (CudaKernelOptions::time_phases)
 
  private:
   void release() noexcept;  // streams, events and handles (the buffers free themselves)

@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -118,6 +119,7 @@ bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks)
       throw std::logic_error("release_centres: the labels' shapes do not match");
     total += t->sizes.size();
   }
+  std::optional<PhaseClock> clock(std::in_place, timed(), DevicePhase::kReleaseHost);
   const gpu::Packing in = gpu::pack(upload_sizes(live), kAlign);
   SECPE_CUDA_CHECK(cudaSetDevice(context_.device()));
   DrainOnExit drain(context_);
@@ -154,16 +156,22 @@ bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks)
     centre0 += mine;
   }
   cudaStream_t stream = context_.slot(0).stream;
+  context_.timeline.start(stream);
   upload(r.din.get(), h, in.total, stream);
+  context_.timeline.mark(DevicePhase::kUpload);
   cuda::launch_release(reinterpret_cast<const ReleaseLabel*>(din), static_cast<int>(n), static_cast<std::int64_t>(total),
                        reinterpret_cast<const SecretZiggurat*>(din + in.offsets[1]), stream);
   SECPE_CUDA_CHECK(cudaGetLastError());
   SECPE_CUDA_CHECK(cudaMemsetAsync(r.din.get(), 0, n * sizeof(ReleaseLabel), stream));  // the subkeys, once used
+  context_.timeline.mark(DevicePhase::kRelease);
   auto* out_centres = reinterpret_cast<float*>(r.out.get());
   auto* out_sizes = reinterpret_cast<double*>(r.out.get() + sizes_at);
   download(out_centres, batch->centres.get(), total * d, stream);
   download(out_sizes, reinterpret_cast<const double*>(r.dout.get()), total, stream);
+  context_.timeline.mark(DevicePhase::kDownload);
+  clock.reset();  // the wait is its own phase
   wait(stream);
+  clock.emplace(timed(), DevicePhase::kReleaseHost);
   run_chunks(threads(), n, [&](int, std::size_t b, std::size_t e) {  // the labels side by side: 100 MB at Yelp scale
     for (std::size_t q = b; q < e; ++q) {
       const CentreReleaseTask& t = *live[q];
@@ -176,9 +184,11 @@ bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks)
     float& v = live.back()->centres->data()[live.back()->centres->size() - 1];
     v = std::nextafter(v, 1e30f);
   }
+  clock.emplace(timed(), DevicePhase::kCheck);
   const bool full = !release_checked_;
   release_checked_ = true;
   if (!check_release(tasks, full)) return false;
+  clock.reset();
   keep_released(live, batch);
   ++traffic_.releases;
   return true;
@@ -192,19 +202,24 @@ void CudaKernelImpl::keep_released(std::span<const CentreReleaseTask* const> liv
   std::vector<std::size_t> at(n + 1, 0);
   for (std::size_t q = 0; q < n; ++q) at[q + 1] = at[q] + live[q]->sizes.size();
   auto* triple = reinterpret_cast<double*>(context_.release_io.in.get());
-  run_chunks(threads(), n, [&](int, std::size_t b, std::size_t e) {
-    for (std::size_t q = b; q < e; ++q) {
-      norms[q] = exact::norms(*live[q]->centres, 1);
-      const std::size_t m = norms[q].size();
-      for (std::size_t i = 0; i < m; ++i) {
-        triple[3 * at[q] + i] = norms[q][i];
-        triple[3 * at[q] + m + i] = norms[q][i] * norms[q][i];
-        triple[3 * at[q] + 2 * m + i] = 1.0 / norms[q][i];
+  {
+    const PhaseClock clock(timed(), DevicePhase::kReleaseNorms);
+    run_chunks(threads(), n, [&](int, std::size_t b, std::size_t e) {
+      for (std::size_t q = b; q < e; ++q) {
+        norms[q] = exact::norms(*live[q]->centres, 1);
+        const std::size_t m = norms[q].size();
+        for (std::size_t i = 0; i < m; ++i) {
+          triple[3 * at[q] + i] = norms[q][i];
+          triple[3 * at[q] + m + i] = norms[q][i] * norms[q][i];
+          triple[3 * at[q] + 2 * m + i] = 1.0 / norms[q][i];
+        }
       }
-    }
-  });
+    });
+  }
   cudaStream_t stream = context_.slot(0).stream;
+  context_.timeline.start(stream);
   upload(batch->norms.get(), triple, 3 * at[n], stream);
+  context_.timeline.mark(DevicePhase::kUpload);
   wait(stream);  // the staging buffer is the next release's
   const std::size_t d = static_cast<std::size_t>(live.front()->centres->cols());
   for (std::size_t q = 0; q < n; ++q) {
