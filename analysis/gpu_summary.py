@@ -158,8 +158,8 @@ def phase_table(summary):
             names += [n for n, v in phases.get(kind, {}).items() if v and n not in names]
         rows += [(f"{kind}: {n}", [p.get(kind, {}).get(n) for p in columns.values()]) for n in names]
         rows.append((f"**{kind} total**", [p.get(f"{kind}_seconds") for p in columns.values()]))
-    lines = ["", "Where the time went (seconds; host: wall time of the host's own steps, waits included; device: "
-             "timing events on the stream of each call, docs/gpu.md):", "",
+    lines = ["", "Where the time went (seconds per search, per warm iteration, or for the whole setup; host: wall time "
+             "of the host's own steps, waits included; device: timing events on the stream of each call; docs/gpu.md):", "",
              "| phase | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     lines += [f"| {name} | " + " | ".join(fmt(v) for v in values) + " |" for name, values in rows]
     return lines
