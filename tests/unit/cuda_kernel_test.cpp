@@ -236,18 +236,21 @@ TEST(CudaKernel, AllLabelsInOneBatchWaitOnce) {
 
 TEST(CudaKernel, PhasesAreTimedOnlyWhenAsked) {
   SKIP_WITHOUT_GPU();
-  const MatrixF c = random_matrix(300, 48, 83);
-  const MatrixF x = random_matrix(500, 48, 84);
+  // Large enough for every step to take microseconds (the events' resolution is about 0.5 us).
+  const MatrixF c = random_matrix(2000, 64, 83);
+  const MatrixF x = random_matrix(8000, 64, 84);
+  std::vector<std::int32_t> want(8000);
+  std::vector<double> want_s(8000);
+  ReferenceKernel().search(x, c, Metric::kL2, want, want_s);
   for (const bool timed : {false, true}) {
     const auto kernel = make_cuda_kernel({.threads = 2, .time_phases = timed});
     const auto kept = kernel->keep(x);
-    std::vector<std::int32_t> got(500), want(500);
-    std::vector<double> got_s(500), want_s(500);
+    std::vector<std::int32_t> got(8000);
+    std::vector<double> got_s(8000);
     kernel->search_kept(*kept, c, Metric::kL2, 1, got, got_s);  // the first batch: the full check
     const DeviceTraffic before = kernel->traffic();
     kernel->search_kept(*kept, c, Metric::kL2, 1, got, got_s);
     const DevicePhases used = (kernel->traffic() - before).phases;
-    ReferenceKernel().search(x, c, Metric::kL2, want, want_s);
     EXPECT_EQ(got, want) << "timing changes no result";
     EXPECT_EQ(got_s, want_s);
     for (std::size_t p = 0; p < kDevicePhases; ++p) {
@@ -309,7 +312,7 @@ TEST(CudaKernel, KMeansReleaseAndHistogramIdenticalToTheCpu) {
   SKIP_WITHOUT_GPU();
   const LocalCommunicator self;
   const BlasKernel cpu(BlasKernelOptions{.threads = 2});
-  const auto gpu = make_cuda_kernel({.threads = 2});
+  const auto gpu = make_cuda_kernel({.threads = 2, .time_phases = true});  // timed, as the benchmarks' are: the same bits
   KMeansOptions options;
   options.k = 12;
   options.seed = 4;
@@ -318,6 +321,8 @@ TEST(CudaKernel, KMeansReleaseAndHistogramIdenticalToTheCpu) {
   EXPECT_TRUE((a.centres.array() == b.centres.array()).all());
   EXPECT_EQ(a.sizes, b.sizes);
   EXPECT_EQ(a.assignment, b.assignment);
+  EXPECT_GT(gpu->traffic().phases[DevicePhase::kSums], 0.0) << "k-means' sums of its kept rows are timed";
+  EXPECT_GT(gpu->traffic().phases[DevicePhase::kSumsHost], 0.0);
 
   std::vector<std::uint64_t> ids(977);
   std::vector<double> rho(977);
@@ -371,7 +376,7 @@ TEST(CudaKernel, ReleaseOnTheDeviceAndVotesFromItsCopies) {
   SKIP_WITHOUT_GPU();
   const LocalCommunicator self;
   const BlasKernel cpu(BlasKernelOptions{.threads = 2});
-  const auto gpu = make_cuda_kernel({.threads = 2});
+  const auto gpu = make_cuda_kernel({.threads = 2, .time_phases = true});  // timed, as the benchmarks' are: the same bits
   const auto corrupt = make_cuda_kernel({.threads = 2, .corrupt_release = true});
   std::vector<std::unique_ptr<SecretClustering>> on_cpu, on_gpu, on_corrupt;
   std::vector<MatrixF> cands;
@@ -423,6 +428,13 @@ TEST(CudaKernel, ReleaseOnTheDeviceAndVotesFromItsCopies) {
   }
   EXPECT_EQ(gpu->traffic().check_failures, 0u);
   EXPECT_EQ(corrupt->traffic().check_failures, 1u);
+  const DevicePhases phases = gpu->traffic().phases;
+  for (const DevicePhase p : {DevicePhase::kRelease, DevicePhase::kReleaseHost, DevicePhase::kReleaseNorms, DevicePhase::kUpload,
+                              DevicePhase::kDownload, DevicePhase::kGemm, DevicePhase::kWait}) {
+    EXPECT_GT(phases[p], 0.0) << kDevicePhaseNames[static_cast<std::size_t>(p)] << ": the release and the votes are timed";
+  }
+  const DevicePhases untimed = corrupt->traffic().phases;
+  EXPECT_EQ(untimed[DevicePhase::kRelease] + untimed[DevicePhase::kWait], 0.0);
 }
 
 }  // namespace
