@@ -79,19 +79,15 @@ struct Bench {
   DeviceTraffic traffic() const { return cuda ? cuda->traffic() : DeviceTraffic{}; }
 };
 
-// The CUDA kernel's phases over `repeats` repetitions, per repetition, each phase's slowest rank.
-nlohmann::ordered_json phases_json(const Bench& b, const DevicePhases& phases, int repeats) {
-  DevicePhases slowest;
-  for (std::size_t p = 0; p < kDevicePhases; ++p) slowest.seconds[p] = b.comm.allreduce_max(phases.seconds[p]);
-  return device_phases_json(slowest, 1.0 / double(std::max(1, repeats)));
-}
-
-// The CUDA kernel's traffic and phases over `repeats` repetitions, per repetition (slowest rank's figures).
-nlohmann::ordered_json traffic_json(const Bench& b, const DeviceTraffic& t, int repeats) {
+// The CUDA kernel's traffic over `repeats` repetitions and its phases over the last
+// `phase_repeats` of them, per repetition (slowest rank's figures, phase by phase).
+nlohmann::ordered_json traffic_json(const Bench& b, const DeviceTraffic& t, int repeats, int phase_repeats) {
   const auto per = [&](std::uint64_t v) { return b.comm.allreduce_max(double(v) / double(std::max(1, repeats))); };
+  DevicePhases slowest;
+  for (std::size_t p = 0; p < kDevicePhases; ++p) slowest.seconds[p] = b.comm.allreduce_max(t.phases.seconds[p]);
   return {{"bytes_up", per(t.bytes_up)}, {"bytes_down", per(t.bytes_down)}, {"host_syncs", per(t.syncs)},
           {"device_batches", per(t.batches)}, {"host_rescored_rows", per(t.host_rescored_rows)}, {"device_releases", per(t.releases)},
-          {"phases", phases_json(b, t.phases, repeats)}};
+          {"phases", device_phases_json(slowest, 1.0 / double(std::max(1, phase_repeats)))}};
 }
 
 // The CUDA kernel's counters over the timed iterations (done(t) after each): bytes, waits and
@@ -106,9 +102,11 @@ class IterationMeter {
   }
   nlohmann::ordered_json json(int repeats) const {
     const DeviceTraffic now = b_.traffic();
-    nlohmann::ordered_json j = traffic_json(b_, now - start_, repeats);
-    if (repeats > 1) j["phases"] = phases_json(b_, (now - warm_).phases, repeats - 1);
-    j["phases"]["over"] = repeats > 1 ? "the warm iterations (all but the first)" : "the one iteration";
+    const bool warm = repeats > 1;
+    DeviceTraffic counted = now - start_;
+    if (warm) counted.phases = (now - warm_).phases;
+    nlohmann::ordered_json j = traffic_json(b_, counted, repeats, warm ? repeats - 1 : repeats);
+    j["phases"]["over"] = warm ? "the warm iterations (all but the first)" : "the one iteration";
     return j;
   }
 
@@ -177,7 +175,7 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
                                   {"kmeans_iterations_total", b.over_ranks(kmeans_iterations_run)},
                                   {"assignment_cache_seconds", b.comm.allreduce_max(assign_seconds)},
                                   {"vote_work", b.over_ranks(vote_work)}};
-  if (b.cuda) setup["setup_traffic"] = traffic_json(b, b.traffic() - before, 1);
+  if (b.cuda) setup["setup_traffic"] = traffic_json(b, b.traffic() - before, 1, 1);
   return setup;
 }
 
@@ -310,7 +308,7 @@ nlohmann::ordered_json bench_augpe(const Bench& b) {
       {"bytes_sent_rank", double(b.comm.bytes_sent() - bytes_before) / o.repeats}};
   if (floor.contains("tf32") && floor["tf32"].get<double>() > 0) figures["over_tf32_gemm_floor"] = iteration / floor["tf32"].get<double>();
   if (b.cuda) {
-    figures["keep_traffic"] = traffic_json(b, keep_traffic, 1);
+    figures["keep_traffic"] = traffic_json(b, keep_traffic, 1, 1);
     figures["iteration_traffic"] = traffic;
   }
   return figures;
