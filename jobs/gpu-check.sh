@@ -49,6 +49,7 @@ step() {  # step NAME LIMIT_SECONDS COMMAND...: runs it under min(LIMIT, time le
   [ "$status" = ok ] || echo "gpu-check: $name $status (see $OUT/$name.log)"
   python3 analysis/gpu_summary.py "$OUT" >"$OUT/summary.log" 2>&1 || echo "gpu-check: the summary failed (see $OUT/summary.log)"
 }
+command -v nvidia-smi >/dev/null || { echo "gpu-check: no nvidia-smi (the NVIDIA driver's tool): run this on a GPU node" >&2; exit 2; }
 nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv >"$OUT/gpu.txt" 2>&1 ||
   { echo "gpu-check: nvidia-smi found no GPU" >&2; exit 2; }
 git rev-parse HEAD >"$OUT/commit.txt" 2>/dev/null || echo unknown >"$OUT/commit.txt"

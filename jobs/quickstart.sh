@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib/locate.sh"
 cd "$SECPE_WORKDIR"
 if [ "$SECPE_INSTALLED" = 0 ]; then
   bash jobs/install-deps.sh
-  bash jobs/build.sh
+  bash jobs/build.sh secpe   # the binary alone: tests/run.sh builds the rest
 fi
 
 source "$SECPE_ROOT/jobs/mpi-env.sh"
@@ -16,8 +16,9 @@ source "$SECPE_ROOT/jobs/blas-core.sh"
 RANKS=${SECPE_RANKS:-2}
 INI=$SECPE_ROOT/jobs/quickstart.ini
 
-"$SECPE" corpus --config "$INI"
-"$SECPE" import --config "$INI"
+# The demo's corpus and dataset are the quickstart's own: it replaces an earlier quickstart's.
+"$SECPE" corpus --config "$INI" --force
+"$SECPE" import --config "$INI" --force
 # secpe run never overwrites a completed run: the quickstart replaces its own earlier one.
 if [ -e out/quickstart ] || [ -e out/quickstart.state ]; then
   echo "quickstart: replacing the earlier out/quickstart and out/quickstart.state"

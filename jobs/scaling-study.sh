@@ -20,7 +20,7 @@ RECORDS=${RECORDS:-200000}; DIM=${DIM:-768}; LABELS=${LABELS:-yelp}
 SYNTHETIC=${SYNTHETIC:-5000}; CLUSTERS=${CLUSTERS:-600}; MAX_RANKS=${MAX_RANKS:-2}; THREADS=${THREADS:-1}
 STUDIES=${STUDIES:-"strong weak records synthetic clusters"}
 LAUNCH=${LAUNCH:-mpirun --oversubscribe}
-[ -x "$SECPE" ] || bash jobs/build.sh >/dev/null
+[ -x "$SECPE" ] || bash jobs/build.sh secpe >/dev/null
 source "$SECPE_ROOT/jobs/mpi-env.sh"
 source "$SECPE_ROOT/jobs/blas-core.sh"
 mkdir -p "$OUT/data"

@@ -113,12 +113,8 @@ check_public_share() {
 
 prepare() {
   [ -f "$CORPUS" ] || { echo "utility-study: $CORPUS not found" >&2; exit 2; }
-  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/install-deps.sh
-  if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then  # the plots (Debian's package)
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-matplotlib >/dev/null
-  fi
-  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/build.sh >/dev/null
+  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/install-deps.sh analysis  # with the plots' matplotlib
+  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/build.sh secpe >/dev/null
   mkdir -p "$OUT/references" "$PRIVATE/data"
   chmod 700 "$PRIVATE"
   python3 "$SECPE_ROOT/analysis/heldout_split.py" "$CORPUS" "$PRIVATE/train.csv" "$PRIVATE/heldout.csv" --reference "$PRIVATE/reference.csv" \

@@ -3,7 +3,7 @@
 # then the sanitizer and fuzzing stage, tests/sanitize.sh (SECPE_SKIP_SANITIZERS=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash jobs/install-deps.sh
+bash jobs/install-deps.sh tests
 bash jobs/build.sh
 source jobs/mpi-env.sh
 (cd build && ctest --output-on-failure --timeout 900 "$@")

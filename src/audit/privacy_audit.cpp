@@ -22,7 +22,16 @@ namespace {
 constexpr std::uint64_t kLabel = 0;
 // Which randomness a draw belongs to: the trials on D, those on D', the no-secret model.
 enum class Source : std::uint64_t { kWithSecret = 0, kWithoutSecret = 1, kModel = 2 };
-constexpr std::size_t kProgressEvery = 4096;  // trials or draws between a thread's progress reports
+
+// Trials or draws between a thread's progress reports: 4096 where they are cheap (the default audit
+// draws 2 million in a third of a second), fewer as each costs more, down to every one, so that a
+// line shows at least every second or so: a draw evaluates iterations x (holders + 1) mixture
+// terms (a few ns each), and 10,000 holders over 1,000 iterations took 40 ms a draw and 0.3 s a
+// trial, which reported nothing in 6 minutes at a fixed 4096.
+std::size_t progress_every(const AuditOptions& o) {
+  const double terms = double(o.iterations) * double(o.holders + 1);
+  return static_cast<std::size_t>(std::clamp(1e7 / terms, 1.0, 4096.0));
+}
 
 // Every call of the audited mechanism goes through here: (dataset, trial, iteration) -> one
 // release. Each trial's sampling and noise are keyed by its own seed, derived from the audit seed,
@@ -105,6 +114,7 @@ std::vector<double> model_thresholds(const ShiftAttack& attack, const AuditOptio
   const auto draws = static_cast<std::size_t>(4 * o.trials);
   std::vector<double> stat(draws);
   SharedProgress progress("audit: thresholds (no-secret model)", draws);
+  const std::size_t every = progress_every(o);
   run_chunks(o.threads, draws, [&](int chunk, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       CounterRng rng(o.seed, Stream::kAudit, static_cast<std::uint64_t>(Source::kModel), i);
@@ -114,7 +124,7 @@ std::vector<double> model_thresholds(const ShiftAttack& attack, const AuditOptio
         s += attack.log_ratio(x, rng.normal());
       }
       stat[i] = s;
-      if ((i - begin) % kProgressEvery == kProgressEvery - 1) progress.add(chunk, kProgressEvery);
+      if ((i - begin) % every == every - 1) progress.add(chunk, every);
     }
   });
   progress.finish();
@@ -136,6 +146,7 @@ std::vector<std::int64_t> count_hits(const SecretClustering& with_secret, const 
   const int chunks = std::max(1, o.threads);
   std::vector<std::vector<std::int64_t>> partial(static_cast<std::size_t>(chunks), std::vector<std::int64_t>(2 * m, 0));
   SharedProgress progress("audit: trials (rank 0's share, on D and D')", 2 * n);
+  const std::size_t every = progress_every(o);
   for (const Source dataset : {Source::kWithSecret, Source::kWithoutSecret}) {
     const SecretClustering& mechanism = dataset == Source::kWithSecret ? with_secret : without_secret;
     const std::size_t offset = dataset == Source::kWithSecret ? 0 : m;
@@ -146,7 +157,7 @@ std::vector<std::int64_t> count_hits(const SecretClustering& with_secret, const 
         double s = 0.0;
         for (int t = 0; t < o.iterations; ++t) s += attack.log_ratio(release_trial(mechanism, o.seed, dataset, trial, t, sigma_released));
         for (std::size_t k = 0; k < m; ++k) counts[k] += s >= threshold[k] ? 1 : 0;
-        if ((i - begin) % kProgressEvery == kProgressEvery - 1) progress.add(chunk, kProgressEvery);
+        if ((i - begin) % every == every - 1) progress.add(chunk, every);
       }
     });
   }

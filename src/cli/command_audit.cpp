@@ -123,6 +123,7 @@ int command_audit(const std::vector<std::string>& args) {
   const int threads = option_in(vm, "threads", 0, 65536);
   o.threads = threads > 0 ? threads : default_threads();
   validate_audit_options(o);
+  if (vm.count("out")) check_output_file("out", vm["out"].as<std::string>());  // before the trials, not after them
   const bool calibrated = o.sigma == 0.0;
 
   bool exceeds = false;

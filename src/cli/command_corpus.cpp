@@ -20,6 +20,7 @@ int command_corpus(const std::vector<std::string>& args) {
     ("secrets-out", po::value<std::string>(), "where to write the planted secrets, one per line (default: OUT with .secrets.txt)")
     ("seed", po::value<std::uint64_t>()->default_value(7), "seed of the corpus generator")
     ("secret-rate", po::value<double>()->default_value(0.25, "0.25"), "fraction of reviews drawn for planted secrets, in [0, 1]; a label's first 3 reviews get none, nor a review that would put over half of its label's reviews private");
+  add_force_option(desc, "--out and --secrets-out");
   po::variables_map vm;
   if (!parse_options("corpus", "secpe corpus [--records N] [--out FILE.csv]", desc, {}, args, vm)) return 0;
 
@@ -32,8 +33,9 @@ int command_corpus(const std::vector<std::string>& args) {
   std::filesystem::path secrets_out = out;
   secrets_out.replace_extension(".secrets.txt");
   if (vm.count("secrets-out")) secrets_out = vm["secrets-out"].as<std::string>();
-  check_output_file("out", out);
-  check_output_file("secrets-out", secrets_out);
+  const bool force = vm["force"].as<bool>();
+  check_new_output_file("out", out, force);
+  check_new_output_file("secrets-out", secrets_out, force);
 
   const DemoCorpus demo = make_demo_corpus(options);
   if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());

@@ -267,7 +267,7 @@ void describe_import_options(po::options_description& desc) {
   desc.add_options()
     ("input", po::value<std::string>()->default_value("data/demo/corpus.csv"), "corpus file to import")
     ("format", po::value<std::string>(), "augpe-csv or jsonl (default: jsonl for *.jsonl, else augpe-csv)")
-    ("out", po::value<std::string>()->default_value("data/demo/demo.h5"), "dataset to write (HDF5)")
+    ("out", po::value<std::string>()->default_value("data/demo/demo.h5"), "dataset to write (HDF5); an existing one is refused unless --force")
     ("text-column", po::value<std::string>()->default_value("text"), "CSV column or JSON field holding the text")
     ("label-columns", po::value<std::string>()->default_value("label1,label2"), "comma-separated label columns or fields")
     ("label-prefixes", po::value<std::string>()->default_value("Business Category: |Review Stars: "),
@@ -299,6 +299,7 @@ void describe_import_options(po::options_description& desc) {
      "warn when fewer than this share of a label's records are public (hold no secret)")
     ("allow-private-labels", po::bool_switch(), "import even when a label has no public record (it then gets no synthetic text); refused otherwise")
     ("threads", po::value<int>()->default_value(0), "threads for the embedding and the learned embedders' fit (0: the SECPE_THREADS environment variable if set, else all hardware threads)");
+  add_force_option(desc, "--out");
 }
 
 // The built-in or HTTP embedder the options ask for (imported embeddings are checked apart).
@@ -398,7 +399,7 @@ int command_import(const std::vector<std::string>& args) {
 
   const std::filesystem::path input = vm["input"].as<std::string>();
   const std::filesystem::path out = vm["out"].as<std::string>();
-  check_output_file("out", out);
+  check_new_output_file("out", out, vm["force"].as<bool>());
   CorpusFormat format;
   try {
     format = corpus_format(input, vm.count("format") ? vm["format"].as<std::string>() : "");
@@ -444,7 +445,7 @@ int command_import(const std::vector<std::string>& args) {
     contents.embeddings = read_imported_embeddings(file, {.h5_dataset = vm["embeddings-dataset"].as<std::string>(), .rows = corpus.texts.size()});
     embedder_name = kImportedEmbedderName;
     contents.provenance["embedding_model"] = vm["embeddings-model"].as<std::string>();
-    contents.provenance["embeddings_file"] = std::filesystem::absolute(file).string();
+    contents.provenance["embeddings_file"] = file.filename().string();  // a name: a path may say more than the dataset should
     log_info("imported " + std::to_string(contents.embeddings.cols()) + "-d embeddings of model " +
              contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
   } else {
@@ -462,7 +463,9 @@ int command_import(const std::vector<std::string>& args) {
     embedder_name = embedder->name();
   }
   contents.texts = std::move(corpus.texts);
-  contents.provenance.insert({{"source", std::filesystem::absolute(input).string()},
+  // Input files by name only (the secrets list's too, in secret_mode): run.json shows this
+  // provenance, and a path may say more about the data than a published file should.
+  contents.provenance.insert({{"source", input.filename().string()},
                               {"source_format", format == CorpusFormat::kJsonl ? "jsonl" : "augpe-csv"},
                               {"created_utc", utc_now()},
                               {"secpe_version", build_info().version},

@@ -26,10 +26,11 @@ int command_synth_embeddings(const std::vector<std::string>& args) {
     ("seed", po::value<std::uint64_t>(&o.seed)->default_value(o.seed), "seed")
     ("threads", po::value<unsigned>(&o.threads)->default_value(0), "threads (0: all)")
     ("out", po::value<std::string>()->required(), "dataset to write (HDF5)");
+  add_force_option(desc, "--out");
   po::variables_map vm;
   if (!parse_options("synth-embeddings", "secpe synth-embeddings --records N --dim D --labels yelp --out FILE.h5", desc, {}, args, vm)) return 0;
   const std::filesystem::path out = vm["out"].as<std::string>();
-  check_output_file("out", out);
+  check_new_output_file("out", out, vm["force"].as<bool>());
   const Timer t0;
   const DatasetContents contents = synth_embeddings(o);
   const double generate = t0.seconds();

@@ -152,6 +152,17 @@ void check_output_file(const std::string& option, const std::filesystem::path& p
   }
 }
 
+void add_force_option(po::options_description& desc, const std::string& outputs) {
+  desc.add_options()("force", po::bool_switch(), ("replace " + outputs + " if it exists (refused otherwise)").c_str());
+}
+
+void check_new_output_file(const std::string& option, const std::filesystem::path& path, bool force) {
+  check_output_file(option, path);
+  if (!force && std::filesystem::exists(std::filesystem::symlink_status(path))) {
+    throw InputError("--" + option + ": '" + path.string() + "' exists: give another --" + option + ", remove it, or add --force to replace it");
+  }
+}
+
 void check_output_folder(const std::string& option, const std::filesystem::path& dir, const std::vector<std::string>& files) {
   if (const auto problem = output_folder_problem(dir); !problem.empty()) {
     throw InputError("--" + option + ": '" + dir.string() + "' " + problem);

@@ -47,6 +47,14 @@ T option_in(const po::variables_map& vm, const std::string& name, T lo, T hi) {
 void check_output_file(const std::string& option, const std::filesystem::path& path);
 void check_output_folder(const std::string& option, const std::filesystem::path& dir, const std::vector<std::string>& files);
 
+// --force: the switch of the commands whose output file took real work (a dataset, a corpus), so
+// that a second command with the same --out never replaces the first one's file without being
+// asked. check_new_output_file is check_output_file plus that rule: an existing file is an
+// InputError naming --OPTION and the file, unless `force` (the replacement is still written to a
+// temporary file and renamed, so the old file stays whole until the new one is complete).
+void add_force_option(po::options_description& desc, const std::string& outputs);
+void check_new_output_file(const std::string& option, const std::filesystem::path& path, bool force);
+
 // "a,b," split at `sep` -> {"a", "b", ""} (an empty string gives no item).
 std::vector<std::string> split_list(const std::string& s, char sep);
 

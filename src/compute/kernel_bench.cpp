@@ -11,6 +11,7 @@
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
 #include "compute/cuda_backend.hpp"
+#include "core/log.hpp"
 #include "core/timer.hpp"
 
 namespace secpe {
@@ -34,24 +35,35 @@ struct Timing {
   double wall = 0.0, cpu = 0.0;
 };
 
-// The best wall time of `repeats` runs, and the CPU time (all threads) of that run.
+// The timed calls of both sides on one progress line (rank 0's stderr), as every long command shows
+// it: at the default shape a call takes seconds on a GPU and tens of seconds on a CPU thread.
+struct TimedCalls {
+  Progress progress;
+  std::size_t done = 0;
+  void finished(const std::string& what) { progress.step(++done, what + " done"); }
+};
+
+// The best wall time of `repeats` runs, and the CPU time (all threads) of that run; each run is
+// reported to `calls` as `name` and its number.
 template <class F>
-Timing best_of(int repeats, F&& f) {
+Timing best_of(int repeats, F&& f, TimedCalls& calls, const std::string& name) {
   Timing best;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
+  const int runs = std::max(1, repeats);
+  for (int r = 0; r < runs; ++r) {
     const double c0 = process_cpu_seconds();
     const Timer t0;
     f();
     const double wall = t0.seconds();
     const double cpu = process_cpu_seconds() - c0;
     if (r == 0 || wall < best.wall) best = {wall, cpu};
+    calls.finished(name + " " + std::to_string(r + 1) + "/" + std::to_string(runs));
   }
   return best;
 }
 
 // Baseline: plain sgemm on the same shape, OpenBLAS threaded its own way, output in chunks of rows.
-void bench_openblas_sgemm(const KernelBenchConfig& config, const MatrixF& x, const MatrixF& c, KernelBenchResult& r) {
-  const Timing st = best_of(config.repeats, [&] { openblas_sgemm_floor(x, c, config.threads); });
+void bench_openblas_sgemm(const KernelBenchConfig& config, const MatrixF& x, const MatrixF& c, KernelBenchResult& r, TimedCalls& calls) {
+  const Timing st = best_of(config.repeats, [&] { openblas_sgemm_floor(x, c, config.threads); }, calls, "sgemm");
   r.sgemm_seconds = st.wall;
   r.sgemm_cpu_seconds = st.cpu;
 }
@@ -119,12 +131,16 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   const auto search = [&] { kernel.search_kept(*kept, c, config.metric, k, idx, score); };
   if (cuda) search();  // untimed: cuBLAS loads its kernels, and the built-in check compares sampled rows in full
   const DeviceTraffic before = cuda ? cuda->traffic() : DeviceTraffic{};
-  const Timing kt = best_of(config.repeats, search);
+  // The kernel's runs, then the baseline's: sgemm's runs, or cuBLAS's timing as one call.
+  const auto runs = static_cast<std::size_t>(std::max(1, config.repeats));
+  TimedCalls calls{Progress("bench kernel", runs + (cuda ? 1 : runs))};
+  const Timing kt = best_of(config.repeats, search, calls, "kernel");
   r.kernel_seconds = kt.wall;
   r.kernel_cpu_seconds = kt.cpu;
   if (cuda) {
     const GemmShape shape{m, n, d};
     r.sgemm_seconds = cuda_gemm_seconds(std::span<const GemmShape>(&shape, 1), config.repeats, config.tf32);
+    calls.finished("cuBLAS sgemm");
     r.baseline = config.tf32 ? "cuBLAS cublasSgemm (TF32)" : "cuBLAS cublasSgemm";
     r.gpu = cuda->device_description();
     const DeviceTraffic t = cuda->traffic() - before;
@@ -135,8 +151,9 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
     for (std::size_t p = 0; p < kDevicePhases; ++p) r.phases.seconds[p] = t.phases.seconds[p] * per;
     r.check_failures = cuda->traffic().check_failures;
   } else {
-    bench_openblas_sgemm(config, x, c, r);
+    bench_openblas_sgemm(config, x, c, r, calls);
   }
+  calls.progress.finish();
   r.kernel_gflops = r.gflop / r.kernel_seconds;
   r.sgemm_gflops = r.gflop / r.sgemm_seconds;
   r.ratio = r.kernel_gflops / r.sgemm_gflops;

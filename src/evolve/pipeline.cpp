@@ -169,13 +169,29 @@ void check_public_caps(const Communicator& comm, const RunConfig& config, const 
   }
 }
 
+// A secret mode with each list's file by name: "list:/data/s.txt+pii" -> "list:s.txt+pii".
+// secpe import stores names only; datasets imported by earlier versions hold the list's path.
+std::string secret_mode_by_names(const std::string& mode) {
+  std::string out;
+  for (std::size_t begin = 0; begin <= mode.size();) {
+    const std::size_t end = std::min(mode.find('+', begin), mode.size());
+    const std::string part = mode.substr(begin, end - begin);
+    out += (begin ? "+" : "") + (part.starts_with("list:") ? "list:" + std::filesystem::path(part.substr(5)).filename().string() : part);
+    begin = end + 1;
+  }
+  return out;
+}
+
 // The dataset's provenance as run.json may show it: the import's public settings and the names of
-// its input files, never their paths or counts that involve private records.
+// its input files, never their paths or counts that involve private records. The import stores
+// names already; a dataset of an earlier version may hold paths, so they are cut here too.
 nlohmann::ordered_json public_provenance(const std::map<std::string, std::string>& provenance) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const auto& [key, value] : provenance) {
     if (key == "source" || key == "embeddings_file") {
       out[key] = std::filesystem::path(value).filename().string();
+    } else if (key == "secret_mode") {
+      out[key] = secret_mode_by_names(value);
     } else if (key != "bad_records_skipped") {  // malformed rows of the private input file
       out[key] = value;
     }

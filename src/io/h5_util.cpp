@@ -125,6 +125,18 @@ void write_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, cons
         "cannot write data (disk full?)");
 }
 
+void write_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_t cols, const void* data,
+                const std::string& file) {
+  if (rows == 0 || cols == 0) return;
+  const hsize_t offset[2] = {row, 0}, count[2] = {rows, cols};
+  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot write data");
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr), file,
+        "cannot select data to write");
+  auto mem_space = checked(H5Screate_simple(2, count, nullptr), H5Sclose, file, "cannot write data");
+  check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), file,
+        "cannot write data (disk full?)");
+}
+
 void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& values,
                    const std::vector<hsize_t>& dims, const std::string& file) {
   std::size_t size = 1;

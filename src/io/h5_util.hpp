@@ -65,6 +65,9 @@ Id create_dataset(hid_t loc, const std::string& name, hid_t file_type, hid_t mem
 // Writes `count` elements at `offset` of a 1-D dataset.
 void write_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, const void* data,
               const std::string& file);
+// Writes rows [row, row + rows) of a 2-D dataset with `cols` columns (`data` row-major).
+void write_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_t cols, const void* data,
+                const std::string& file);
 // Fixed-length UTF-8 strings in an array of `dims` (product must equal values.size()).
 void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& values,
                    const std::vector<hsize_t>& dims, const std::string& file);

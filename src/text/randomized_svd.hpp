@@ -57,7 +57,8 @@ struct TruncatedSvd {
 TruncatedSvd randomized_svd(const BlockSparseMatrix& a, const RandomizedSvdOptions& options);
 
 // Keeps Eigen's dense products on one thread while alive: Eigen splits them over OpenMP threads
-// when the library is built with OpenMP (FAISS brings it), which can change how sums are grouped.
+// when built with OpenMP, which can change how sums are grouped. Only the FAISS benchmark's files
+// are compiled with it, but the linker may keep their copy of an Eigen product for every caller.
 class OneEigenThread {
  public:
   OneEigenThread() : saved_(Eigen::nbThreads()) { Eigen::setNbThreads(1); }

@@ -235,7 +235,7 @@ SecretSet read_secret_list(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(file + ": cannot read the secrets list");
   SecretSet set;
-  set.mode = "list:" + file;
+  set.mode = "list:" + path.filename().string();  // the name only: the mode goes into the dataset's provenance, and run.json
   std::unordered_map<std::string, long long> seen;  // word sequence -> line
   std::string line;
   long long lineno = 0;

@@ -13,7 +13,7 @@ namespace secpe {
 struct SecretSet {
   std::vector<std::string> secrets;     // lower-cased words or phrases (emails, phone numbers, names)
   std::vector<std::string> categories;  // one per secret: "RANDOM_WORD", "LIST" or a PII category ("EMAIL", ...)
-  std::string mode;                     // "random-word", "list:<file>", "pii", or several joined by '+'
+  std::string mode;                     // "random-word", "list:<file name>", "pii", or several joined by '+'
 };
 
 

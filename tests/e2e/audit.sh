@@ -9,9 +9,14 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 SMALL=(--trials 40000 --iterations 2 --p 1e-3 --r-over-p 10)
 
-"$SECPE" audit "${SMALL[@]}" --out "$T/ok.json" > "$T/ok.txt"; rc=$?
-[ $rc = 0 ] || { cat "$T/ok.txt"; fail "the real mechanism's audit exited $rc (3: it leaks more than certified)"; }
+"$SECPE" audit "${SMALL[@]}" --out "$T/ok.json" > "$T/ok.txt" 2> "$T/ok.err"; rc=$?
+[ $rc = 0 ] || { cat "$T/ok.txt" "$T/ok.err"; fail "the real mechanism's audit exited $rc (3: it leaks more than certified)"; }
 grep -q "verdict: pass" "$T/ok.txt" || fail "no pass verdict: $(cat "$T/ok.txt")"
+# Progress on stderr (each stage's closing line always prints; rate and ETA at most once a second).
+for stage in "audit: thresholds" "audit: trials"; do
+  grep -q "^secpe: \[$stage.*\] done" "$T/ok.err" || fail "no '$stage' progress on stderr: $(cat "$T/ok.err")"
+done
+grep -q "secpe:" "$T/ok.txt" && fail "progress on stdout"
 python3 - "$T/ok.json" <<'PY' || fail "pass report"
 import json, sys
 j = json.load(open(sys.argv[1]))

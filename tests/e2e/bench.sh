@@ -12,8 +12,17 @@ check() {  # check FILE PYTHON-EXPRESSION-ON-j
 }
 metrics_ok='all(set(m) == {"name", "unit", "definition"} for m in j["metrics"]) and len(j["metrics"]) >= 2'
 
-"$SECPE" bench kernel --rows 64 --centres 96 --dim 16 --kernel reference --repeats 2 --out "$T/kernel.json" >/dev/null 2>&1
+# Progress (rank 0, stderr only: stdout stays the JSON report, as --out writes it). A stage prints
+# its rate and ETA at most once a second and always its closing "done" line, the one checked here.
+progress() {  # progress NAME STDOUT STDERR JSON STAGE...
+  local name=$1 out=$2 err=$3 json=$4; shift 4
+  python3 -c "import json,sys; assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))" "$out" "$json" ||
+    fail "$name: stdout is not the JSON report alone"
+  for stage in "$@"; do grep -q "^secpe: \[$stage\] done" "$err" || fail "$name: no '$stage' progress on stderr: $(cat "$err")"; done
+}
+"$SECPE" bench kernel --rows 64 --centres 96 --dim 16 --kernel reference --repeats 2 --out "$T/kernel.json" >"$T/kernel.out" 2>"$T/kernel.err"
 check "$T/kernel.json" 'j["kernel"] == "reference" and j["figures"]["verified_against_reference"]'
+progress "bench kernel" "$T/kernel.out" "$T/kernel.err" "$T/kernel.json" "bench kernel"
 check "$T/kernel.json" "$metrics_ok"
 
 "$SECPE" bench privacy --records 1500 --secrets 20 --iterations 2 --repeats 1 --out "$T/privacy.json" >/dev/null 2>&1
@@ -29,7 +38,8 @@ check "$T/privacy_bulk.json" 'j["figures"]["exact"]["bounds"]["coarse-accountant
 "$SECPE" bench privacy --secrets 100001 >/dev/null 2>&1 && fail "bench privacy took --secrets 100001"
 "$SECPE" bench privacy --holders uniform >/dev/null 2>&1 && fail "bench privacy took --holders uniform"
 
-"$SECPE" synth-embeddings --records 3000 --dim 16 --labels 4 --secrets 10 --out "$T/e.h5" >/dev/null 2>&1
+"$SECPE" synth-embeddings --records 3000 --dim 16 --labels 4 --secrets 10 --out "$T/e.h5" >/dev/null 2>"$T/synth.err"
+grep -q "^secpe: \[synth-embeddings: generate\] done 3000 " "$T/synth.err" || fail "synth-embeddings: no progress on stderr: $(cat "$T/synth.err")"
 "$SECPE" bench privacy --data "$T/e.h5" --iterations 2 --repeats 1 --out "$T/privacy_data.json" >/dev/null 2>&1 || fail "bench privacy --data"
 check "$T/privacy_data.json" 'j["figures"]["data"] == "e.h5" and j["figures"]["secrets"] == 10 and j["figures"]["records"] == 3000'
 "$SECPE" bench privacy --data "$T/missing.h5" >/dev/null 2>&1 && fail "bench privacy took a missing --data"
@@ -64,7 +74,8 @@ grep -q -- "--r-over-p: '0.5' is not a ratio" <<<"$err" || fail "bench histogram
 # k-means on a dataset's clustered data: the public rows of its largest label only
 if "$SECPE" bench faiss --help >/dev/null 2>&1; then
   "$SECPE" bench faiss --queries 50 --candidates 100 --dim 16 --kmeans-data "$T/e.h5" --kmeans-points 200 --clusters 8 \
-    --kmeans-init parallel --repeats 1 --out "$T/faiss.json" >/dev/null 2>&1 || fail "bench faiss --kmeans-data"
+    --kmeans-init parallel --repeats 1 --out "$T/faiss.json" >"$T/faiss.out" 2>"$T/faiss.err" || fail "bench faiss --kmeans-data"
+  progress "bench faiss" "$T/faiss.out" "$T/faiss.err" "$T/faiss.json" "bench faiss: search" "bench faiss: k-means"
   check "$T/faiss.json" 'j["figures"]["kmeans"]["points"] == 200 and j["figures"]["kmeans"]["dim"] == 16 and "public rows of label" in j["figures"]["kmeans"]["data"]'
   check "$T/faiss.json" 'j["figures"]["kmeans"]["secpe_init"] == "parallel" and 0 < j["figures"]["kmeans"]["secpe_mean_cosine"] <= 1'
   # All of the largest label's points, and only its public ones: as many as inspect counts public.

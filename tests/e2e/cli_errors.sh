@@ -30,6 +30,27 @@ expect 2 "--records must be in \[1, 1000000000\], not 0" -- "$SECPE" corpus --re
 expect 2 "not a secpe dataset" -- "$SECPE" inspect "$T/bad.csv"
 "$SECPE" corpus --records 200 --out "$T/c.csv" 2>/dev/null || fail "corpus"
 "$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --secret-count 20 2>/dev/null || fail "import"
+# An existing dataset or corpus is never replaced unasked: a second import, corpus or
+# synth-embeddings to the same file is refused before any work (here before reading a missing
+# --input), naming the option and the file, and leaves the file byte for byte; --force replaces it.
+cp "$T/c.h5" "$T/c.h5.first"
+expect 2 "--out: '$T/c.h5' exists: .*--force" -- "$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --embedding-dim 16
+expect 2 "--out: '$T/c.h5' exists" -- "$SECPE" import --input "$T/missing.csv" --out "$T/c.h5"
+cmp -s "$T/c.h5" "$T/c.h5.first" || fail "a refused import changed the existing dataset"
+ls "$T" | grep -q '\.tmp\.' && fail "a refused import left a temporary file"
+expect 0 "wrote $T/c.h5" -- "$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --embedding-dim 16 --force
+"$SECPE" inspect "$T/c.h5" | grep -q "embedding_dim = 16" || fail "import --force did not replace the dataset"
+cp "$T/c.csv" "$T/c.csv.first"
+expect 2 "--out: '$T/c.csv' exists: .*--force" -- "$SECPE" corpus --records 100 --out "$T/c.csv"
+expect 2 "--secrets-out: '$T/c.secrets.txt' exists" -- "$SECPE" corpus --records 100 --out "$T/c2.csv" --secrets-out "$T/c.secrets.txt"
+[ -e "$T/c2.csv" ] && fail "a refused corpus wrote its --out"
+cmp -s "$T/c.csv" "$T/c.csv.first" || fail "a refused corpus changed the existing one"
+"$SECPE" corpus --records 200 --out "$T/c.csv" --force 2>/dev/null || fail "corpus --force"
+cmp -s "$T/c.csv" "$T/c.csv.first" || fail "corpus --force: not the same corpus for the same options"
+"$SECPE" synth-embeddings --records 20 --dim 4 --labels 2 --secrets 3 --out "$T/s.h5" 2>/dev/null || fail "synth-embeddings"
+expect 2 "--out: '$T/s.h5' exists: .*--force" -- "$SECPE" synth-embeddings --records 20 --dim 4 --labels 2 --secrets 3 --out "$T/s.h5"
+expect 0 "wrote $T/s.h5" -- "$SECPE" synth-embeddings --records 30 --dim 4 --labels 2 --secrets 3 --out "$T/s.h5" --force
+"$SECPE" inspect "$T/s.h5" | grep -Eq "records +30 \(" || fail "synth-embeddings --force did not replace the dataset: $("$SECPE" inspect "$T/s.h5")"
 expect 2 "--r (or p \* --r-over-p) must be in (p, 1)" -- "$SECPE" run --data "$T/c.h5" --r-over-p 0.5 --out "$T/o"
 expect 2 "--method must be secpe, augpe or random" -- "$SECPE" run --data "$T/c.h5" --method foo --out "$T/o"
 [ -e "$T/o" ] && fail "a failed run left an output folder"

@@ -45,3 +45,40 @@ while IFS= read -r line; do
 $(tail -20 "$T/step$n.log")"
 done < "$T/walkthrough.sh"
 echo "docs: the README's walk-through ran ($n commands, each exit 0)"
+
+# docs/performance.md's reproduce block (the headline figures' commands are lines of it), at a
+# test's size: every size option made small, one repetition. It starts where a user stands after
+# the quickstart, with the demo dataset made (here from a small corpus).
+mkdir -p "$T/repro/build"
+ln -s "$SECPE" "$T/repro/build/secpe"
+ln -s "$SRC/jobs" "$T/repro/jobs"
+cd "$T/repro" || fail "scratch folder"
+"$SECPE" corpus --config jobs/quickstart.ini --records 800 >/dev/null 2>&1 &&
+  "$SECPE" import --config jobs/quickstart.ini >/dev/null 2>&1 || fail "the quickstart's dataset"
+python3 "$CHECK" "$SRC" "$SECPE" --reproduce > "$T/reproduce.sh" || fail "no reproduce block in docs/performance.md"
+faiss=yes; "$SECPE" --version | grep -q 'FAISS.*yes' || faiss=no
+shrink_bench() {  # shrink_bench LINE: the same command at a test's size
+  local line
+  line=$(sed -E -e 's/--records [0-9]+/--records 3000/' -e 's/--dim [0-9]+/--dim 32/' \
+    -e 's/--rows [0-9]+/--rows 200/' -e 's/--centres [0-9]+/--centres 300/' -e 's/--queries [0-9]+/--queries 100/' \
+    -e 's/--synthetic [0-9]+/--synthetic 200/' -e 's/--clusters [0-9]+/--clusters 4/' \
+    -e 's/--secrets [0-9]+/--secrets 40/' -e 's/--repeats [0-9]+/--repeats 1/' <<<"$1")
+  case "$line" in
+    *"secpe bench faiss"*) for option in "--queries 100" "--candidates 300" "--dim 32" "--kmeans-points 2000" "--clusters 8"; do
+        grep -q -- "${option% *} " <<<"$line" || line="$line $option"
+      done ;;
+  esac
+  case "$line" in *"secpe bench "*) grep -q -- "--repeats " <<<"$line" || line="$line --repeats 1" ;; esac
+  echo "$line"
+}
+n=0
+while IFS= read -r line; do
+  n=$((n + 1))
+  [ "$faiss" = no ] && [[ "$line" == *"bench faiss"* ]] && { echo "docs: skipped without FAISS: $line"; continue; }
+  small=$(shrink_bench "$line")
+  eval "$small" < /dev/null > "$T/repro$n.log" 2>&1
+  rc=$?
+  [ "$rc" = 0 ] || fail "docs/performance.md's reproduce line $n exited $rc: $small
+$(tail -20 "$T/repro$n.log")"
+done < "$T/reproduce.sh"
+echo "docs: docs/performance.md's reproduce block ran ($n commands, each exit 0)"

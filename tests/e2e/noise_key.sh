@@ -55,7 +55,15 @@ PY
   [ -e "$T/$m-os1.state/noise.key" ] && fail "$m: the OS key outlived the run"
   ls "$T/$m-os1" | grep -qv -E '^(synthetic.csv|initial.csv|privacy.json|metrics.jsonl|run.json)$' && fail "$m: unexpected file in the output folder"
 done
-# An existing state folder open to others is refused before any work, with the chmod to run, and
+# Published files name input files, never their paths: the dataset's provenance (shown in run.json)
+# holds the corpus's and the secrets list's names only, and so does the dataset itself.
+python3 - "$T/secpe-a1/run.json" <<'PY' || fail "a path in run.json's dataset provenance"
+import json, sys
+prov = json.load(open(sys.argv[1]))['summary']['dataset_provenance']
+assert prov['secret_mode'] == 'list:c.secrets.txt' and prov['source'] == 'c.csv', prov
+assert not any('/' in v for v in prov.values() if isinstance(v, str)), prov
+PY
+"$SECPE" inspect "$T/c.h5" | grep -E "^ +(source|secret_mode|embeddings_file) = .*/" && fail "a path in the dataset's provenance"
 # left as it was (a folder others could read may already have been read: the user decides).
 mkdir -p "$T/open.state"; chmod 755 "$T/open.state"
 out=$("$SECPE" "${RUN[@]}" --out "$T/o3" --state-dir "$T/open.state" 2>&1) && fail "a state folder open to others was accepted"

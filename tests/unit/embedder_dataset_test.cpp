@@ -48,8 +48,9 @@ void write_corpus(const std::filesystem::path& path, const std::vector<std::stri
 
 EmbedderModel import_model(const std::filesystem::path& corpus, const std::filesystem::path& secrets, const TempFile& out,
                            const std::string& kind, std::string* name = nullptr) {
+  // --force: the callers import each embedder kind into the same file.
   EXPECT_EQ(cli::command_import({"--input", corpus.string(), "--out", out.str(), "--secrets", "list", "--secrets-file", secrets.string(),
-                                 "--embedder", kind, "--embedding-dim", "64"}),
+                                 "--embedder", kind, "--embedding-dim", "64", "--force"}),
             0);
   const DatasetReader reader(out.path());
   if (name) *name = reader.info().provenance.at("embedder");
@@ -236,7 +237,7 @@ TEST(EmbedderDataset, AutoIsPpmiSifWhereThePublicRecordsAllowIt) {
       secrets("s.txt", "zorblax\n");
   write_corpus(corpus.path(), {}, 1);
   const auto embedder_of = [&](std::vector<std::string> args) {
-    args.insert(args.end(), {"--out", out.str(), "--secrets", "list", "--secrets-file", secrets.str()});
+    args.insert(args.end(), {"--out", out.str(), "--secrets", "list", "--secrets-file", secrets.str(), "--force"});  // one file, three imports
     EXPECT_EQ(cli::command_import(args), 0);
     return DatasetReader(out.path()).info().provenance.at("embedder");
   };

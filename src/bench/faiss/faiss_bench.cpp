@@ -12,6 +12,7 @@
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
 #include "dist/communicator.hpp"
@@ -94,6 +95,19 @@ std::vector<double> ratios(const std::vector<double>& a, const std::vector<doubl
   return r;
 }
 
+// Progress of one part (search, k-means) on rank 0's stderr, as every long command shows it: at
+// the default sizes a timed run takes seconds to tens of seconds (FAISS's search 17 s on 2 shared
+// vCPUs, one library call). Started once the data are ready, with a line saying so (the data are
+// not a step, so the rate and ETA are the timed runs'); each of FAISS's and our runs is a step.
+Progress timed_runs_progress(const std::string& part, const std::string& shape, const FaissBenchOptions& o) {
+  log_info("bench faiss: " + part + " of " + shape + ", " + std::to_string(o.repeats) + " repetition(s) of FAISS then secpe");
+  return Progress("bench faiss: " + part, 2 * static_cast<std::size_t>(o.repeats));
+}
+
+std::string repetition_detail(int r, int repeats, const std::string& side) {
+  return "repetition " + std::to_string(r + 1) + "/" + std::to_string(repeats) + ": " + side + " done";
+}
+
 // Wall and CPU seconds of f() appended to `wall` and `cpu`.
 template <class F>
 void timed(std::vector<double>& wall, std::vector<double>& cpu, F&& f) {
@@ -136,6 +150,8 @@ nlohmann::ordered_json bench_search(const FaissBenchOptions& o, const NearestCen
     queries = rows.bottomRows(static_cast<Eigen::Index>(o.queries));
   }
   const int dim = static_cast<int>(base.cols());
+  Progress progress = timed_runs_progress(
+      "search", std::to_string(o.queries) + " queries in " + std::to_string(o.candidates) + " rows, d = " + std::to_string(dim), o);
   const double gflop = 2.0 * double(o.queries) * double(o.candidates) * dim / 1e9;
   faiss::IndexFlatIP index(dim);
   index.add(static_cast<faiss::Index::idx_t>(o.candidates), base.data());
@@ -148,8 +164,11 @@ nlohmann::ordered_json bench_search(const FaissBenchOptions& o, const NearestCen
     timed(runs.faiss, runs.faiss_cpu, [&] {
       index.search(static_cast<faiss::Index::idx_t>(o.queries), queries.data(), 1, distances.data(), labels.data());
     });
+    progress.step(1 + 2 * std::size_t(r), repetition_detail(r, o.repeats, "faiss"));
     timed(runs.secpe, runs.secpe_cpu, [&] { kernel.search(queries, base, Metric::kInnerProduct, nearest, score); });
+    progress.step(2 + 2 * std::size_t(r), repetition_detail(r, o.repeats, "secpe"));
   }
+  progress.finish();
   std::size_t agree = 0;
   for (std::size_t i = 0; i < o.queries; ++i) agree += labels[i] == nearest[i] ? 1 : 0;
   const double faiss_s = median(runs.faiss), secpe_s = median(runs.secpe);
@@ -180,6 +199,8 @@ nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCen
   cp.seed = static_cast<int>(o.seed);
   cp.max_points_per_centroid = 1 << 30;  // no subsampling: same work as ours
   cp.spherical = true;
+  Progress progress = timed_runs_progress(
+      "k-means", std::to_string(n_points) + " points, d = " + std::to_string(points_dim) + ", K = " + std::to_string(o.kmeans_clusters), o);
   const LocalCommunicator self;
   KMeansOptions ko{o.kmeans_clusters, o.kmeans_iterations, 0.0, Metric::kCosine, o.seed, 0};
   ko.init = init;
@@ -193,8 +214,10 @@ nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCen
     faiss::Clustering clustering(points_dim, o.kmeans_clusters, cp);
     faiss::IndexFlatIP kindex(points_dim);
     timed(runs.faiss, runs.faiss_cpu, [&] { clustering.train(static_cast<faiss::Index::idx_t>(n_points), points.data(), kindex); });
+    progress.step(1 + 2 * std::size_t(r), repetition_detail(r, o.repeats, "faiss"));
     faiss_centroids.assign(clustering.centroids.begin(), clustering.centroids.end());
     timed(runs.secpe, runs.secpe_cpu, [&] { ours = distributed_kmeans(self, points, kernel, ko); });
+    progress.step(2 + 2 * std::size_t(r), repetition_detail(r, o.repeats, "secpe"));
     seed_s.push_back(ours.seed_seconds);
     lloyd_s.push_back(ours.lloyd_seconds);
   }
@@ -211,6 +234,8 @@ nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCen
   const MatrixF faiss_centres = Eigen::Map<const MatrixF>(faiss_centroids.data(), o.kmeans_clusters, points_dim);
   const int lloyd_passes = ours.iterations + 1;  // the iterations and the final assignment pass
   const double faiss_per_iteration = median(runs.faiss) / o.kmeans_iterations, our_per_iteration = median(lloyd_s) / lloyd_passes;
+  const double faiss_cosine = mean_cosine(faiss_centres), secpe_cosine = mean_cosine(ours.centres);
+  progress.finish();
   return {{"points", n_points}, {"dim", points_dim},
           {"data", o.kmeans_data.empty() ? std::string("random unit rows") : o.kmeans_data + ": public rows of label '" + points_label + "'"},
           {"clusters", o.kmeans_clusters}, {"iterations", o.kmeans_iterations}, {"secpe_screen", screen_of(kernel, std::size_t(o.kmeans_clusters))},
@@ -226,7 +251,7 @@ nlohmann::ordered_json bench_kmeans(const FaissBenchOptions& o, const NearestCen
           {"faiss_seconds_all", runs.faiss}, {"secpe_seconds_all", runs.secpe},
           {"secpe_over_faiss_per_iteration", our_per_iteration / faiss_per_iteration},
           {"secpe_seed_over_faiss_iteration", median(seed_s) / faiss_per_iteration},
-          {"faiss_mean_cosine", mean_cosine(faiss_centres)}, {"secpe_mean_cosine", mean_cosine(ours.centres)},
+          {"faiss_mean_cosine", faiss_cosine}, {"secpe_mean_cosine", secpe_cosine},
           {"secpe_screens", screen_counts(stats)},
           {"note", "faiss seeds randomly; FAISS and secpe run back to back in each of --repeats repetitions; *_seconds are medians, "
                    "secpe_over_faiss the per-repetition ratios of the totals (secpe seeding + Lloyd + sums against faiss::Clustering::train); "

@@ -4,6 +4,7 @@ that exist. Used by tests/e2e/docs.sh; prints one line per problem and exits 1 i
 
   docs_check.py SOURCE_DIR SECPE                  check links, paths, commands and options
   docs_check.py SOURCE_DIR SECPE --walkthrough    print the README's walk-through as a shell script
+  docs_check.py SOURCE_DIR SECPE --reproduce      print docs/performance.md's reproduce block likewise
 
 What is checked, in every file:
 - links [text](target) that are not URLs: the file exists and, for #anchors, so does the heading
@@ -19,7 +20,12 @@ What is checked, in every file:
 - [section] keys of ini blocks are options of that section's command;
 - any other --option in code belongs to some secpe command or to an outside tool listed below;
 - every guide file (docs/*.md but method.md) opens with the question it answers, and README.md
-  (at most 250 lines) links to it.
+  (at most 250 lines) links to it;
+- commands run as written from the source tree after the quickstart: a bash block calls
+  ./build/secpe, not a bare secpe (unless it loads the module first); every command of the README's
+  headline figures is ./build/secpe (or a jobs/ script) and, if secpe, a line of
+  docs/performance.md's reproduce block; every data/ file that the headline figures or
+  docs/performance.md read is made by that block or by the quickstart (jobs/quickstart.ini).
 """
 import glob
 import os
@@ -32,12 +38,17 @@ OUTSIDE_OPTIONS = {
     "oversubscribe", "ntasks", "nodes", "ntasks-per-node", "gpus-per-node", "gpus-per-task", "array",
     "dependency", "parsable", "wrap", "signal", "requeue", "output", "time", "cpus-per-task",
     "open-mode", "job-name", "output-on-failure", "timeout", "install", "prefix", "build",
-    "gtest_filter", "model-id", "port", "host", "batch", "export",
+    "gtest_filter", "model-id", "port", "host", "batch", "export", "variant",
 }
 PATH_PREFIXES = ("src/", "jobs/", "tests/", "slurm/", "analysis/", "docs/")
 # Scripts whose extra arguments go to `secpe run`.
 RUN_PASSTHROUGH = re.compile(r"(?:slurm/secpe-run\.sbatch\s+\S+|jobs/quickstart\.sh)((?:\s+\S+)*)")
 WALKTHROUGH_MARK = "<!-- docs-test: walkthrough"
+REPRODUCE_MARK = "<!-- docs-test: reproduce"
+# A secpe called by name alone, as a command (at a line's start, after a separator or mpirun's options).
+BARE_SECPE = re.compile(r"(?:^|[;&|(]\s*|mpirun(?:\s+-\S+(?:\s+\d+)?)*\s+)secpe\s")
+# Options whose value is a file a command reads.
+INPUT_OPTIONS = ("data", "input", "search-data", "kmeans-data", "secrets-file", "real", "eval-real")
 README_MAX_LINES = 250
 ALT = "\x01"  # stands for a table's escaped pipe (`a\\|b`) inside commands
 
@@ -259,6 +270,7 @@ class Checker:
         if lang == "ini":
             self.check_ini(f"{rel}:{start}", block)
             return
+        module = any("module load secpe" in line for line in block)
         logical, first = "", start
         for n, line in enumerate(block, start + 1):
             if not logical:
@@ -269,6 +281,9 @@ class Checker:
                 continue
             logical += code
             self.check_code(f"{rel}:{first}", logical)
+            if lang == "bash" and not module and BARE_SECPE.search(logical.strip()):
+                self.problem(f"{rel}:{first}", "secpe is not on PATH in a source tree: write ./build/secpe "
+                             "(or load the module first in the same block)")
             logical = ""
 
     def check_code(self, where, code):
@@ -293,11 +308,11 @@ class Checker:
             self.check_link(f"{rel}:{first + no_code.count(chr(10), 0, m.start())}", doc, m.group(1))
 
 
-def walkthrough(src):
-    """The README's walk-through block, as lines of shell."""
-    lines = open(os.path.join(src, "README.md"), encoding="utf-8").read().split("\n")
+def marked_block(src, doc, mark):
+    """The fenced block after a docs-test mark, as lines of shell (comments and blanks left out)."""
+    lines = open(os.path.join(src, doc), encoding="utf-8").read().split("\n")
     for i, line in enumerate(lines):
-        if line.startswith(WALKTHROUGH_MARK):
+        if line.startswith(mark):
             j = i + 1
             if not lines[j].startswith("```"):
                 break
@@ -305,7 +320,49 @@ def walkthrough(src):
             while not lines[k].startswith("```"):
                 k += 1
             return [l for l in lines[j + 1:k] if l.strip() and not l.strip().startswith("#")]
-    sys.exit("docs_check: README.md has no walk-through block after '" + WALKTHROUGH_MARK + "'")
+    sys.exit(f"docs_check: {doc} has no block after '{mark}'")
+
+
+def headline_commands(src):
+    """(line number, command) of every command in the README's headline-figures table."""
+    lines = open(os.path.join(src, "README.md"), encoding="utf-8").read().split("\n")
+    start = lines.index("## Headline figures")
+    commands = []
+    for n, line in enumerate(lines[start:], start + 1):
+        if n > start + 1 and line.startswith("## "):
+            break
+        cells = line.split(" | ")
+        if line.startswith("|") and len(cells) >= 3 and not set(cells[1]) <= set("-| "):
+            for code in re.findall(r"`([^`]+)`", cells[2].replace("\\|", ALT)):
+                commands.append((n, code.replace(ALT, "|")))
+    return commands
+
+
+def check_runnable(checker, src):
+    """The headline figures and docs/performance.md run as written, after the quickstart."""
+    reproduce = marked_block(src, "docs/performance.md", REPRODUCE_MARK)
+    made = set(re.findall(r"--out (data/\S+)", "\n".join(reproduce)))
+    made |= {m[:-len(".csv")] + ".secrets.txt" for m in made if m.endswith(".csv")}  # secpe corpus
+    ini = open(os.path.join(src, "jobs/quickstart.ini"), encoding="utf-8").read()
+    made |= set(re.findall(r"^out = (data/\S+)", ini, re.M)) | set(re.findall(r"^\S+ = (data/\S+)", ini, re.M))
+    for n, command in headline_commands(src):
+        if command.startswith(("the same", "--")):  # a variation of the command above it
+            continue
+        if not re.match(r"(mpirun -n \d+ )?\./build/secpe |(\w+=\S+ )*bash jobs/", command):
+            checker.problem(f"README.md:{n}", f"'{command}': a headline command runs as written from the "
+                            "source tree: ./build/secpe ... or bash jobs/...")
+        elif "./build/secpe" in command and command not in reproduce:
+            checker.problem(f"README.md:{n}", f"'{command}' is not a line of docs/performance.md's "
+                            "reproduce block, which docs.sh runs")
+    perf = open(os.path.join(src, "docs/performance.md"), encoding="utf-8").read().split("\n")
+    reads = [(f"docs/performance.md:{n}", code) for n, line in enumerate(perf, 1)
+              for code in re.findall(r"`([^`]+)`", line) + ([line] if line.startswith("./") else [])]
+    reads += [(f"README.md:{n}", c) for n, c in headline_commands(src)]
+    for where, code in reads:
+        for path in re.findall(r"--(?:" + "|".join(INPUT_OPTIONS) + r") (data/\S+)", code):
+            if path not in made:
+                checker.problem(where, f"'{path}' is made by no command of docs/performance.md's "
+                                "reproduce block nor by the quickstart: say first how to make it")
 
 
 def main():
@@ -313,7 +370,10 @@ def main():
         sys.exit(__doc__)
     src, secpe = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if sys.argv[3:] == ["--walkthrough"]:
-        print("\n".join(walkthrough(src)))
+        print("\n".join(marked_block(src, "README.md", WALKTHROUGH_MARK)))
+        return
+    if sys.argv[3:] == ["--reproduce"]:
+        print("\n".join(marked_block(src, "docs/performance.md", REPRODUCE_MARK)))
         return
     checker = Checker(src, secpe)
     docs = [os.path.join(src, f) for f in ("README.md", "DEVELOPERS.md", "data/README.md")]
@@ -321,6 +381,7 @@ def main():
     for doc in docs:
         checker.check_file(doc)
     checker.check_guide(docs)
+    check_runnable(checker, src)
     for p in checker.problems:
         print(p)
     print(f"docs_check: {len(docs)} files, {len(checker.problems)} problem(s)")
