@@ -8,11 +8,14 @@
 #include <iostream>
 #include <thread>
 
+#include "bench/synth_embeddings.hpp"
 #include "compute/cpu/blas_core.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cuda_backend.hpp"
 #include "core/atomic_file.hpp"
 #include "core/build_info.hpp"
+#include "core/log.hpp"
+#include "io/dataset.hpp"
 
 namespace secpe {
 namespace {
@@ -76,13 +79,29 @@ nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vect
           {"build", build_options_json()}, {"machine", machine_info()}, {"threads", threads}, {"ranks", ranks}};
 }
 
+nlohmann::ordered_json bench_data_json(const std::filesystem::path& data, bool declared_synthetic) {
+  const DatasetReader reader(data);
+  const auto source = reader.info().provenance.find("source");
+  const bool made_synthetic = source != reader.info().provenance.end() && source->second == kSynthEmbeddingsSource;
+  const char* kind = made_synthetic       ? "synthetic (secpe synth-embeddings)"
+                     : declared_synthetic ? "synthetic (declared: --synthetic-data)"
+                                          : "real: the report times work on its private records and counts them; keep it as private as the data";
+  return {{"file", data.filename().string()}, {"kind", kind}, {"publishable", made_synthetic || declared_synthetic}};
+}
+
 void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out) {
   const std::string text = report.dump(2);
+  const bool publishable = !report.contains("data") || report["data"].value("publishable", true);
   if (!out.empty()) {
     if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
-    write_file_atomically(out, [&](std::ostream& o) { o << text << "\n"; });
+    write_file_atomically(out, [&](std::ostream& o) { o << text << "\n"; }, publishable ? FileAccess::kPublishable : FileAccess::kPrivate);
   }
-  std::cout << text << std::endl;
+  if (publishable || out.empty()) std::cout << text << std::endl;
+  if (!publishable) {
+    log_warn("the report on " + report["data"].value("file", "") + " is private (real data: it times private work and counts private records)" +
+             (out.empty() ? "; --out writes it 0600 without printing it" : ": written 0600 to " + out.string() + ", not printed") +
+             "; --synthetic-data declares data made by secpe corpus synthetic");
+  }
 }
 
 nlohmann::ordered_json device_phases_json(const DevicePhases& phases, double scale) {

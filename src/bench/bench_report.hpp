@@ -19,7 +19,6 @@ nlohmann::ordered_json build_options_json();
 double peak_rss_mib();
 // The frame; `command` is the argument vector joined by spaces.
 nlohmann::ordered_json bench_frame(const std::string& benchmark, const std::vector<std::string>& command, int threads, int ranks);
-// Writes the report atomically (temporary name, then rename) and prints it to stdout.
 // One metric's definition, for the report's "metrics" array: what a figure means, not free text.
 nlohmann::ordered_json metric_definition(const std::string& name, const std::string& unit, const std::string& definition);
 
@@ -28,6 +27,16 @@ nlohmann::ordered_json metric_definition(const std::string& name, const std::str
 // "host_seconds": sum, "device_seconds": sum}.
 nlohmann::ordered_json device_phases_json(const DevicePhases& phases, double scale);
 
+// Who may read a benchmark's report on a dataset. A benchmark that samples, sums, calibrates or
+// votes with a dataset's private records (bench histogram, bench privacy --data) times private work
+// and counts private records: on real data its report is as private as the data; on synthetic data
+// (made by secpe synth-embeddings, or declared so with --synthetic-data: secpe corpus) it keeps
+// every figure and may be published. {"file": name, "kind": ..., "publishable": bool}.
+nlohmann::ordered_json bench_data_json(const std::filesystem::path& data, bool declared_synthetic);
+
+// Writes the report atomically to `out` (when given) and prints it. A report whose
+// data.publishable is false is written 0600 and, when written, not printed (a job's log is often
+// shared): stderr says where it is.
 void emit_bench_report(const nlohmann::ordered_json& report, const std::filesystem::path& out);
 
 }  // namespace secpe

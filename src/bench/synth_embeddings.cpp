@@ -189,7 +189,7 @@ DatasetContents synth_embeddings(const SynthEmbeddingOptions& o) {
     c.secrets.indptr.push_back(static_cast<std::int64_t>(c.secrets.indices.size()));
   }
   for (int j = 0; j < o.secrets; ++j) c.secret_names.push_back("secret" + std::to_string(j));
-  c.provenance = {{"source", "secpe synth-embeddings"},
+  c.provenance = {{"source", kSynthEmbeddingsSource},
                   {"source_format", "synthetic"},
                   {"embedder", "synthetic-mixture"},
                   {"embedding_dim", std::to_string(d)},

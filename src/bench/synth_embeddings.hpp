@@ -9,6 +9,10 @@
 
 namespace secpe {
 
+// The provenance "source" of every dataset synth-embeddings writes: its benchmarks' reports may be
+// published whole (bench/bench_report.hpp).
+inline constexpr const char* kSynthEmbeddingsSource = "secpe synth-embeddings";
+
 struct SynthEmbeddingOptions {
   std::size_t records = 1939290;  // Aug-PE's Yelp train split
   int dim = 768;                  // stsb-roberta-base-v2, as in the paper

@@ -52,6 +52,13 @@ void add_device_option(po::options_description& desc) {
                      "cpu, cuda (the CUDA kernel replaces --kernel; an error without a GPU) or auto (the GPU if there is one)");
 }
 
+// --synthetic-data of the benchmarks that read a dataset's private records (privacy, histogram).
+void add_synthetic_data_option(po::options_description& desc) {
+  desc.add_options()("synthetic-data", po::bool_switch(),
+                     "--data holds no real person's data (made by secpe corpus): its report keeps the private work's timings and counts and may be "
+                     "published. Without it, only a dataset made by secpe synth-embeddings counts as synthetic");
+}
+
 Device device_of(const po::variables_map& vm) {
   try {
     return parse_device(vm["device"].as<std::string>());
@@ -201,11 +208,12 @@ int bench_privacy_command(const std::vector<std::string>& args) {
     ("holders", po::value<std::string>(&synth.holders)->default_value(synth.holders),
      "who holds which secret: zipf (1-3 secrets per private record by Zipf popularity, like random words) or demo (as secpe corpus plants them: blocks sharing pools of secrets, a Zipf-like tail of holders per secret)")
     ("private-fraction", po::value<double>(&synth.private_fraction)->default_value(synth.private_fraction, "0.3"), "share of records holding a secret (the demo corpus: 0.25)")
-    ("data", po::value<std::string>(&data), "calibrate this dataset's labels and secrets instead of synthetic ones")
+    ("data", po::value<std::string>(&data), "calibrate this dataset's labels and secrets instead of synthetic ones (a real dataset's report is private: docs/privacy.md)")
     ("iterations", po::value<int>(&o.iterations)->default_value(o.iterations), "releases T the noise is calibrated for")
     ("private-batch", po::value<double>(&o.batch)->default_value(o.batch, "1000"), "expected private records sampled per label and iteration")
     ("exact-profiles", po::value<std::size_t>(&o.certification.exact_profiles)->default_value(o.certification.exact_profiles),
      "distinct holder profiles up to which every secret's bound is the accountant's at full precision; beyond, dominance and a coarser grid certify the bulk");
+  add_synthetic_data_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench privacy [--records N --secrets M --holders zipf|demo --iterations T | --data DATA.h5]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
@@ -216,6 +224,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   if (synth.holders != "zipf" && synth.holders != "demo") throw InputError("--holders must be zipf or demo, not '" + synth.holders + "'");
   if (!(synth.private_fraction >= 0 && synth.private_fraction <= 1)) throw InputError("--private-fraction must be in [0, 1]");
   if (!data.empty() && !std::filesystem::is_regular_file(data)) throw InputError("--data: cannot read '" + data + "'");
+  if (data.empty() && vm["synthetic-data"].as<bool>()) throw InputError("--synthetic-data applies to --data only");
   o.data = data;
   synth.seed = vm["seed"].as<std::uint64_t>();
   synth.threads = static_cast<unsigned>(option_in(vm, "threads", 1, 4096));
@@ -223,6 +232,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   return run_under_mpi([&](const Communicator& comm) {
     auto report = bench_frame("privacy", args, o.threads, comm.size());
     report["nodes"] = comm.hosts();
+    if (!data.empty()) report["data"] = bench_data_json(data, vm["synthetic-data"].as<bool>());
     report["figures"] = bench_privacy(comm, o);
     report["metrics"] = {metric_definition("seconds", "s", "wall time of calibrate_secret_noise, slowest rank, once per --repeats: gather of the secret sets, exact LP per label, Poisson-binomial PMFs and holder profiles, paper sigma; exact adds the accountant's certification of every secret"),
                          metric_definition("worst_r_achieved_over_p", "ratio", "the largest r_j / p_j the calibrated sigma gives any secret"),
@@ -269,7 +279,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   add_bench_options(desc);
   HistogramBenchOptions o;
   desc.add_options()
-    ("data", po::value<std::string>()->required(), "embedding dataset (e.g. from secpe synth-embeddings)")
+    ("data", po::value<std::string>()->required(), "embedding dataset (e.g. from secpe synth-embeddings; a real dataset's report is private: docs/privacy.md)")
     ("synthetic", po::value<std::size_t>(&o.synthetic)->default_value(o.synthetic), "N_syn over all labels")
     ("variations", po::value<int>(&o.variations)->default_value(o.variations), "L: candidates = N_syn (L + 1)")
     ("clusters", po::value<int>(&o.clusters)->default_value(o.clusters), "K per label")
@@ -289,6 +299,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("signal-candidates", po::value<std::string>(&o.signal.candidates)->default_value(o.signal.candidates), "--r-over-p: the candidates voted on: random (the timing benchmark's, far from the data) or centres (record-like points around each label's public centres)")
     ("candidate-spread", po::value<double>(&o.signal.candidate_spread)->default_value(o.signal.candidate_spread, "0.6"), "--signal-candidates centres: a candidate's offset from its centre (a unit vector's length)");
   add_device_option(desc);
+  add_synthetic_data_option(desc);
   po::variables_map vm;
   if (!parse_options("bench", "[mpirun -n R] secpe bench histogram --data FILE.h5 [options]", desc, {}, args, vm)) return 0;
   parse_signal_options(vm, o.signal);
@@ -320,6 +331,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     const Communicator& comm = nccl ? *nccl : world;
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
     report["nodes"] = world.hosts();
+    report["data"] = bench_data_json(o.data, vm["synthetic-data"].as<bool>());
     report["kernel"] = o.device == Device::kCuda ? "cuda" : o.kernel;
     report["device"] = device_name(o.device);
     report["figures"] = bench_histogram(comm, o);

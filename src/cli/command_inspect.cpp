@@ -14,6 +14,7 @@
 #include "io/corpus.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/private_state.hpp"
+#include "evolve/run_timings.hpp"
 #include "io/dataset.hpp"
 
 namespace secpe::cli {
@@ -56,11 +57,12 @@ void inspect_dataset(const std::filesystem::path& path) {
   }
 }
 
-nlohmann::json read_json(const std::filesystem::path& path) {
+template <class Json = nlohmann::json>
+Json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw InputError("cannot read " + path.string());
   try {
-    return nlohmann::json::parse(in);
+    return Json::parse(in);
   } catch (const nlohmann::json::exception&) {
     throw InputError(path.string() + ": not valid JSON");
   }
@@ -105,7 +107,7 @@ void inspect_output(const std::filesystem::path& dir) {
                                       : ", " + privacy.value("secrets_over_budget", nlohmann::ordered_json(0)).dump() + " SECRETS EXCEED THEIR BUDGET")
                     : "")
             << "\n"
-            << "wall time    " << run.value("wall_seconds", 0.0) << " s\n";
+            << "timings      private (they follow the private record count): secpe inspect on the run's state folder shows them\n";
   if (run.contains("options")) std::cout << "generation   " << generation_line(run["options"], run.value("method", "")) << "\n";
   if (privacy.contains("leak_scan")) {  // counts of PII patterns in the released texts (public)
     const auto& scan = privacy["leak_scan"];
@@ -139,7 +141,32 @@ void inspect_checkpoint(const std::filesystem::path& path) {
   }
 }
 
-// A run's private state folder: its calibration's per-label inputs (private counts) and checkpoint.
+// timings.json (evolve/run_timings.hpp): the last invocation's stages, and per label the sums of
+// the private timings of its iterations.
+void inspect_timings(const std::filesystem::path& path) {
+  const auto timings = read_json<nlohmann::ordered_json>(path);  // the stages in their order
+  std::cout << "timings      wall seconds of the last invocation's stages\n";
+  const auto stages = timings.value("run", nlohmann::ordered_json::object());
+  for (const auto& [stage, seconds] : stages.items()) {
+    std::printf("  %-22s %10.3f\n", stage.c_str(), seconds.get<double>());
+  }
+  std::map<long long, std::map<std::string, double>> per_label;
+  const auto iterations = timings.value("iterations", nlohmann::ordered_json::array());
+  for (const auto& line : iterations) {
+    for (const auto& [key, value] : line.items()) {
+      if (key != "label" && key != "iteration") per_label[line.value("label", -1LL)][key] += value.get<double>();
+    }
+  }
+  if (!per_label.empty()) std::cout << "\n  label  seconds over its iterations\n";
+  for (const auto& [label, sums] : per_label) {
+    std::printf("  %5lld ", label);
+    for (const auto& [key, seconds] : sums) std::printf(" %s %.3f", key.c_str(), seconds);
+    std::cout << "\n";
+  }
+  std::cout << "\n";
+}
+
+// A run's private state folder: its calibration's per-label inputs (private counts), its timings and checkpoint.
 void inspect_state(const std::filesystem::path& dir) {
   std::cout << "state folder " << dir.string() << " (PRIVATE: never publish it or this listing)\n";
   if (std::filesystem::is_regular_file(calibration_inputs_path(dir))) {
@@ -151,6 +178,7 @@ void inspect_state(const std::filesystem::path& dir) {
     }
     std::cout << "\n";
   }
+  if (std::filesystem::is_regular_file(timings_path(dir))) inspect_timings(timings_path(dir));
   if (std::filesystem::is_regular_file(checkpoint_path(dir))) inspect_checkpoint(checkpoint_path(dir));
 }
 
@@ -173,7 +201,8 @@ int command_inspect(const std::vector<std::string>& args) {
   if (!parse_options("inspect", "secpe inspect DATA.h5|OUT.state/checkpoint.json|OUT|OUT.state", desc, positional, args, vm)) return 0;
   const std::filesystem::path path = vm["file"].as<std::string>();
   const bool state = std::filesystem::is_directory(path) && !std::filesystem::exists(path / "run.json") &&
-                     (std::filesystem::exists(calibration_inputs_path(path)) || std::filesystem::exists(checkpoint_path(path)));
+                     (std::filesystem::exists(calibration_inputs_path(path)) || std::filesystem::exists(checkpoint_path(path)) ||
+                      std::filesystem::exists(timings_path(path)));
   if (state) inspect_state(path);
   else if (std::filesystem::is_directory(path)) inspect_output(path);
   else if (std::filesystem::is_regular_file(path) && is_json_file(path)) inspect_checkpoint(path);

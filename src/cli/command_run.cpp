@@ -27,6 +27,7 @@
 #include "evolve/pipeline.hpp"
 #include "evolve/private_state.hpp"
 #include "evolve/release_keys.hpp"
+#include "evolve/run_timings.hpp"
 #include "evolve/votes.hpp"
 #include "io/corpus.hpp"
 
@@ -448,24 +449,36 @@ int command_run(const std::vector<std::string>& args) {
       vm.count("noise-key-file") ? std::optional<std::filesystem::path>(vm["noise-key-file"].as<std::string>()) : std::nullopt;
   const bool allow_over_budget = vm["allow-over-budget"].as<bool>();
   return run_under_mpi([&](const Communicator& comm) {
+    const Timer wall;
     config.device = rank_device(config.device);  // first: --device cuda without a GPU fails before any state is made
     const PublicInputs public_inputs = settle_public_inputs(comm, vm, config);
     const auto nccl = device_communicator(comm, config.device);
     // Every check that can fail the run, before any secret is made or any costly work done.
+    Timer stage;
     const RunInputs inputs = prepare_run(nccl ? *nccl : comm, config);
+    const double prepare_seconds = stage.seconds();
+    stage.restart();
     digest_release_inputs(comm, config);
+    const double digest_seconds = stage.seconds();
     if (already_complete(comm, config, inputs, key_file)) return;
     const PrivateState state = settle_noise_key(comm, config, key_file, public_inputs);
 
     install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
     const std::vector<std::string> nodes = comm.hosts();  // where it ran
-    const Timer start;
     const RunResult result = run_leaving_no_unused_key(comm, nccl ? *nccl : comm, config, inputs, state);
     if (comm.is_root()) {
       nlohmann::ordered_json run_json = run_json_of(comm, vm, config, public_inputs, state, result, nodes);
-      run_json["wall_seconds"] = start.seconds();
       run_json["outputs"] = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
+      stage.restart();
       write_outputs(out, result, run_json);
+      // The run's timings (the private work's among them) go to the state folder, not to run.json.
+      nlohmann::ordered_json timings = result.timings;
+      nlohmann::ordered_json stages{{"prepare_seconds", prepare_seconds}, {"digest_seconds", digest_seconds}};
+      stages.update(timings["run"]);
+      stages["outputs_seconds"] = stage.seconds();
+      stages["wall_seconds"] = wall.seconds();
+      timings["run"] = std::move(stages);
+      write_run_timings(config.state_dir, std::move(timings));
       close_private_state(state);
       log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string() +
                " (publishable); private state, never to be published: " + config.state_dir.string());

@@ -26,6 +26,7 @@
 #include "evolve/private_state.hpp"
 #include "evolve/release_keys.hpp"
 #include "evolve/run_estimate.hpp"
+#include "evolve/run_timings.hpp"
 #include "evolve/shard.hpp"
 #include "evolve/synthetic_split.hpp"
 #include "evolve/training_texts.hpp"
@@ -411,7 +412,8 @@ LabelOutcome evolve_one_label(const RunContext& run, std::size_t label, std::siz
                   if (done < config.iterations) after_iteration(so_far, done);  // the label's end: the caller takes it
                 }},
                outcome);
-  if (!outcome.metrics.empty() && clustering) outcome.metrics.front()["kmeans_seconds"] = kmeans_seconds;
+  // Public work; published only when this rank held all of the label's public records (run_timings.hpp).
+  if (!outcome.metrics.empty() && clustering) outcome.metrics.front()[comm.size() == 1 ? "kmeans_seconds" : "kmeans_sharded_seconds"] = kmeans_seconds;
   return outcome;
 }
 
@@ -745,24 +747,40 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const 
 
   const RunContext run{.config = config, .shard = shard, .models = models, .calibration = calibration, .ledger = ledger,
                        .run_key = run_release_key(config.noise_key, config.release_digest)};
+  timer.restart();
   Evolution(comm, run, inputs.synthetic_per_label, std::move(in_progress), checkpoint).run();
+  const double evolve_seconds = timer.seconds();
 
   RunResult result;
   result.synthetic.resize(num_labels);
   result.initial.resize(num_labels);
+  result.timings = {{"run", nlohmann::ordered_json::object()}, {"iterations", nlohmann::ordered_json::array()}};
   for (auto& [label, outcome] : checkpoint.labels) {
-    for (auto& m : outcome.metrics) result.metrics.push_back(m);
+    for (auto m : outcome.metrics) {
+      // The timings of private work leave the published line (evolve/run_timings.hpp).
+      nlohmann::ordered_json taken = take_private_timings(m);
+      if (!taken.is_null()) {
+        nlohmann::ordered_json entry{{"label", m["label"]}, {"iteration", m["iteration"]}};
+        entry.update(taken);
+        result.timings["iterations"].push_back(std::move(entry));
+      }
+      result.metrics.push_back(std::move(m));
+    }
     result.synthetic[label] = outcome.synthetic;
     result.initial[label] = outcome.initial;
   }
+  timer.restart();
   nlohmann::ordered_json leaks = scan_released_texts(comm.is_root(), {.reader = shard.reader,
                                                                       .state_dir = config.state_dir,
                                                                       .drop_leaking = config.drop_leaking},
                                                      result.synthetic, result.initial);
+  const double leak_scan_seconds = timer.seconds();
   result.privacy = privacy_report_of(config, calibration, checkpoint, ledger, models, std::move(leaks));
+  timer.restart();
   if (inputs.eval_real) {
     for (auto& line : evaluate_populations(comm, config, info, checkpoint, *inputs.eval_real)) result.metrics.push_back(std::move(line));
   }
+  const double eval_seconds = timer.seconds();
   result.label_columns = info.labels.columns;
   result.label_prefixes = info.labels.prefixes;
   result.label_values = info.labels.values;
@@ -774,9 +792,12 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const 
                     {"embedding_dim", info.embedding_dim}, {"embedder", models.embedder->name()},
                     {"generator", models.generator->describe()}, {"kernel", models.kernel->name()},
                     {"shard_by", shard_by_name(shard.by)},
-                    {"setup_seconds", setup_seconds},
-                    {"calibration_seconds", calibration_seconds}, {"run_seconds", run_timer.seconds()},
                     {"dataset_provenance", public_provenance(info.provenance)}};
+  // Every stage's wall time, this invocation's (a resumed run's earlier part is not in it): private,
+  // as calibration, evolution and the leak scan work on private records.
+  result.timings["run"] = {{"setup_seconds", setup_seconds}, {"calibration_seconds", calibration_seconds},
+                           {"evolve_seconds", evolve_seconds}, {"leak_scan_seconds", leak_scan_seconds},
+                           {"evaluate_seconds", eval_seconds}, {"run_seconds", run_timer.seconds()}};
   return result;
 }
 

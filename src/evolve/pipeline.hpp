@@ -89,6 +89,7 @@ struct RunResult {
   nlohmann::ordered_json privacy;                   // privacy.json
   std::vector<nlohmann::ordered_json> metrics;      // metrics.jsonl lines
   nlohmann::ordered_json summary;                   // part of run.json
+  nlohmann::ordered_json timings;                   // timings.json in the private state folder (evolve/run_timings.hpp)
   std::vector<std::string> label_columns, label_prefixes;
   std::vector<std::vector<std::string>> label_values;
 };

@@ -2,9 +2,9 @@
 // The run's private state folder (default OUT.state, beside the output folder; mode 0700): what
 // --resume needs and nobody else may see. It holds the checkpoint and progress (MAC'd:
 // evolve/checkpoint.hpp), the calibration's per-label inputs (calibration.json), the leak scan's
-// exact-secret counts, the noise nonces a key file has been used with (noise-nonces.json) and,
-// when the noise key came from the operating system, the key itself (noise.key). Every file in it
-// is mode 0600. The output folder is publishable; this folder never is. When a run completes, its
+// exact-secret counts, the timings of private work (timings.json: evolve/run_timings.hpp), the
+// noise nonces a key file has been used with (noise-nonces.json) and, when the noise key came
+// from the operating system, the key itself (noise.key). Every file in it is mode 0600. The output folder is publishable; this folder never is. When a run completes, its
 // OS-drawn key is deleted: nothing is left that could regenerate the noise.
 #include <filesystem>
 #include <optional>

@@ -63,6 +63,24 @@ check "$T/signal.json" 'all(0 <= p[m][k] <= 1 for p in j["figures"]["private_sig
   --out "$T/signal_centres.json" >/dev/null 2>&1 || fail "bench histogram --signal-candidates centres"
 check "$T/signal_centres.json" 'j["figures"]["private_signal_candidates"] == "centres" and j["figures"]["private_records"] > 0'
 check "$T/signal_centres.json" 'all(0 <= v <= 1 for m in ("secpe", "augpe") for k, v in j["figures"]["private_signal"][0][m].items() if "agreement" in k)'
+# Who may read a report (docs/privacy.md, "Timings"): synth-embeddings data is synthetic, published
+# whole; any other dataset's report times and counts its private records: written 0600, not printed.
+check "$T/histogram.json" 'j["data"]["publishable"] is True and j["data"]["kind"].startswith("synthetic")'
+[ "$(stat -c %a "$T/histogram.json")" != 600 ] || fail "a synthetic dataset's report was written private (0600)"
+"$SECPE" corpus --records 400 --out "$T/real.csv" >/dev/null 2>&1 || fail "secpe corpus"
+"$SECPE" import --input "$T/real.csv" --secrets list --secrets-file "$T/real.secrets.txt" --embedding-dim 8 --out "$T/real.h5" >/dev/null 2>&1 ||
+  fail "secpe import of the demo corpus"
+"$SECPE" bench privacy --data "$T/real.h5" --iterations 2 --repeats 1 --out "$T/real-privacy.json" >"$T/real.out" 2>"$T/real.err" ||
+  fail "bench privacy on a real dataset: $(cat "$T/real.err")"
+[ -s "$T/real.out" ] && fail "bench privacy printed a real dataset's private report"
+grep -q "is private (real data" "$T/real.err" || fail "bench privacy did not say the report is private: $(cat "$T/real.err")"
+[ "$(stat -c %a "$T/real-privacy.json")" = 600 ] || fail "a real dataset's report is not 0600"
+check "$T/real-privacy.json" 'j["data"]["publishable"] is False and j["data"]["file"] == "real.h5"'
+"$SECPE" bench histogram --data "$T/real.h5" --synthetic 40 --clusters 4 --repeats 1 --synthetic-data --out "$T/declared.json" >/dev/null 2>&1 ||
+  fail "bench histogram --synthetic-data"
+check "$T/declared.json" 'j["data"]["publishable"] is True and "declared" in j["data"]["kind"]'
+err=$("$SECPE" bench privacy --synthetic-data 2>&1) && fail "bench privacy took --synthetic-data without --data"
+grep -q -- "--synthetic-data applies to --data only" <<<"$err" || fail "bench privacy --synthetic-data: unclear error: $err"
 err=$("$SECPE" bench histogram --data "$T/e.h5" --signal-candidates centres 2>&1) && fail "bench histogram took --signal-candidates without --r-over-p"
 grep -q -- "--signal-candidates applies to --r-over-p only" <<<"$err" || fail "bench histogram --signal-candidates: unclear error: $err"
 err=$("$SECPE" bench histogram --data "$T/e.h5" --r-over-p 2 --signal-candidates near 2>&1) && fail "bench histogram took --signal-candidates near"

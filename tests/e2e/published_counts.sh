@@ -9,6 +9,8 @@
 #    that sigma depends on the private data; the calibration's inputs are in the private state
 #    folder (calibration.json, 0600, shown by `secpe inspect`).
 #  * Data that break the public caps are refused before any work, without a count in the message.
+#  * No published file times private work (issue 43): every published timing is one docs/privacy.md
+#    lists as published, in both datasets' runs or in neither; the rest is in OUT.state/timings.json.
 set -euo pipefail
 SECPE=$1 DEMO_RECORDS=1200
 source "$(dirname "$0")/lib/demo_scratch.sh"
@@ -55,6 +57,10 @@ assert len({l['sigma'] for l in p['labels'] if 'sigma' in l}) == 1, 'labels have
 assert p['all_secrets_within_budget'] is True
 PY
 cmp -s a/pp/synthetic.csv b/pp/synthetic.csv && fail "the two datasets gave the same synthetic texts: is the noise keyed by the data?"
+# Timings (issue 43): only those docs/privacy.md lists as published (the private work's go to the
+# state folder), each in both runs or in neither.
+DOCS=$(cd "$(dirname "$0")/../.." && pwd)/docs/privacy.md
+python3 "$LIB/published_timings.py" "$DOCS" a/pp b/pp || fail "SecPE: a published timing depends on the private records"
 
 # The caps are checked before any work; the message names the cap, not a count.
 rc=0; out=$("$SECPE" "${RUN[@]}" --calibration public-profile --max-holders-per-secret 1 --data a/data.h5 --out a/capped 2>&1) || rc=$?
@@ -92,7 +98,19 @@ assert '/tmp' not in text, 'an absolute path in a published file'
 PY
   grep -E " [0-9]+ records|lowered for" a/$m.log && fail "$m: the log shows a count involving private records"
 done
+# Aug-PE's voters are private records: its voting is timed in the state folder only.
+"$SECPE" "${RUN[@]}" --method augpe --data b/data.h5 --out b/augpe --allow-over-budget 2>/dev/null
+python3 "$LIB/published_timings.py" "$DOCS" a/augpe b/augpe || fail "Aug-PE: a published timing depends on the private records"
+grep -q vote_seconds a/augpe/metrics.jsonl && fail "Aug-PE's vote_seconds (its private voters' work) was published"
 [ "$(stat -c %a a/secpe.state/calibration.json)" = 600 ] || fail "calibration.json is not 0600"
+[ "$(stat -c %a a/secpe.state/timings.json)" = 600 ] || fail "timings.json is not 0600"
+python3 - a/secpe.state/timings.json a/augpe.state/timings.json <<'PY' || fail "timings.json lacks the private work's timings"
+import json, sys
+s, a = (json.load(open(f)) for f in sys.argv[1:])
+assert s['note'].startswith('PRIVATE') and s['run']['calibration_seconds'] >= 0 and s['run']['wall_seconds'] > 0, s['run']
+assert s['iterations'] and all('release_seconds' in i and 'iteration_seconds' in i for i in s['iterations']), s['iterations'][:2]
+assert all('release_seconds' in i for i in a['iterations']), a['iterations'][:2]
+PY
 python3 -c "
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -100,4 +118,5 @@ assert c['note'].startswith('PRIVATE') and sum(l['private_records'] for l in c['
 " a/secpe.state/calibration.json || fail "calibration.json lacks the per-label inputs"
 "$SECPE" inspect a/secpe.state > inspect.txt || fail "secpe inspect of the state folder"
 grep -q "private  batch used" inspect.txt || fail "secpe inspect of the state folder shows no calibration inputs"
+grep -q "calibration_seconds" inspect.txt && grep -q "release_seconds" inspect.txt || fail "secpe inspect of the state folder shows no timings: $(cat inspect.txt)"
 echo "published_counts: ok"
