@@ -106,12 +106,14 @@ void read_checked(hid_t dataset, hid_t mem_type, hid_t mem_space, hid_t file_spa
                       : "cannot read " + name + " (damaged file?)");
 }
 
-// The file and memory dataspaces of the 1-D range [offset, offset + count) of `dataset`.
-std::pair<Id, Id> select_1d(hid_t dataset, hsize_t offset, hsize_t count, const std::string& file, const std::string& what) {
+// The file and memory dataspaces of the block [offset, offset + count) of `dataset`, in `rank`
+// dimensions (1: a range of elements; 2: whole rows).
+std::pair<Id, Id> select_block(hid_t dataset, int rank, const hsize_t* offset, const hsize_t* count, const std::string& file,
+                               const std::string& what) {
   auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot " + what + " data");
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &offset, nullptr, &count, nullptr), file,
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr), file,
         "cannot select data to " + what);
-  auto mem_space = checked(H5Screate_simple(1, &count, nullptr), H5Sclose, file, "cannot " + what + " data");
+  auto mem_space = checked(H5Screate_simple(rank, count, nullptr), H5Sclose, file, "cannot " + what + " data");
   return {std::move(file_space), std::move(mem_space)};
 }
 
@@ -120,7 +122,7 @@ std::pair<Id, Id> select_1d(hid_t dataset, hsize_t offset, hsize_t count, const 
 void write_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, const void* data,
               const std::string& file) {
   if (count == 0) return;
-  const auto [file_space, mem_space] = select_1d(dataset, offset, count, file, "write");
+  const auto [file_space, mem_space] = select_block(dataset, 1, &offset, &count, file, "write");
   check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), file,
         "cannot write data (disk full?)");
 }
@@ -129,10 +131,7 @@ void write_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_
                 const std::string& file) {
   if (rows == 0 || cols == 0) return;
   const hsize_t offset[2] = {row, 0}, count[2] = {rows, cols};
-  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot write data");
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr), file,
-        "cannot select data to write");
-  auto mem_space = checked(H5Screate_simple(2, count, nullptr), H5Sclose, file, "cannot write data");
+  const auto [file_space, mem_space] = select_block(dataset, 2, offset, count, file, "write");
   check(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), file,
         "cannot write data (disk full?)");
 }
@@ -201,17 +200,14 @@ void read_rows(hid_t dataset, hid_t mem_type, hsize_t row, hsize_t rows, hsize_t
                const std::string& file) {
   if (rows == 0 || cols == 0) return;
   const hsize_t offset[2] = {row, 0}, count[2] = {rows, cols};
-  auto file_space = checked(H5Dget_space(dataset), H5Sclose, file, "cannot read data");
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, offset, nullptr, count, nullptr), file,
-        "cannot select data to read");
-  auto mem_space = checked(H5Screate_simple(2, count, nullptr), H5Sclose, file, "cannot read data");
+  const auto [file_space, mem_space] = select_block(dataset, 2, offset, count, file, "read");
   read_checked(dataset, mem_type, mem_space.get(), file_space.get(), out, file);
 }
 
 void read_1d(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t count, void* out,
              const std::string& file) {
   if (count == 0) return;
-  const auto [file_space, mem_space] = select_1d(dataset, offset, count, file, "read");
+  const auto [file_space, mem_space] = select_block(dataset, 1, &offset, &count, file, "read");
   read_checked(dataset, mem_type, mem_space.get(), file_space.get(), out, file);
 }
 
