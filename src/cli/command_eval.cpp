@@ -69,12 +69,13 @@ CorpusFormat format_of(const po::variables_map& vm, const std::string& path) {
 // text that the real file also has.
 std::vector<std::string> label_columns(const po::variables_map& vm, const std::string& synthetic,
                                        const std::string& real, const std::string& text_column) {
-  if (vm.count("label-columns")) {
-    auto columns = split_list(vm["label-columns"].as<std::string>(), ',');
-    if (columns.empty()) throw InputError("--label-columns names no column");
-    return columns;
-  }
+  if (vm.count("label-columns")) return split_list(vm["label-columns"].as<std::string>(), ',');  // '': none, label-blind figures only
   const auto s = read_column_names(synthetic, format_of(vm, synthetic)), r = read_column_names(real, format_of(vm, real));
+  auto text_alone = [&](const std::vector<std::string>& header) { return header.size() == 1 && header.front() == text_column; };
+  if (text_alone(s) && text_alone(r)) {
+    log_info("--synthetic and --real hold the text column alone (unlabelled corpora): the label-blind figures only");
+    return {};
+  }
   std::vector<std::string> columns;
   for (const auto& c : s) {
     if (c == text_column) continue;

@@ -39,6 +39,28 @@ std::string utc_now() {
 // Label ids in sorted order of their values, so ids do not depend on record order.
 // Label values are published with the synthetic data, so the text column cannot be a label and
 // no label column may be named twice.
+// --label-columns, or by default Aug-PE's label1,label2; a file whose header (a JSONL file's first
+// record) holds the text column alone is one unlabelled corpus (PubMed). Any other header without
+// the default columns is an error that lists its columns.
+std::vector<std::string> label_columns_of(const po::variables_map& vm, const std::filesystem::path& input, CorpusFormat format) {
+  const auto given = split_list(vm["label-columns"].as<std::string>(), ',');
+  if (!vm["label-columns"].defaulted()) return given;
+  const std::vector<std::string> header = read_column_names(input, format);
+  const std::string& text = vm["text-column"].as<std::string>();
+  if (header.size() == 1 && header.front() == text) {
+    log_info(input.string() + " holds the text column '" + text + "' alone: imported as one unlabelled corpus (--label-columns names label columns)");
+    return {};
+  }
+  for (const auto& column : given) {
+    if (std::find(header.begin(), header.end(), column) != header.end()) continue;
+    std::string names;
+    for (const auto& h : header) names += (names.empty() ? "'" : ", '") + h + "'";
+    throw InputError(input.string() + ": no label column '" + column + "' (the default --label-columns " + vm["label-columns"].as<std::string>() +
+                     "); its columns are " + names + ": name the label columns with --label-columns, or --label-columns '' for none");
+  }
+  return given;
+}
+
 void check_label_columns(const std::vector<std::string>& columns, const std::string& text_column) {
   for (const auto& column : columns) {
     if (column == text_column) {
@@ -406,7 +428,7 @@ int command_import(const std::vector<std::string>& args) {
   } catch (const InputError& e) {
     throw InputError(std::string("--format ") + e.what());
   }
-  const auto columns = split_list(vm["label-columns"].as<std::string>(), ',');
+  const auto columns = label_columns_of(vm, input, format);
   check_label_columns(columns, vm["text-column"].as<std::string>());
   auto prefixes = split_list(vm["label-prefixes"].as<std::string>(), '|');
   prefixes.resize(columns.size());

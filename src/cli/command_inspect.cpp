@@ -20,7 +20,22 @@
 namespace secpe::cli {
 namespace {
 
-void inspect_dataset(const std::filesystem::path& path) {
+// --secrets: every secret by value, with its category and how many records hold it, so a user can
+// judge the secrets an import chose (random words, detected PII). The dataset's owner's screen only:
+// no other output or message of secpe names a secret by value.
+void list_secrets(const DatasetReader& reader, const SecretMatrix& secrets) {
+  const auto names = reader.secret_names();
+  const auto categories = reader.secret_categories();
+  std::vector<std::size_t> holders(names.size(), 0);
+  for (std::size_t i = 0; i < secrets.rows(); ++i)
+    for (const auto j : secrets.secrets_of(i)) ++holders[static_cast<std::size_t>(j)];
+  std::cout << "\nsecrets by value (PRIVATE: never publish this listing)\n    #  records  category  secret\n";
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    std::printf("%5zu %8zu  %-8s  %s\n", j, holders[j], j < categories.size() ? categories[j].c_str() : "?", names[j].c_str());
+  }
+}
+
+void inspect_dataset(const std::filesystem::path& path, bool show_secrets) {
   DatasetReader reader(path);
   const auto& info = reader.info();
   const auto labels = reader.label_ids(0, info.num_records);
@@ -55,6 +70,7 @@ void inspect_dataset(const std::filesystem::path& path) {
   for (std::size_t l = 0; l < info.labels.size(); ++l) {
     std::printf("%4zu %8zu %8zu %8zu  %s\n", l, total[l], pub[l], total[l] - pub[l], info.labels.display(l).c_str());
   }
+  if (show_secrets) list_secrets(reader, secrets);
 }
 
 template <class Json = nlohmann::json>
@@ -115,7 +131,12 @@ void inspect_output(const std::filesystem::path& dir) {
               << " synthetic texts show a PII pattern"
               << (scan.value("drop_leaking", false) ? " (dropped)" : " (kept: --drop-leaking drops them)") << "\n";
   }
+  // The label columns as the run wrote them (none for an unlabelled corpus).
   CsvReadOptions options;
+  options.label_columns.clear();
+  for (const auto& column : read_column_names(dir / "synthetic.csv", CorpusFormat::kAugpeCsv))
+    if (column != options.text_column) options.label_columns.push_back(column);
+  options.label_prefixes.resize(options.label_columns.size());
   const Corpus synthetic = read_augpe_csv(dir / "synthetic.csv", options);
   std::map<std::vector<std::string>, std::size_t> counts;
   for (const auto& l : synthetic.labels) ++counts[l];
@@ -194,19 +215,22 @@ bool is_json_file(const std::filesystem::path& path) {
 int command_inspect(const std::vector<std::string>& args) {
   po::options_description desc("secpe inspect options");
   add_common_options(desc);
-  desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5), checkpoint (checkpoint.json), output folder or private state folder");
+  desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5), checkpoint (checkpoint.json), output folder or private state folder")(
+      "secrets", po::bool_switch(), "a dataset: list its secrets by value, with their category and holders (private: the owner's screen only)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
-  if (!parse_options("inspect", "secpe inspect DATA.h5|OUT.state/checkpoint.json|OUT|OUT.state", desc, positional, args, vm)) return 0;
+  if (!parse_options("inspect", "secpe inspect DATA.h5 [--secrets]|OUT.state/checkpoint.json|OUT|OUT.state", desc, positional, args, vm)) return 0;
   const std::filesystem::path path = vm["file"].as<std::string>();
   const bool state = std::filesystem::is_directory(path) && !std::filesystem::exists(path / "run.json") &&
                      (std::filesystem::exists(calibration_inputs_path(path)) || std::filesystem::exists(checkpoint_path(path)) ||
                       std::filesystem::exists(timings_path(path)));
+  if (vm["secrets"].as<bool>() && !(std::filesystem::is_regular_file(path) && !is_json_file(path)))
+    throw InputError("--secrets lists a dataset's secrets: give a dataset (.h5), not '" + path.string() + "'");
   if (state) inspect_state(path);
   else if (std::filesystem::is_directory(path)) inspect_output(path);
   else if (std::filesystem::is_regular_file(path) && is_json_file(path)) inspect_checkpoint(path);
-  else if (std::filesystem::is_regular_file(path)) inspect_dataset(path);
+  else if (std::filesystem::is_regular_file(path)) inspect_dataset(path, vm["secrets"].as<bool>());
   else throw InputError("cannot read '" + path.string() + "'");
   return 0;
 }

@@ -201,7 +201,8 @@ std::vector<LabelColumn> common_label_columns(const Corpus& synthetic, const Rea
     }
     out.push_back(std::move(c));
   }
-  if (out.empty()) {
+  // An unlabelled corpus (PubMed) has no classification to score: the label-blind figures remain.
+  if (out.empty() && !synthetic.label_columns.empty()) {
     auto join = [](const std::vector<std::string>& v) {
       std::string s;
       for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;

@@ -119,7 +119,8 @@ Json eval_report_json(const EvalReport& r) {
 void print_eval_summary(const EvalReport& r, std::ostream& out) {
   out << "synthetic " << r.synthetic_records << " records (" << r.synthetic_name << "), real " << r.real_records
       << " records (" << r.real_name << ")\n";
-  out << "downstream (trained on synthetic, tested on real), accuracy / macro-F1:\n";
+  out << (r.labels.empty() ? "downstream: none (no label column to classify: an unlabelled corpus)\n"
+                            : "downstream (trained on synthetic, tested on real), accuracy / macro-F1:\n");
   for (const auto& l : r.labels) {
     out << "  " << l.column << ":";
     for (const auto& k : l.classifiers) {

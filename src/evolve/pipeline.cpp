@@ -555,7 +555,9 @@ class Evolution {
   }
 
   std::string name(std::size_t label) const {
-    return "label " + std::to_string(label) + " (" + run_.shard.info().labels.display(label) + ")";
+    const LabelSet& labels = run_.shard.info().labels;
+    if (labels.columns.empty()) return "the corpus (unlabelled)";
+    return "label " + std::to_string(label) + " (" + labels.display(label) + ")";
   }
 
   const Communicator& comm_;
@@ -641,6 +643,7 @@ std::vector<nlohmann::ordered_json> evaluate_populations(const Communicator& com
                                         : nlohmann::ordered_json{{"population", "selected"}, {"iteration", t}};
     nlohmann::ordered_json report = eval_report_json(evaluate(population(t), real, options, comm));
     report.erase("run");  // ranks and timings: the line must not depend on the rank count
+    report["real"]["file"] = config.eval_real.filename().string();  // a published file names files, not paths
     line["eval"] = std::move(report);
     line["eval_seconds"] = timer.seconds();
     lines.push_back(std::move(line));
