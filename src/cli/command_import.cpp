@@ -408,6 +408,33 @@ void check_embeddings_options(const po::variables_map& vm, OnBadRecord on_bad) {
 
 }  // namespace
 
+// Stage "embed": every record's embedding into `contents`, read from --embeddings or made by the
+// chosen embedder; returns the embedder's name for the provenance.
+std::string embed_records(const po::variables_map& vm, const EmbedderChoice& embedding, int threads,
+                          const std::vector<std::string>& texts, DatasetContents& contents) {
+  if (vm.count("embeddings")) {
+    const std::filesystem::path file = vm["embeddings"].as<std::string>();
+    contents.embeddings = read_imported_embeddings(file, {.h5_dataset = vm["embeddings-dataset"].as<std::string>(), .rows = texts.size()});
+    contents.provenance["embedding_model"] = vm["embeddings-model"].as<std::string>();
+    contents.provenance["embeddings_file"] = file.filename().string();  // a name: a path may say more than the dataset should
+    log_info("imported " + std::to_string(contents.embeddings.cols()) + "-d embeddings of model " +
+             contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
+    return kImportedEmbedderName;
+  }
+  std::unique_ptr<Embedder> embedder;
+  if (embedding.http) {
+    embedder = std::make_unique<HttpEmbedder>(embedding.http_options);
+    contents.provenance["embedder_url"] = embedding.http_options.client.base_url;
+    contents.provenance["embedder_model"] = embedding.http_options.model;
+    log_info("embedding with " + embedder->name() + " at " + embedding.http_options.client.base_url + "; response cache (private) in " +
+             embedding.state_dir.string());
+  } else {
+    embedder = builtin_embedder(embedding.kind, embedding.svd_options, texts, contents);
+  }
+  embed_all(*embedder, texts, embedding.http ? 1 : (threads > 0 ? threads : default_threads()), contents);
+  return embedder->name();
+}
+
 int command_import(const std::vector<std::string>& args) {
   po::options_description desc("secpe import options");
   add_common_options(desc);
@@ -438,7 +465,6 @@ int command_import(const std::vector<std::string>& args) {
   const EmbedderChoice embedding = embedder_choice_from(vm, out, threads);
   const SecretChoice secret_choice = secret_choice_from(vm);
   auto uses = [&](const char* mode) { return std::count(secret_choice.modes.begin(), secret_choice.modes.end(), mode) > 0; };
-  const bool imported = vm.count("embeddings") > 0;
   check_embeddings_options(vm, on_bad);
 
   Corpus corpus = read_input(input, format, {.text_column = vm["text-column"].as<std::string>(),
@@ -461,29 +487,7 @@ int command_import(const std::vector<std::string>& args) {
   std::size_t private_records = 0;
   for (std::size_t i = 0; i < contents.secrets.rows(); ++i) private_records += contents.secrets.is_private(i) ? 1 : 0;
 
-  std::string embedder_name;
-  if (imported) {
-    const std::filesystem::path file = vm["embeddings"].as<std::string>();
-    contents.embeddings = read_imported_embeddings(file, {.h5_dataset = vm["embeddings-dataset"].as<std::string>(), .rows = corpus.texts.size()});
-    embedder_name = kImportedEmbedderName;
-    contents.provenance["embedding_model"] = vm["embeddings-model"].as<std::string>();
-    contents.provenance["embeddings_file"] = file.filename().string();  // a name: a path may say more than the dataset should
-    log_info("imported " + std::to_string(contents.embeddings.cols()) + "-d embeddings of model " +
-             contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
-  } else {
-    std::unique_ptr<Embedder> embedder;
-    if (embedding.http) {
-      embedder = std::make_unique<HttpEmbedder>(embedding.http_options);
-      contents.provenance["embedder_url"] = embedding.http_options.client.base_url;
-      contents.provenance["embedder_model"] = embedding.http_options.model;
-      log_info("embedding with " + embedder->name() + " at " + embedding.http_options.client.base_url + "; response cache (private) in " +
-               embedding.state_dir.string());
-    } else {
-      embedder = builtin_embedder(embedding.kind, embedding.svd_options, corpus.texts, contents);
-    }
-    embed_all(*embedder, corpus.texts, embedding.http ? 1 : (threads > 0 ? threads : default_threads()), contents);
-    embedder_name = embedder->name();
-  }
+  const std::string embedder_name = embed_records(vm, embedding, threads, corpus.texts, contents);
   contents.texts = std::move(corpus.texts);
   // Input files by name only (the secrets list's too, in secret_mode): run.json shows this
   // provenance, and a path may say more about the data than a published file should.
@@ -496,6 +500,9 @@ int command_import(const std::vector<std::string>& args) {
                               {"secret_mode", secrets.mode},
                               {"secret_count", std::to_string(secrets.secrets.size())},
                               {"bad_records_skipped", std::to_string(corpus.bad_records_skipped)}});
+  // synthetic.csv keeps a CSV's column order (a JSON object's fields keep none through parsing).
+  const std::vector<int> order = format == CorpusFormat::kAugpeCsv ? input_column_order(read_column_names(input, format), vm["text-column"].as<std::string>(), columns) : std::vector<int>{};
+  if (!order.empty()) contents.provenance["column_order"] = column_order_text(order);
   if (uses("random-word")) {
     contents.provenance["secret_quantile"] = std::to_string(secret_choice.random_word.quantile);
     contents.provenance["secret_max_private_share"] = std::to_string(secret_choice.random_word.max_private_share);

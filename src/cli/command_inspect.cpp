@@ -171,6 +171,9 @@ void inspect_timings(const std::filesystem::path& path) {
   for (const auto& [stage, seconds] : stages.items()) {
     std::printf("  %-22s %10.3f\n", stage.c_str(), seconds.get<double>());
   }
+  const auto steps = timings.value("evolve_steps", nlohmann::ordered_json::object());
+  if (!steps.empty()) std::cout << "\n  evolution's steps, summed over labels and iterations\n";
+  for (const auto& [step, seconds] : steps.items()) std::printf("  %-22s %10.3f\n", step.c_str(), seconds.get<double>());
   std::map<long long, std::map<std::string, double>> per_label;
   const auto iterations = timings.value("iterations", nlohmann::ordered_json::array());
   for (const auto& line : iterations) {

@@ -249,7 +249,7 @@ void write_outputs(const std::filesystem::path& out, const RunResult& result, co
           labels.push_back(result.label_values[l]);
         }
       }
-      write_augpe_csv(o, result.label_columns, result.label_prefixes, texts, labels);
+      write_augpe_csv(o, result.label_columns, result.label_prefixes, texts, labels, result.column_order);
     };
   };
   // The report comes first, so synthetic text never stands without it; run.json, last, marks

@@ -728,6 +728,8 @@ RunInputs prepare_run(const Communicator& comm, const RunConfig& config) {
   in.budgets = uniform_budgets(static_cast<std::size_t>(info.num_secrets), config.p, config.r);
   if (!config.budgets_file.empty()) in.budgets = read_budgets_file(config.budgets_file, shard.reader.secret_names(), in.budgets);
   in.eval_real = prepare_eval(comm, config, info, in.synthetic_per_label);
+  const auto order = info.provenance.find("column_order");
+  if (order != info.provenance.end()) in.column_order = parse_column_order(order->second, info.labels.columns.size(), config.data.string());
   return in;
 }
 
@@ -757,9 +759,13 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const 
   RunResult result;
   result.synthetic.resize(num_labels);
   result.initial.resize(num_labels);
-  result.timings = {{"run", nlohmann::ordered_json::object()}, {"iterations", nlohmann::ordered_json::array()}};
+  // evolve_steps: each step's seconds over all labels and iterations, each on the rank that ran it
+  // (labels sharded over ranks: the sum exceeds evolve_seconds).
+  result.timings = {{"run", nlohmann::ordered_json::object()}, {"evolve_steps", nlohmann::ordered_json::object()},
+                    {"iterations", nlohmann::ordered_json::array()}};
   for (auto& [label, outcome] : checkpoint.labels) {
     for (auto m : outcome.metrics) {
+      add_timings(result.timings["evolve_steps"], m);
       // The timings of private work leave the published line (evolve/run_timings.hpp).
       nlohmann::ordered_json taken = take_private_timings(m);
       if (!taken.is_null()) {
@@ -785,6 +791,7 @@ RunResult run_pipeline(const Communicator& comm, const RunConfig& config, const 
   }
   const double eval_seconds = timer.seconds();
   result.label_columns = info.labels.columns;
+  result.column_order = inputs.column_order;
   result.label_prefixes = info.labels.prefixes;
   result.label_values = info.labels.values;
   for (std::size_t l = 0; l < num_labels; ++l)

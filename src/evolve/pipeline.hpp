@@ -91,6 +91,7 @@ struct RunResult {
   nlohmann::ordered_json summary;                   // part of run.json
   nlohmann::ordered_json timings;                   // timings.json in the private state folder (evolve/run_timings.hpp)
   std::vector<std::string> label_columns, label_prefixes;
+  std::vector<int> column_order;  // synthetic.csv's columns in the input's order (io/corpus.hpp)
   std::vector<std::vector<std::string>> label_values;
 };
 
@@ -104,6 +105,7 @@ struct RunInputs {
   SecretBudgets budgets;
   std::vector<std::size_t> synthetic_per_label;
   std::optional<RealSet> eval_real;
+  std::vector<int> column_order;  // the input's column order, from the dataset's provenance (io/corpus.hpp)
 };
 RunInputs prepare_run(const Communicator& comm, const RunConfig& config);
 

@@ -26,6 +26,12 @@ nlohmann::ordered_json take_private_timings(nlohmann::ordered_json& line) {
   return taken;
 }
 
+void add_timings(nlohmann::ordered_json& sums, const nlohmann::ordered_json& line) {
+  for (const auto& [key, value] : line.items()) {
+    if (is_timing(key) && value.is_number()) sums[key] = sums.value(key, 0.0) + value.get<double>();
+  }
+}
+
 std::filesystem::path timings_path(const std::filesystem::path& state_dir) { return state_dir / "timings.json"; }
 
 void write_run_timings(const std::filesystem::path& state_dir, nlohmann::ordered_json timings) {

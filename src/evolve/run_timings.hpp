@@ -35,6 +35,11 @@ bool is_public_timing(std::string_view key);  // in kPublicTimings
 // the returned object, in `line`'s order; null when there is none.
 nlohmann::ordered_json take_private_timings(nlohmann::ordered_json& line);
 
+// Adds every timing of `line` (a metrics.jsonl line, before take_private_timings) into `sums`, key
+// by key: the evolution's time per step (generate, embed, release, vote, select, k-means), summed
+// over labels and iterations, for timings.json.
+void add_timings(nlohmann::ordered_json& sums, const nlohmann::ordered_json& line);
+
 // timings.json in a run's private state folder.
 std::filesystem::path timings_path(const std::filesystem::path& state_dir);
 

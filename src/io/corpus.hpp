@@ -85,12 +85,24 @@ Corpus read_corpus(const std::filesystem::path& path, CorpusFormat format, const
 // A file's column (CSV header) or field (first JSON record) names.
 std::vector<std::string> read_column_names(const std::filesystem::path& path, CorpusFormat format);
 
-// Writes "text,<col1>,<col2>..." and one row per record, quoting as RFC 4180 requires and
-// putting each column's prefix back in front of its value (Aug-PE's format).
+// The order of an input's columns, kept so that synthetic.csv comes back in it (OpenReview's
+// header is text,label2,label1): per output column, 0 for the text and 1 + c for label column c,
+// from the header (a JSONL file's first record) `names`. Empty when it is the text first, then the
+// label columns as given. As a dataset keeps it: provenance "column_order", e.g. "0,2,1".
+std::vector<int> input_column_order(const std::vector<std::string>& names, const std::string& text_column,
+                                    const std::vector<std::string>& label_columns);
+std::string column_order_text(const std::vector<int>& order);
+// Parses column_order_text for `label_columns` columns; a malformed one is an InputError naming `what`.
+std::vector<int> parse_column_order(const std::string& text, std::size_t label_columns, const std::string& what);
+
+// Writes "text,<col1>,<col2>..." (or the columns in `column_order`: input_column_order) and one row
+// per record, quoting as RFC 4180 requires and putting each column's prefix back in front of its
+// value (Aug-PE's format).
 void write_augpe_csv(std::ostream& out, const std::vector<std::string>& label_columns,
                      const std::vector<std::string>& label_prefixes,
                      const std::vector<std::string>& texts,
-                     const std::vector<std::vector<std::string>>& labels);
+                     const std::vector<std::vector<std::string>>& labels,
+                     const std::vector<int>& column_order = {});
 
 // True when `s` is well-formed UTF-8.
 bool is_valid_utf8(const std::string& s);

@@ -1,4 +1,5 @@
 // Small pieces the corpus readers need: opening and whole-file reading, prefix handling, blank checks.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -75,6 +76,45 @@ Corpus read_corpus(const std::filesystem::path& path, CorpusFormat format, const
                            .label_fields = options.label_columns,
                            .label_prefixes = options.label_prefixes,
                            .on_bad_record = options.on_bad_record});
+}
+
+std::vector<int> input_column_order(const std::vector<std::string>& names, const std::string& text_column,
+                                    const std::vector<std::string>& label_columns) {
+  std::vector<int> order;
+  for (const auto& name : names) {
+    if (name == text_column) order.push_back(0);
+    const auto it = std::find(label_columns.begin(), label_columns.end(), name);
+    if (it != label_columns.end()) order.push_back(1 + static_cast<int>(it - label_columns.begin()));
+  }
+  const bool as_given = std::is_sorted(order.begin(), order.end());
+  return as_given || order.size() != label_columns.size() + 1 ? std::vector<int>{} : order;
+}
+
+std::string column_order_text(const std::vector<int>& order) {
+  std::string text;
+  for (const int k : order) text += (text.empty() ? "" : ",") + std::to_string(k);
+  return text;
+}
+
+std::vector<int> parse_column_order(const std::string& text, std::size_t label_columns, const std::string& what) {
+  std::vector<int> order;
+  std::size_t start = 0;
+  while (!text.empty() && start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, end - start);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6) {
+      throw InputError(what + ": column_order '" + text + "' is not a list of column numbers");
+    }
+    order.push_back(std::stoi(part));
+    start = end + 1;
+  }
+  std::vector<int> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    if (sorted[k] != static_cast<int>(k)) throw InputError(what + ": column_order '" + text + "' is not an order of the columns");
+  }
+  if (!order.empty() && order.size() != label_columns + 1) throw InputError(what + ": column_order '" + text + "' does not fit the label columns");
+  return order;
 }
 
 std::vector<std::string> read_column_names(const std::filesystem::path& path, CorpusFormat format) {

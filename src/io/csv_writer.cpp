@@ -33,15 +33,21 @@ void write_field(std::ostream& out, std::string_view prefix, std::string_view va
 void write_augpe_csv(std::ostream& out, const std::vector<std::string>& label_columns,
                      const std::vector<std::string>& label_prefixes,
                      const std::vector<std::string>& texts,
-                     const std::vector<std::vector<std::string>>& labels) {
+                     const std::vector<std::vector<std::string>>& labels,
+                     const std::vector<int>& column_order) {
   if (labels.size() != texts.size()) throw std::invalid_argument("write_augpe_csv: labels/texts size mismatch");
   if (label_prefixes.size() > label_columns.size()) {
     throw std::invalid_argument("write_augpe_csv: more prefixes than label columns");
   }
-  out << "text";
-  for (const auto& column : label_columns) {
-    out << ',';
-    write_field(out, {}, column);
+  std::vector<int> order = column_order;
+  if (order.empty()) {
+    for (int k = 0; k <= static_cast<int>(label_columns.size()); ++k) order.push_back(k);
+  }
+  if (order.size() != label_columns.size() + 1) throw std::invalid_argument("write_augpe_csv: the column order does not fit the columns");
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (k > 0) out << ',';
+    if (order[k] == 0) out << "text";
+    else write_field(out, {}, label_columns[static_cast<std::size_t>(order[k] - 1)]);
   }
   out << '\n';
   for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -49,11 +55,11 @@ void write_augpe_csv(std::ostream& out, const std::vector<std::string>& label_co
       throw std::invalid_argument("write_augpe_csv: record " + std::to_string(i) +
                                   " has the wrong number of label values");
     }
-    write_field(out, {}, texts[i]);
-    for (std::size_t c = 0; c < label_columns.size(); ++c) {
-      out << ',';
-      write_field(out, c < label_prefixes.size() ? std::string_view(label_prefixes[c]) : std::string_view(),
-                  labels[i][c]);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (k > 0) out << ',';
+      const auto c = static_cast<std::size_t>(order[k] - 1);
+      if (order[k] == 0) write_field(out, {}, texts[i]);
+      else write_field(out, c < label_prefixes.size() ? std::string_view(label_prefixes[c]) : std::string_view(), labels[i][c]);
     }
     out << '\n';
   }

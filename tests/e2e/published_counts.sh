@@ -109,6 +109,7 @@ import json, sys
 s, a = (json.load(open(f)) for f in sys.argv[1:])
 assert s['note'].startswith('PRIVATE') and s['run']['calibration_seconds'] >= 0 and s['run']['wall_seconds'] > 0, s['run']
 assert s['iterations'] and all('release_seconds' in i and 'iteration_seconds' in i for i in s['iterations']), s['iterations'][:2]
+assert {'generate_seconds', 'embed_seconds', 'release_seconds', 'vote_seconds', 'select_seconds'} <= set(s['evolve_steps']), s['evolve_steps']
 assert all('release_seconds' in i for i in a['iterations']), a['iterations'][:2]
 PY
 python3 -c "
