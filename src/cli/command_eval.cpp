@@ -71,8 +71,7 @@ std::vector<std::string> label_columns(const po::variables_map& vm, const std::s
                                        const std::string& real, const std::string& text_column) {
   if (vm.count("label-columns")) return split_list(vm["label-columns"].as<std::string>(), ',');  // '': none, label-blind figures only
   const auto s = read_column_names(synthetic, format_of(vm, synthetic)), r = read_column_names(real, format_of(vm, real));
-  auto text_alone = [&](const std::vector<std::string>& header) { return header.size() == 1 && header.front() == text_column; };
-  if (text_alone(s) && text_alone(r)) {
+  if (is_text_alone(s, text_column) && is_text_alone(r, text_column)) {
     log_info("--synthetic and --real hold the text column alone (unlabelled corpora): the label-blind figures only");
     return {};
   }

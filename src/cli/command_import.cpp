@@ -42,12 +42,12 @@ std::string utc_now() {
 // --label-columns, or by default Aug-PE's label1,label2; a file whose header (a JSONL file's first
 // record) holds the text column alone is one unlabelled corpus (PubMed). Any other header without
 // the default columns is an error that lists its columns.
-std::vector<std::string> label_columns_of(const po::variables_map& vm, const std::filesystem::path& input, CorpusFormat format) {
+std::vector<std::string> label_columns_of(const po::variables_map& vm, const std::filesystem::path& input,
+                                          const std::vector<std::string>& header) {
   const auto given = split_list(vm["label-columns"].as<std::string>(), ',');
   if (!vm["label-columns"].defaulted()) return given;
-  const std::vector<std::string> header = read_column_names(input, format);
   const std::string& text = vm["text-column"].as<std::string>();
-  if (header.size() == 1 && header.front() == text) {
+  if (is_text_alone(header, text)) {
     log_info(input.string() + " holds the text column '" + text + "' alone: imported as one unlabelled corpus (--label-columns names label columns)");
     return {};
   }
@@ -455,7 +455,8 @@ int command_import(const std::vector<std::string>& args) {
   } catch (const InputError& e) {
     throw InputError(std::string("--format ") + e.what());
   }
-  const auto columns = label_columns_of(vm, input, format);
+  const std::vector<std::string> header = read_column_names(input, format);  // for the label columns and their order
+  const auto columns = label_columns_of(vm, input, header);
   check_label_columns(columns, vm["text-column"].as<std::string>());
   auto prefixes = split_list(vm["label-prefixes"].as<std::string>(), '|');
   prefixes.resize(columns.size());
@@ -501,7 +502,7 @@ int command_import(const std::vector<std::string>& args) {
                               {"secret_count", std::to_string(secrets.secrets.size())},
                               {"bad_records_skipped", std::to_string(corpus.bad_records_skipped)}});
   // synthetic.csv keeps a CSV's column order (a JSON object's fields keep none through parsing).
-  const std::vector<int> order = format == CorpusFormat::kAugpeCsv ? input_column_order(read_column_names(input, format), vm["text-column"].as<std::string>(), columns) : std::vector<int>{};
+  const std::vector<int> order = format == CorpusFormat::kAugpeCsv ? input_column_order(header, vm["text-column"].as<std::string>(), columns) : std::vector<int>{};
   if (!order.empty()) contents.provenance["column_order"] = column_order_text(order);
   if (uses("random-word")) {
     contents.provenance["secret_quantile"] = std::to_string(secret_choice.random_word.quantile);

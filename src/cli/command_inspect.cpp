@@ -166,25 +166,20 @@ void inspect_checkpoint(const std::filesystem::path& path) {
 // the private timings of its iterations.
 void inspect_timings(const std::filesystem::path& path) {
   const auto timings = read_json<nlohmann::ordered_json>(path);  // the stages in their order
+  auto print_seconds = [](const nlohmann::ordered_json& seconds_by_name) {
+    for (const auto& [name, seconds] : seconds_by_name.items()) std::printf("  %-22s %10.3f\n", name.c_str(), seconds.get<double>());
+  };
   std::cout << "timings      wall seconds of the last invocation's stages\n";
-  const auto stages = timings.value("run", nlohmann::ordered_json::object());
-  for (const auto& [stage, seconds] : stages.items()) {
-    std::printf("  %-22s %10.3f\n", stage.c_str(), seconds.get<double>());
-  }
+  print_seconds(timings.value("run", nlohmann::ordered_json::object()));
   const auto steps = timings.value("evolve_steps", nlohmann::ordered_json::object());
   if (!steps.empty()) std::cout << "\n  evolution's steps, summed over labels and iterations\n";
-  for (const auto& [step, seconds] : steps.items()) std::printf("  %-22s %10.3f\n", step.c_str(), seconds.get<double>());
-  std::map<long long, std::map<std::string, double>> per_label;
-  const auto iterations = timings.value("iterations", nlohmann::ordered_json::array());
-  for (const auto& line : iterations) {
-    for (const auto& [key, value] : line.items()) {
-      if (key != "label" && key != "iteration") per_label[line.value("label", -1LL)][key] += value.get<double>();
-    }
-  }
+  print_seconds(steps);
+  std::map<long long, nlohmann::ordered_json> per_label;
+  for (const auto& line : timings.value("iterations", nlohmann::ordered_json::array())) add_timings(per_label[line.value("label", -1LL)], line);
   if (!per_label.empty()) std::cout << "\n  label  seconds over its iterations\n";
   for (const auto& [label, sums] : per_label) {
     std::printf("  %5lld ", label);
-    for (const auto& [key, seconds] : sums) std::printf(" %s %.3f", key.c_str(), seconds);
+    for (const auto& [key, seconds] : sums.items()) std::printf(" %s %.3f", key.c_str(), seconds.get<double>());
     std::cout << "\n";
   }
   std::cout << "\n";

@@ -28,7 +28,7 @@ nlohmann::ordered_json take_private_timings(nlohmann::ordered_json& line) {
 
 void add_timings(nlohmann::ordered_json& sums, const nlohmann::ordered_json& line) {
   for (const auto& [key, value] : line.items()) {
-    if (is_timing(key) && value.is_number()) sums[key] = sums.value(key, 0.0) + value.get<double>();
+    if (is_timing(key) && value.is_number()) sums[key] = (sums.contains(key) ? sums[key].get<double>() : 0.0) + value.get<double>();  // `sums` may start null
   }
 }
 

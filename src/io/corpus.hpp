@@ -84,6 +84,8 @@ CorpusFormat corpus_format(const std::filesystem::path& path, const std::string&
 Corpus read_corpus(const std::filesystem::path& path, CorpusFormat format, const CsvReadOptions& options);
 // A file's column (CSV header) or field (first JSON record) names.
 std::vector<std::string> read_column_names(const std::filesystem::path& path, CorpusFormat format);
+// True when `names` (read_column_names) is the text column alone: an unlabelled corpus (PubMed).
+bool is_text_alone(const std::vector<std::string>& names, const std::string& text_column);
 
 // The order of an input's columns, kept so that synthetic.csv comes back in it (OpenReview's
 // header is text,label2,label1): per output column, 0 for the text and 1 + c for label column c,

@@ -117,6 +117,10 @@ std::vector<int> parse_column_order(const std::string& text, std::size_t label_c
   return order;
 }
 
+bool is_text_alone(const std::vector<std::string>& names, const std::string& text_column) {
+  return names.size() == 1 && names.front() == text_column;
+}
+
 std::vector<std::string> read_column_names(const std::filesystem::path& path, CorpusFormat format) {
   return format == CorpusFormat::kAugpeCsv ? read_csv_header(path) : read_jsonl_field_names(path);
 }
