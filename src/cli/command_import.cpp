@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <mutex>
@@ -29,8 +30,18 @@
 namespace secpe::cli {
 namespace {
 
+// The dataset's creation time: now, or SOURCE_DATE_EPOCH's (the reproducible-builds convention:
+// seconds since 1970) so that the same inputs import to the same bytes, and a run on them, whose
+// noise is keyed by the dataset's bytes, can be repeated from the inputs alone.
 std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
+  const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
+  std::time_t t = std::time(nullptr);
+  if (epoch) {
+    char* end = nullptr;
+    const long long seconds = std::strtoll(epoch, &end, 10);
+    if (*epoch == '\0' || *end != '\0' || seconds < 0) throw InputError("SOURCE_DATE_EPOCH must be a count of seconds, not '" + std::string(epoch) + "'");
+    t = static_cast<std::time_t>(seconds);
+  }
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
@@ -449,6 +460,7 @@ int command_import(const std::vector<std::string>& args) {
   const std::filesystem::path input = vm["input"].as<std::string>();
   const std::filesystem::path out = vm["out"].as<std::string>();
   check_new_output_file("out", out, vm["force"].as<bool>());
+  const std::string created_utc = utc_now();  // here: a bad SOURCE_DATE_EPOCH fails before any work
   CorpusFormat format;
   try {
     format = corpus_format(input, vm.count("format") ? vm["format"].as<std::string>() : "");
@@ -494,7 +506,7 @@ int command_import(const std::vector<std::string>& args) {
   // provenance, and a path may say more about the data than a published file should.
   contents.provenance.insert({{"source", input.filename().string()},
                               {"source_format", format == CorpusFormat::kJsonl ? "jsonl" : "augpe-csv"},
-                              {"created_utc", utc_now()},
+                              {"created_utc", created_utc},
                               {"secpe_version", build_info().version},
                               {"embedder", embedder_name},
                               {"embedding_dim", std::to_string(contents.embeddings.cols())},

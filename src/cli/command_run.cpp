@@ -1,35 +1,23 @@
-// secpe run: the pipeline under MPI (one process per rank; rank 0 writes the outputs).
-#include <array>
+// secpe run: its options, parsed into a run request for the run session (evolve/run_session.hpp)
+// under MPI (one process per rank; rank 0 writes the outputs), and the exit code.
 #include <charconv>
 #include <H5public.h>
-#include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <mpi.h>
 #include <optional>
 
 #include "bench/bench_report.hpp"
 #include "cli/commands.hpp"
-#include "cluster/kmeans.hpp"
 #include "cli/http_options.hpp"
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
-#include "core/atomic_file.hpp"
-#include "core/build_info.hpp"
+#include "cluster/kmeans.hpp"
 #include "core/error.hpp"
-#include "core/stop_signal.hpp"
 #include "core/log.hpp"
-#include "core/secret_normal.hpp"
-#include "core/parallel.hpp"
-#include "core/rng.hpp"
-#include "core/timer.hpp"
-#include "evolve/checkpoint.hpp"
-#include "evolve/pipeline.hpp"
+#include "evolve/methods/method.hpp"
 #include "evolve/private_state.hpp"
-#include "evolve/release_keys.hpp"
-#include "evolve/run_timings.hpp"
+#include "evolve/run_session.hpp"
 #include "evolve/votes.hpp"
-#include "io/corpus.hpp"
 
 namespace secpe::cli {
 namespace {
@@ -85,18 +73,11 @@ void describe_run_options(po::options_description& desc) {
     ("quiet", po::bool_switch(), "no progress output");
 }
 
-// --calibration and the public profile's caps (method already set).
-void calibration_config(const po::variables_map& vm, RunConfig& c) {
-  const std::string calibration = vm.count("calibration") ? vm["calibration"].as<std::string>() : (c.method == Method::kAugPE ? "gdp" : "exact");
-  if (c.method == Method::kAugPE && calibration != "gdp") throw InputError("--method augpe uses --calibration gdp (Aug-PE's record-level accounting)");
-  if (c.method == Method::kSecPE) {
-    try {
-      c.calibration = parse_calibration(calibration);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--calibration: ") + e.what());
-    }
-  }
-  if (c.calibration == CalibrationMode::kPublicProfile && c.method == Method::kSecPE) {
+// --calibration (the method's to read) and the public profile's caps (method already set).
+void calibration_config(const po::variables_map& vm, RunOptions& c) {
+  make_method(c.method)->settle_calibration(
+      vm.count("calibration") ? std::optional<std::string>(vm["calibration"].as<std::string>()) : std::nullopt, c);
+  if (c.calibration == CalibrationMode::kPublicProfile) {
     if (!vm.count("max-holders-per-secret")) throw InputError("--calibration public-profile needs --max-holders-per-secret (a public cap on any secret's holders)");
     c.max_holders_per_secret = option_in(vm, "max-holders-per-secret", 1, 1000000000);
     c.sampling_rate = vm.count("sampling-rate") ? option_in(vm, "sampling-rate", 0.0, 1.0) : 1.0;
@@ -109,7 +90,7 @@ void calibration_config(const po::variables_map& vm, RunConfig& c) {
 }
 
 // --generator-labels and --generator-topics: how the labels reach the built-in generator.
-void generator_labels_from(const po::variables_map& vm, RunConfig& c) {
+void generator_labels_from(const po::variables_map& vm, RunOptions& c) {
   try {
     c.generator_labels = parse_generator_labels(vm["generator-labels"].as<std::string>());
   } catch (const InputError& e) {
@@ -123,7 +104,7 @@ void generator_labels_from(const po::variables_map& vm, RunConfig& c) {
 // is post-processing (no privacy cost). Where the generator does not know the labels most
 // candidates are off-label, and k = 4 lets more of them be ranked by the clusters' weights than
 // the K nearest alone; with per-label models the paper's k = 1 selects best (docs/studies.md).
-int votes_per_centre_from(const std::string& value, const RunConfig& c) {
+int votes_per_centre_from(const std::string& value, const RunOptions& c) {
   if (value == "auto") return !c.http_generator && c.generator_labels == GeneratorLabels::kPerLabel ? 1 : kSpreadVotesPerCentre;
   constexpr int kMax = 1000000;
   int k = 0;
@@ -133,14 +114,12 @@ int votes_per_centre_from(const std::string& value, const RunConfig& c) {
   return k;
 }
 
-RunConfig run_config_from(const po::variables_map& vm) {
-  RunConfig c;
+RunOptions run_config_from(const po::variables_map& vm) {
+  RunOptions c;
   c.data = vm["data"].as<std::string>();
-  const std::string method = vm["method"].as<std::string>();
-  if (method == "secpe") c.method = Method::kSecPE;
-  else if (method == "augpe") c.method = Method::kAugPE;
-  else if (method == "random") c.method = Method::kRandom;
-  else throw InputError("--method must be secpe, augpe or random, not '" + method + "'");
+  if (vm.count("seed")) c.seed = vm["seed"].as<std::uint64_t>();  // else settled by the run session
+  c.method = vm["method"].as<std::string>();
+  make_method(c.method);  // an unknown method is refused here, naming the known ones
   // Upper bounds only stop absurd values; whether the candidate pool fits in memory is checked
   // against the dataset when the run starts (evolve/run_estimate.hpp).
   c.iterations = option_in(vm, "iterations", 1, 100000);
@@ -237,122 +216,18 @@ std::string mpi_library_version() {
   return v.substr(0, v.find_first_of(",\n"));
 }
 
-void write_outputs(const std::filesystem::path& out, const RunResult& result, const nlohmann::ordered_json& run_json) {
-  std::filesystem::create_directories(out);
-  auto csv_of = [&](const std::vector<std::vector<std::string>>& per_label) {
-    return [&result, &population = per_label](std::ostream& o) {
-      std::vector<std::string> texts;
-      std::vector<std::vector<std::string>> labels;
-      for (std::size_t l = 0; l < population.size(); ++l) {
-        for (const auto& t : population[l]) {
-          texts.push_back(t);
-          labels.push_back(result.label_values[l]);
-        }
-      }
-      write_augpe_csv(o, result.label_columns, result.label_prefixes, texts, labels, result.column_order);
-    };
-  };
-  // The report comes first, so synthetic text never stands without it; run.json, last, marks
-  // a complete set.
-  write_file_set(out, {{"privacy.json", [&](std::ostream& o) { o << result.privacy.dump(2) << "\n"; }},
-                       {"synthetic.csv", csv_of(result.synthetic)},
-                       {"initial.csv", csv_of(result.initial)},
-                       {"metrics.jsonl", [&](std::ostream& o) { for (const auto& m : result.metrics) o << m.dump() << "\n"; }},
-                       {"run.json", [&](std::ostream& o) { o << run_json.dump(2) << "\n"; }}});
-}
-
-// The run's public inputs, settled on rank 0 and sent to every rank: the seed from --seed, the
-// interrupted run's (--resume) or the OS; the nonce from --noise-nonce, the interrupted run's or the
-// OS. The interrupted run's are read from its checked files before the key is known; the MAC that
-// binds them is checked when the run loads those files, before anything is released.
-struct PublicInputs {
-  std::string seed_source, nonce_source;  // for run.json
-  bool resuming = false;                  // rank 0: an interrupted run's checkpoint or progress is there
-};
-
-PublicInputs settle_public_inputs(const Communicator& comm, const po::variables_map& vm, RunConfig& config) {
-  enum Source : std::int64_t { kGiven, kCheckpoint, kOs };
-  std::array<std::int64_t, 3> settled{0, kGiven, kGiven};  // seed, its source, the nonce's source
-  PublicInputs inputs;
-  if (comm.is_root()) {
-    const auto saved = config.resume ? saved_run_inputs(config.state_dir) : std::nullopt;
-    inputs.resuming = saved.has_value();
-    settled[0] = static_cast<std::int64_t>(vm.count("seed") ? vm["seed"].as<std::uint64_t>() : saved ? saved->seed : os_seed());
-    settled[1] = vm.count("seed") ? kGiven : saved ? kCheckpoint : kOs;
-    settled[2] = vm.count("noise-nonce") ? kGiven : saved ? kCheckpoint : kOs;
-    if (!vm.count("noise-nonce")) config.noise_nonce = saved ? saved->nonce : noise_nonce_from_os();
+// run.json's "options": every option as given or defaulted, input and output paths by file name
+// only (a path may say more about the data than the run should publish), the key file never.
+nlohmann::ordered_json recorded_options(const po::variables_map& vm, const RunOptions& c) {
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : option_values(vm)) {
+    const bool path = name == "data" || name == "budgets" || name == "generator-corpus" || name == "eval-real" || name == "prompts" ||
+                      name == "config" || name == "out" || name == "state-dir";
+    options[name] = path ? std::filesystem::path(value).filename().string() : value;
   }
-  comm.broadcast(std::span<std::int64_t>(settled));
-  comm.broadcast(std::span<unsigned char>(config.noise_nonce.bytes));
-  config.seed = static_cast<std::uint64_t>(settled[0]);
-  const char* const names[] = {"given", "the interrupted run's (--resume)", "operating system"};
-  inputs.seed_source = settled[1] == kGiven ? "--seed" : names[settled[1]];
-  inputs.nonce_source = settled[2] == kGiven ? "--noise-nonce" : names[settled[2]];
-  return inputs;
-}
-
-// D (evolve/release_keys.hpp): a digest of everything that determines the run's releases. Collective.
-void digest_release_inputs(const Communicator& comm, RunConfig& config) {
-  const Timer timer;
-  config.release_digest = release_digest(comm, config, config.noise_nonce);
-  log_info("release keys: the run's inputs digested in " + std::to_string(timer.seconds()) + " s (the dataset's bytes included)");
-}
-
-// The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in memory
-// only (they need it for the private sampling). A key file may serve many runs; its nonce record
-// refuses a second, different run with the same key and nonce (an OS key is new for every run and
-// leaves with it). Resuming, the checkpoint's fingerprint compares everything D covers, with
-// clearer messages.
-PrivateState settle_noise_key(const Communicator& comm, RunConfig& config, const std::optional<std::filesystem::path>& key_file,
-                              const PublicInputs& inputs) {
-  PrivateState state;
-  if (comm.is_root()) {
-    state = open_private_state(config.state_dir, config.resume, key_file);
-    config.noise_key = state.key;
-  }
-  comm.broadcast(std::span<unsigned char>(config.noise_key.bytes));
-  if (comm.is_root() && state.key_from_file && !inputs.resuming &&
-      !record_noise_nonce(config.state_dir, config.noise_key, config.noise_nonce, config.release_digest)) {
-    throw InputError("--noise-nonce: the state folder '" + config.state_dir.string() + "' shows that this noise key and nonce already "
-                     "made a run with other data or options; two different runs must never share a nonce under one key. Leave "
-                     "--noise-nonce out (a fresh nonce), or give the nonce of the run you mean to repeat with its exact inputs");
-  }
-  return state;
-}
-
-// --resume into an --out that holds a completed run (a requeued job that had finished, say): true
-// when its settings match (nothing to do, nothing redone); InputError naming the first that differs.
-bool already_complete(const Communicator& comm, const RunConfig& config, const RunInputs& inputs,
-                      const std::optional<std::filesystem::path>& key_file) {
-  if (!config.resume || !std::filesystem::exists(config.out / "run.json")) return false;
-  std::string differs;
-  if (comm.is_root()) {
-    try {
-      RunConfig given = config;
-      if (key_file) given.noise_key = read_noise_key_file(*key_file);
-      check_completed_run(given, inputs.shard->info(), key_file.has_value());
-    } catch (const InputError& e) {
-      differs = e.what();
-    }
-  }
-  comm.broadcast(differs);
-  if (!differs.empty()) throw InputError(differs);
-  log_info(config.out.string() + " already holds the completed run (its run.json): nothing to resume, nothing redone. "
-           "For another run, give a new --out");
-  return true;
-}
-
-// The run; when it fails (not stopped), rank 0 deletes a noise key that protects no progress.
-RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator& run_comm, const RunConfig& config,
-                                    const RunInputs& inputs, const PrivateState& state) {
-  try {
-    return run_pipeline(run_comm, config, inputs);
-  } catch (const Interrupted&) {
-    throw;
-  } catch (...) {
-    if (comm.is_root()) discard_unused_private_state(state);
-    throw;
-  }
+  if (vm["votes-per-center"].as<std::string>() == "auto") options["votes-per-center"] = "auto: " + std::to_string(c.votes_per_centre);
+  if (vm.count("noise-key-file")) options["noise-key-file"] = "(given; not recorded)";
+  return options;
 }
 
 // What privacy.json says about secrets over their budget: how many, and the one furthest over
@@ -383,50 +258,6 @@ void end_if_over_budget(const nlohmann::ordered_json& privacy, const std::filesy
   log_warn(over + " (accepted: --allow-over-budget)");
 }
 
-nlohmann::ordered_json run_json_of(const Communicator& comm, const po::variables_map& vm, const RunConfig& config,
-                                   const PublicInputs& inputs, const PrivateState& state, const RunResult& result,
-                                   const std::vector<std::string>& nodes) {
-  nlohmann::ordered_json run_json;
-  run_json["command"] = "secpe run";
-  run_json["seed"] = config.seed;
-  run_json["seed_source"] = inputs.seed_source;
-  run_json["noise_key"] = noise_key_source(state);
-  run_json["noise_version"] = kSecretNoiseVersion;
-  run_json["noise_nonce"] = config.noise_nonce.hex();
-  run_json["noise_nonce_source"] = inputs.nonce_source;
-  run_json["method"] = method_name(config.method);
-  run_json["ranks"] = comm.size();
-  const char* slurm_job = std::getenv("SLURM_JOB_ID");
-  run_json["provenance"] = {{"nodes", nodes},
-                            {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
-                            {"device", device_name(config.device)},
-                            {"slurm_job_id", slurm_job ? slurm_job : ""},
-                            {"git_commit", build_info().commit},
-                            {"machine", machine_info()}};
-  nlohmann::ordered_json options;
-  // Input and output paths by file name only: a path may say more about the data than the run
-  // should publish.
-  for (const auto& [name, value] : option_values(vm)) {
-    const bool path = name == "data" || name == "budgets" || name == "generator-corpus" || name == "eval-real" || name == "prompts" ||
-                      name == "config" || name == "out" || name == "state-dir";
-    options[name] = path ? std::filesystem::path(value).filename().string() : value;
-  }
-  options["seed"] = std::to_string(config.seed);
-  if (vm["votes-per-center"].as<std::string>() == "auto") options["votes-per-center"] = "auto: " + std::to_string(config.votes_per_centre);
-  options["noise-nonce"] = config.noise_nonce.hex();
-  if (vm.count("noise-key-file")) options["noise-key-file"] = "(given; not recorded)";
-  run_json["options"] = options;
-  run_json["versions"] = {{"secpe", build_info().version},
-                          {"noise_keying", "release keys v1 (evolve/release_keys.hpp): another key derivation than earlier versions, so their runs are not repeated bit for bit"},
-                          {"checkpoint_format", 4},
-                          {"mpi", mpi_library_version()},
-                          {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
-                          {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
-                          {"build", build_options_json()}};
-  run_json["summary"] = result.summary;
-  return run_json;
-}
-
 }  // namespace
 
 int command_run(const std::vector<std::string>& args) {
@@ -441,49 +272,26 @@ int command_run(const std::vector<std::string>& args) {
                      desc, {}, args, vm)) {
     return 0;
   }
-  RunConfig config = run_config_from(vm);
+  const RunOptions options = run_config_from(vm);
+  RunRequest request{.options = options,
+                     .seed_given = vm.count("seed") > 0,
+                     .nonce_given = vm.count("noise-nonce") > 0,
+                     .key_file = vm.count("noise-key-file") ? std::optional<std::filesystem::path>(vm["noise-key-file"].as<std::string>())
+                                                            : std::nullopt,
+                     .recorded_options = recorded_options(vm, options)};
   set_log_quiet(vm["quiet"].as<bool>());
-  const std::filesystem::path out = config.out;
-
-  const std::optional<std::filesystem::path> key_file =
-      vm.count("noise-key-file") ? std::optional<std::filesystem::path>(vm["noise-key-file"].as<std::string>()) : std::nullopt;
+  const std::filesystem::path out = request.options.out;
   const bool allow_over_budget = vm["allow-over-budget"].as<bool>();
   return run_under_mpi([&](const Communicator& comm) {
-    const Timer wall;
-    config.device = rank_device(config.device);  // first: --device cuda without a GPU fails before any state is made
-    const PublicInputs public_inputs = settle_public_inputs(comm, vm, config);
-    const auto nccl = device_communicator(comm, config.device);
-    // Every check that can fail the run, before any secret is made or any costly work done.
-    Timer stage;
-    const RunInputs inputs = prepare_run(nccl ? *nccl : comm, config);
-    const double prepare_seconds = stage.seconds();
-    stage.restart();
-    digest_release_inputs(comm, config);
-    const double digest_seconds = stage.seconds();
-    if (already_complete(comm, config, inputs, key_file)) return;
-    const PrivateState state = settle_noise_key(comm, config, key_file, public_inputs);
-
-    install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
-    const std::vector<std::string> nodes = comm.hosts();  // where it ran
-    const RunResult result = run_leaving_no_unused_key(comm, nccl ? *nccl : comm, config, inputs, state);
-    if (comm.is_root()) {
-      nlohmann::ordered_json run_json = run_json_of(comm, vm, config, public_inputs, state, result, nodes);
-      run_json["outputs"] = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
-      stage.restart();
-      write_outputs(out, result, run_json);
-      // The run's timings (the private work's among them) go to the state folder, not to run.json.
-      nlohmann::ordered_json timings = result.timings;
-      nlohmann::ordered_json stages{{"prepare_seconds", prepare_seconds}, {"digest_seconds", digest_seconds}};
-      stages.update(timings["run"]);
-      stages["outputs_seconds"] = stage.seconds();
-      stages["wall_seconds"] = wall.seconds();
-      timings["run"] = std::move(stages);
-      write_run_timings(config.state_dir, std::move(timings));
-      close_private_state(state);
-      log_info("wrote " + std::to_string(result.synthetic_labels.size()) + " synthetic texts and the privacy report to " + out.string() +
-               " (publishable); private state, never to be published: " + config.state_dir.string());
-    }
-    end_if_over_budget(result.privacy, out, allow_over_budget);
+    request.options.device = rank_device(request.options.device);  // first: --device cuda without a GPU fails before any state is made
+    request.machine = machine_info();
+    request.libraries = {{"mpi", mpi_library_version()},
+                         {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
+                         {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
+                         {"build", build_options_json()}};
+    const auto nccl = device_communicator(comm, request.options.device);
+    const auto privacy = run_session(comm, nccl ? *nccl : comm, request);
+    if (privacy) end_if_over_budget(*privacy, out, allow_over_budget);
   });
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Protected evolution of one label (paper Algorithm 3): T iterations of candidates -> released
-// votes -> rank selection -> variations. SecPE votes come from noisy public-cluster centres,
-// Aug-PE votes from every private record.
+// votes -> rank selection -> variations. The votes come from the run's method (SecPE: noisy
+// public-cluster centres; Aug-PE: every voting record; the control: at random).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -9,8 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cluster/secret_clustering.hpp"
-#include "compute/nearest.hpp"
 #include "dist/communicator.hpp"
 #include "privacy/ledger.hpp"
 #include "text/embedder.hpp"
@@ -18,6 +16,8 @@
 #include "text/near_duplicates.hpp"
 
 namespace secpe {
+
+class LabelVoting;  // evolve/methods/method.hpp
 
 // What one label contributes to the outputs; also what a checkpoint stores per finished label.
 struct LabelOutcome {
@@ -33,24 +33,14 @@ struct LabelEvolution {
   const Communicator& comm;
   const Generator& generator;
   const Embedder& embedder;
-  const NearestCentreKernel& kernel;
-  Metric metric;
   std::uint64_t seed;        // public: the generator's streams
-  const NoiseKey& noise_key; // secret: the label's release key (evolve/release_keys.hpp), never the noise key itself
   std::size_t label;
   std::string label_name;
   std::size_t synthetic;   // N_syn of the label
   int iterations;
   int variations;
-  double sigma;
-  // SecPE: the label's secret clustering; Aug-PE: null, and `voters` vote directly; the
-  // no-private-data control (--method random): both null, and selection is uniformly random.
-  const SecretClustering* clustering;
-  double clip_radius;     // SecPE: R, the release's noise scale
-  const MatrixF* voters;
-  double augpe_threshold;
-  PrivacyLedger& ledger;  // charged before every release
-  int votes_per_centre;   // SecPE: each noisy centre votes for its k nearest candidates
+  LabelVoting& voting;           // the method's (evolve/methods/method.hpp): every iteration's released votes
+  const PrivacyLedger& ledger;   // its charges: the label's releases, kept in the outcome
   NearDuplicateOptions distinct;  // selection keeps no near-duplicate of a kept candidate
   bool keep_history;              // keep every iteration's selection (for --eval-real)
   int first_iteration = 0;        // > 0: continue a label from its saved progress (evolve/checkpoint.hpp)

@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/secret_normal.hpp"
-#include "evolve/pipeline.hpp"
+#include "evolve/run_options.hpp"
 
 namespace secpe {
 namespace {
@@ -56,7 +56,7 @@ std::string_view bytes_of(const auto& value) { return {reinterpret_cast<const ch
 
 }  // namespace
 
-nlohmann::ordered_json release_settings(const RunConfig& c) {
+nlohmann::ordered_json release_settings(const RunOptions& c) {
   // Left out, because the outputs are the same whatever they are: --out, --state-dir, --resume,
   // --kernel, --device, --threads, --shard-by, --verify (how and where the run computes), --quiet;
   // --eval-real (it only scores populations); --drop-leaking (it only leaves texts out of the
@@ -72,7 +72,7 @@ nlohmann::ordered_json release_settings(const RunConfig& c) {
   }
   return {{"keying", "secpe release keys v1"},
           {"noise_version", kSecretNoiseVersion},
-          {"method", method_name(c.method)},
+          {"method", c.method},
           {"seed", c.seed},
           {"iterations", c.iterations},
           {"synthetic", c.synthetic},
@@ -147,12 +147,12 @@ std::string file_digest(const Communicator& comm, const std::filesystem::path& p
                     std::string_view(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(std::int64_t))});
 }
 
-std::string release_digest(const Communicator& comm, const RunConfig& config, const NoiseNonce& nonce) {
-  const int threads = config.threads > 0 ? config.threads : default_threads();
+std::string release_digest(const Communicator& comm, const RunOptions& options, const NoiseNonce& nonce) {
+  const int threads = options.threads > 0 ? options.threads : default_threads();
   const auto digest_or_none = [&](const std::filesystem::path& path) { return path.empty() ? std::string("none") : file_digest(comm, path, threads); };
-  const std::string settings = release_settings(config).dump();
-  const std::string data = file_digest(comm, config.data, threads), budgets = digest_or_none(config.budgets_file),
-                    corpus = digest_or_none(config.generator_corpus), prompts = digest_or_none(config.prompts);
+  const std::string settings = release_settings(options).dump();
+  const std::string data = file_digest(comm, options.data, threads), budgets = digest_or_none(options.budgets_file),
+                    corpus = digest_or_none(options.generator_corpus), prompts = digest_or_none(options.prompts);
   return digest_of({"secpe release digest v1", settings, data, budgets, corpus, prompts,
                     std::string_view(reinterpret_cast<const char*>(nonce.bytes.data()), nonce.bytes.size())});
 }

@@ -46,12 +46,12 @@
 
 namespace secpe {
 
-struct RunConfig;
+struct RunOptions;
 
 // The options that determine a run's releases (see the header), one field each: hashed into D, and
 // fields of the checkpoint's fingerprint (evolve/checkpoint.hpp), so that --resume names a setting
 // that differs. Never published as such.
-nlohmann::ordered_json release_settings(const RunConfig& config);
+nlohmann::ordered_json release_settings(const RunOptions& options);
 
 // BLAKE2b-256 (hex) of a file's bytes, hashed in 8 MiB blocks shared out over the ranks and
 // `threads` threads each and combined in block order: the same for any rank and thread count.
@@ -59,7 +59,7 @@ nlohmann::ordered_json release_settings(const RunConfig& config);
 std::string file_digest(const Communicator& comm, const std::filesystem::path& path, int threads);
 
 // D (hex). Collective: every rank gets the same value. Never written to an output or a log.
-std::string release_digest(const Communicator& comm, const RunConfig& config, const NoiseNonce& nonce);
+std::string release_digest(const Communicator& comm, const RunOptions& options, const NoiseNonce& nonce);
 
 NoiseKey run_release_key(const NoiseKey& noise_key, const std::string& release_digest);
 // SecPE: the label's public clusters (the clipped centres and sizes every release adds to) and sigma.

@@ -26,16 +26,16 @@ std::string RunEstimate::describe() const {
          ", dataset shard " + gigabytes(shard_bytes) + ")";
 }
 
-RunEstimate estimate_run(const RunConfig& config, const std::vector<std::size_t>& synthetic_per_label, int dim,
+RunEstimate estimate_run(const RunOptions& options, const Method& method, const std::vector<std::size_t>& synthetic_per_label, int dim,
                          std::uint64_t shard_rows) {
   const std::size_t largest = synthetic_per_label.empty() ? 0 : *std::max_element(synthetic_per_label.begin(), synthetic_per_label.end());
   RunEstimate e;
-  e.candidates = static_cast<std::uint64_t>(largest) * (static_cast<std::uint64_t>(config.variations) + 1);
+  e.candidates = static_cast<std::uint64_t>(largest) * (static_cast<std::uint64_t>(options.variations) + 1);
   // Per candidate: its float embedding, its text (about 6 bytes a word plus the string itself)
   // and the released vote and tie key.
-  const double per_candidate = 4.0 * dim + 6.0 * config.generator.max_words + 32 + 16;
+  const double per_candidate = 4.0 * dim + 6.0 * options.generator.max_words + 32 + 16;
   e.candidate_bytes = per_candidate * static_cast<double>(e.candidates);
-  if (config.method == Method::kSecPE) e.cluster_bytes = 16.0 * dim * config.clusters;
+  e.cluster_bytes = method.label_state_bytes(options, dim);
   // The shard's float rows (a label's own rows are copied too, but a label is a fraction of it):
   // the estimate errs low, so that only runs that surely cannot fit are refused.
   e.shard_bytes = 4.0 * dim * static_cast<double>(shard_rows);

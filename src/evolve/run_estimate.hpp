@@ -6,21 +6,22 @@
 #include <string>
 #include <vector>
 
-#include "evolve/pipeline.hpp"
+#include "evolve/methods/method.hpp"
+#include "evolve/run_options.hpp"
 
 namespace secpe {
 
 struct RunEstimate {
   std::uint64_t candidates = 0;  // the largest label's candidate pool: its N_syn share x (L + 1)
   double candidate_bytes = 0;    // that pool on every rank: embeddings, texts, votes
-  double cluster_bytes = 0;      // SecPE: K centres, fixed-point sums and noisy centres
+  double cluster_bytes = 0;      // the method's per-label state (SecPE: K centres, fixed-point sums and noisy centres)
   double shard_bytes = 0;        // this rank's embedding rows
   double total() const { return candidate_bytes + cluster_bytes + shard_bytes; }
   std::string describe() const;  // "40000000 candidates: about 56.2 GB per rank (...)"
 };
 
 // `synthetic_per_label`: N_syn split over the labels; `shard_rows`: this rank's records.
-RunEstimate estimate_run(const RunConfig& config, const std::vector<std::size_t>& synthetic_per_label, int dim,
+RunEstimate estimate_run(const RunOptions& options, const Method& method, const std::vector<std::size_t>& synthetic_per_label, int dim,
                          std::uint64_t shard_rows);
 
 // InputError naming --synthetic and --variations (with the estimate) when the pool exceeds the

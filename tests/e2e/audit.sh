@@ -3,10 +3,7 @@
 # accountant's certificate, exit 0), the same audit of a deliberately broken release (half the
 # noise) fails (exit 3), the result does not depend on the rank or thread count, and bad options
 # are errors.
-set -uo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib/preamble.sh"
 SMALL=(--trials 40000 --iterations 2 --p 1e-3 --r-over-p 10)
 
 "$SECPE" audit "${SMALL[@]}" --out "$T/ok.json" > "$T/ok.txt" 2> "$T/ok.err"; rc=$?

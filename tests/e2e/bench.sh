@@ -3,10 +3,8 @@
 # --seed with one meaning (--repeats: timed repetitions; --iterations, where a benchmark has it,
 # is T), honours --kernel, and defines its metrics as fields (name, unit, definition).
 # Small sizes: this checks the harness, never timing.
-set -euo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
 check() {  # check FILE PYTHON-EXPRESSION-ON-j
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert $2, j" "$1" || fail "$1: $2"
 }

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # Bad command lines and bad files give a clear message and exit code 2, never a crash, and leave
 # no output behind.
-set -uo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
 expect 0 "commands:" -- "$SECPE" --help
 expect 2 "unknown command 'frobnicate'" -- "$SECPE" frobnicate
 expect 0 "private-batch.*(=1000)" -- "$SECPE" run --help
@@ -40,6 +37,16 @@ cmp -s "$T/c.h5" "$T/c.h5.first" || fail "a refused import changed the existing 
 ls "$T" | grep -q '\.tmp\.' && fail "a refused import left a temporary file"
 expect 0 "wrote $T/c.h5" -- "$SECPE" import --input "$T/c.csv" --out "$T/c.h5" --embedding-dim 16 --force
 "$SECPE" inspect "$T/c.h5" | grep -q "embedding_dim = 16" || fail "import --force did not replace the dataset"
+# SOURCE_DATE_EPOCH fixes the creation time the dataset records, its only time: the same input
+# then imports to the same bytes (a run's noise is keyed by them).
+expect 2 "SOURCE_DATE_EPOCH must be a count of seconds, not 'soon'" -- env SOURCE_DATE_EPOCH=soon "$SECPE" import --input "$T/c.csv" --out "$T/e.h5"
+[ -e "$T/e.h5" ] && fail "a refused import left a dataset"
+for i in 1 2; do
+  SOURCE_DATE_EPOCH=1700000000 "$SECPE" import --input "$T/c.csv" --out "$T/same$i.h5" --secret-count 20 >/dev/null 2>&1 || fail "import same$i"
+  sleep 1
+done
+cmp -s "$T/same1.h5" "$T/same2.h5" || fail "two imports of one input with one SOURCE_DATE_EPOCH differ"
+"$SECPE" inspect "$T/same1.h5" | grep -q "created_utc = 2023-11-14T22:13:20Z" || fail "SOURCE_DATE_EPOCH not recorded as created_utc"
 cp "$T/c.csv" "$T/c.csv.first"
 expect 2 "--out: '$T/c.csv' exists: .*--force" -- "$SECPE" corpus --records 100 --out "$T/c.csv"
 expect 2 "--secrets-out: '$T/c.secrets.txt' exists" -- "$SECPE" corpus --records 100 --out "$T/c2.csv" --secrets-out "$T/c.secrets.txt"

@@ -4,16 +4,9 @@
 # results equal the CPU's by construction). cuda without a GPU is a clear error (exit 2, no
 # output); with one, the outputs equal the CPU's (SecPE at 1 and 2 ranks, Aug-PE) and bench kernel
 # verifies the CUDA kernel. SECPE_REQUIRE_GPU set: a missing GPU is a failure.
-set -uo pipefail  # no -e: expect checks failing commands
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:?}
-source "$SRC/tests/e2e/lib/expect.sh"
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-cd "$T"
-INI=$SRC/jobs/quickstart.ini
-"$SECPE" corpus --config "$INI" --records 600 --out corpus.csv >/dev/null 2>&1 || fail "corpus"
-"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null 2>&1 || fail "import"
-"$SECPE" keygen --out noise.key >/dev/null 2>&1 || fail "keygen"
+source "$(dirname "$0")/lib/preamble.sh"
+source "$LIB/demo_scratch.sh" 600
+demo_import corpus.csv demo.h5 >/dev/null 2>&1 || fail "import"
 NONCE=0123456789abcdef0123456789abcdef  # one run, on several devices
 run() {  # run DEVICE OUT [more options]
   local device=$1 out=$2; shift 2

@@ -3,12 +3,8 @@
 # named in README.md, DEVELOPERS.md, data/README.md and docs/*.md exists (tests/e2e/lib/docs_check.py),
 # and the README's "your own corpus" walk-through runs command by command, each exiting 0, on a
 # small demo corpus (800 records, 2 iterations) in a scratch folder.
-set -uo pipefail
-SECPE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-CHECK=$SRC/tests/e2e/lib/docs_check.py
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+CHECK=$LIB/docs_check.py
 
 python3 "$CHECK" "$SRC" "$SECPE" > "$T/check.txt" 2>&1 || fail "the docs name what does not exist:
 $(cat "$T/check.txt")"

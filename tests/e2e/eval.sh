@@ -2,10 +2,7 @@
 # secpe eval on small generated corpora (two seeds of `secpe corpus`): the report's fields, a set
 # against itself (FID 0, precision and recall 1), the same figures at 1 and 2 ranks, and bad
 # input (exit code 2, the file or option named, no output left behind).
-set -uo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
 
 "$SECPE" corpus --records 600 --seed 1 --out "$T/s.csv" 2>/dev/null || fail "corpus 1"
 "$SECPE" corpus --records 900 --seed 2 --out "$T/r.csv" 2>/dev/null || fail "corpus 2"

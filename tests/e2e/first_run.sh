@@ -5,10 +5,8 @@
 # names --resume and counts labels as inspect does, and a corrected --eval-real file may resume;
 # a completed output folder is neither overwritten nor redone; Aug-PE over its budget exits 4;
 # the slow commands show progress and take --threads.
-set -uo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null || true; rm -rf "$T"' EXIT  # only this test's runs
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+at_exit 'pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null'  # this test's runs only: an interrupted one may outlive it
 public_share() {  # public_share DATA.h5: the share of records without a secret, from inspect
   "$SECPE" inspect "$1" | python3 -c "import re,sys; m=re.search(r'records +(\d+) \((\d+) public', sys.stdin.read()); print(int(m.group(2)) / int(m.group(1)))"
 }

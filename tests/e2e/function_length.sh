@@ -3,11 +3,8 @@
 # counts them). The counter is checked first on a made-up file, so a counter that stopped seeing
 # functions cannot pass: braces in strings, comments and raw strings are ignored, a 101-line
 # function is found, a 100-line one and a long class are not.
-set -uo pipefail
-SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-CHECK=$SRC/tests/e2e/lib/function_length.py
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+CHECK=$LIB/function_length.py
 
 mkdir -p "$T/src/sub"
 {

@@ -3,10 +3,7 @@
 # check's JSON (no GPU needed): the summary as before when the reports have no phases, and with
 # phases (as secpe bench writes them on a GPU: figures.phases, *_traffic.phases) a table of where
 # the time went, a row per phase that took time and the totals; a check cut short still summarises.
-set -uo pipefail
-SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
 FIXTURE=$SRC/analysis/figures/gpu/2026-11-26-h100-2339d09
 [ -f "$FIXTURE/kernel_cuda.json" ] || fail "the fixture $FIXTURE is missing"
 

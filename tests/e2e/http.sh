@@ -5,14 +5,9 @@
 # (429, 500, dropped connections, slow and truncated answers, connection refused): retries, then
 # clear errors naming the URL and the status. The API key never appears in an output, the
 # private state's other files, a log or an error message.
-set -uo pipefail
-SECPE=$1
-SHARED=$2
-SRC=${SECPE_SOURCE_DIR:?}
-source "$(dirname "$0")/lib/serve.sh"
-cd "$T"
+source "$(dirname "$0")/lib/preamble.sh"
+source "$LIB/serve.sh"
 export SECPE_E2E_KEY="sk-e2e-KEYVALUE-7f3a9c1d5e"
-INI=$SRC/jobs/quickstart.ini
 
 # start NAME ARGS...: a server on a free port (the OS picks it); sets PORT_NAME and PID_NAME.
 start() {
@@ -21,15 +16,14 @@ start() {
   eval "PORT_$name=$PORT PID_$name=$PID"
 }
 
-"$SECPE" corpus --config "$INI" --records 600 --out "$T/corpus.csv" 2>/dev/null
+source "$LIB/demo_scratch.sh" 600
 # The server's generator learns from public texts: a separate public corpus (another seed).
 "$SECPE" corpus --records 400 --seed 11 --secret-rate 0 --out "$T/public.csv" 2>/dev/null
-"$SECPE" keygen --out "$T/noise.key"
 start main
 URL=http://127.0.0.1:$PORT_main/v1
 
 # Import with the HTTP embedder: the dataset records the model, its dimension and the URL.
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5" \
+demo_import "$T/corpus.csv" "$T/demo.h5" \
   --embedder http --embedding-dim 64 --embed-url "$URL" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY --concurrency 4 --embed-batch 16 \
   2>"$T/import.log" || fail "import with the HTTP embedder: $(cat "$T/import.log")"
 "$SECPE" inspect "$T/demo.h5" | grep -q 'http(model=secpe-builtin, d=64)' || fail "the dataset does not record the HTTP embedder"
@@ -97,8 +91,8 @@ F=(--out "$T/failed" --http-retries 1)
 expect 2 "127.0.0.1:$PORT_failing/v1/chat/completions: HTTP 500 after 2 attempt(s)" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_failing/v1" "${F[@]}"
 expect 2 "127.0.0.1:$PORT_slow/v1/chat/completions: .*[Tt]imeout.* after 2 attempt(s)" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_slow/v1" --http-timeout 0.5 "${F[@]}"
 expect 2 "127.0.0.1:$PORT_truncating/v1/chat/completions: malformed completion response: not JSON" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_truncating/v1" "${F[@]}"
-expect 2 "malformed embeddings response: not JSON" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" \
-  --out "$T/trunc.h5" --embedder http --embedding-dim 64 --embed-url "http://127.0.0.1:$PORT_truncating/v1" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY
+expect 2 "malformed embeddings response: not JSON" -- demo_import "$T/corpus.csv" "$T/trunc.h5" \
+  --embedder http --embedding-dim 64 --embed-url "http://127.0.0.1:$PORT_truncating/v1" --embed-model secpe-builtin --embed-api-key-env SECPE_E2E_KEY
 [ -e "$T/trunc.h5" ] && fail "a failed import left its dataset"
 SECPE_E2E_KEY=wrong-key expect 2 "HTTP 401 after 1 attempt" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
 SECPE_E2E_KEY= expect 2 "SECPE_E2E_KEY named for the API key is not set or empty" -- "$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_flaky/v1" "${F[@]}"
@@ -117,8 +111,8 @@ expect 2 "replaced by two options, one per endpoint: --gen-api-key-env NAME (gen
 out=$("$SECPE" "${RUN[@]}" --gen-url "http://me:hunter2-secret@127.0.0.1:$PORT_flaky/v1" "${F[@]}" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q -- "--gen-url: the API URL holds credentials" <<<"$out" || fail "a URL with a password was not refused: $out"
 grep -q hunter2 <<<"$out" && fail "the refused URL's password was printed"
-expect 2 "--embed-url: the API URL has a query" -- "$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" \
-  --out "$T/q.h5" --embedder http --embed-url "http://127.0.0.1:1/v1?key=x" --embed-model m
+expect 2 "--embed-url: the API URL has a query" -- demo_import "$T/corpus.csv" "$T/q.h5" \
+  --embedder http --embed-url "http://127.0.0.1:1/v1?key=x" --embed-model m
 expect 2 "--temperature applies to --generator http only" -- "$SECPE" run --data "$T/demo.h5" --temperature 0.5 --out "$T/x"
 expect 2 "--generator http needs --gen-model" -- "$SECPE" run --data "$T/demo.h5" --generator http --gen-url "$URL" --out "$T/x"
 [ -e "$T/failed/synthetic.csv" ] && fail "a failed run left synthetic.csv"
@@ -130,7 +124,7 @@ grep -q "$SECPE_E2E_KEY" <<<"$out" && fail "the API key appears in an error mess
 if grep -r -l -F "$SECPE_E2E_KEY" "$T" --exclude='*.port'; then fail "the API key appears in a file"; fi
 
 # Default job: no server needed (the built-in generator and a hashing dataset).
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/plain.h5" 2>/dev/null
+demo_import "$T/corpus.csv" "$T/plain.h5" 2>/dev/null
 "$SECPE" run --config "$INI" --data "$T/plain.h5" --noise-key-file "$T/noise.key" --iterations 1 --synthetic 20 --out "$T/plain" --quiet \
   || fail "the default job failed"
 echo "http: ok"

@@ -6,14 +6,10 @@
 # outputs land in the user's folder and nothing in the install tree, `secpe --version`, the
 # modulefile, that the prefix holds every path docs/install.md names and nothing build-only, and
 # the permissions. Skipped (exit 77) without lmod.
-set -uo pipefail
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:?}
+source "$(dirname "$0")/lib/preamble.sh"
 BUILD=$(dirname "$SECPE")
-source "$SRC/tests/e2e/lib/expect.sh"
 LMOD_INIT=/usr/share/lmod/lmod/init/bash
 [ -f "$LMOD_INIT" ] || { echo "install: SKIPPED: no Lmod ($LMOD_INIT; bash jobs/install-deps.sh installs Debian's lmod)"; exit 77; }
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 P=$T/prefix
 VERSION=$(sed -nE 's/^project\(secpe VERSION ([0-9.]+).*/\1/p' "$SRC/CMakeLists.txt")
 

@@ -4,11 +4,8 @@
 # traces them to Debian packages through dpkg's file lists). The checker is first shown a copy of
 # the scripts whose install-deps.sh has lost packages, and must name what they provided, so a
 # checker that stopped seeing uses cannot pass.
-set -uo pipefail
-SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-CHECK=$SRC/tests/e2e/lib/deps_check.py
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+CHECK=$LIB/deps_check.py
 command -v shfmt >/dev/null || fail "no shfmt (bash jobs/install-deps.sh tests installs it)"
 
 # A copy without python3-matplotlib (analysis' plots) and git (the install test's clean checkout), and

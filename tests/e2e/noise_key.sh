@@ -5,16 +5,14 @@
 # its nonce); the key (and its check value) appear in no output; the private state folder is 0700
 # (an existing one open to others is refused, not changed) and keeps an OS-drawn key only until
 # the run completes.
-set -euo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-"$SECPE" corpus --records 400 --out "$T/c.csv" 2>/dev/null
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
+source "$LIB/demo_scratch.sh" 400
+demo_import corpus.csv demo.h5 2>/dev/null
 "$SECPE" keygen --out "$T/a.key" 2>/dev/null
 "$SECPE" keygen --out "$T/b.key" 2>/dev/null
 [ "$(stat -c %a "$T/a.key")" = 600 ] || fail "keygen: the key file is not mode 0600"
-RUN=(run --data "$T/c.h5" --seed 3 --iterations 2 --synthetic 60 --quiet --allow-over-budget)  # Aug-PE: record-level only
+RUN=(run --data "$T/demo.h5" --seed 3 --iterations 2 --synthetic 60 --quiet --allow-over-budget)  # Aug-PE: record-level only
 for m in secpe augpe; do
   "$SECPE" "${RUN[@]}" --method $m --out "$T/$m-a1" --noise-key-file "$T/a.key"
   nonce=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['noise_nonce'])" "$T/$m-a1/run.json")
@@ -60,10 +58,10 @@ done
 python3 - "$T/secpe-a1/run.json" <<'PY' || fail "a path in run.json's dataset provenance"
 import json, sys
 prov = json.load(open(sys.argv[1]))['summary']['dataset_provenance']
-assert prov['secret_mode'] == 'list:c.secrets.txt' and prov['source'] == 'c.csv', prov
+assert prov['secret_mode'] == 'list:corpus.secrets.txt' and prov['source'] == 'corpus.csv', prov
 assert not any('/' in v for v in prov.values() if isinstance(v, str)), prov
 PY
-"$SECPE" inspect "$T/c.h5" | grep -E "^ +(source|secret_mode|embeddings_file) = .*/" && fail "a path in the dataset's provenance"
+"$SECPE" inspect "$T/demo.h5" | grep -E "^ +(source|secret_mode|embeddings_file) = .*/" && fail "a path in the dataset's provenance"
 # left as it was (a folder others could read may already have been read: the user decides).
 mkdir -p "$T/open.state"; chmod 755 "$T/open.state"
 out=$("$SECPE" "${RUN[@]}" --out "$T/o3" --state-dir "$T/open.state" 2>&1) && fail "a state folder open to others was accepted"

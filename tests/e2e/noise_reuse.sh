@@ -13,17 +13,16 @@
 # there SecPE's release estimate (evolve/release_estimate.hpp) fell back to the public sizes, or
 # every Aug-PE bin was clipped to 0, so nothing released shows in the total. Run on a binary without release keys (main before issue 25), it
 # fails: see the last lines of its output.
-set -euo pipefail
-SECPE=$1 DEMO_RECORDS=1200
-source "$(dirname "$0")/lib/demo_scratch.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
+source "$LIB/demo_scratch.sh" 1200
 # The neighbouring dataset: the corpus without its last record that holds a planted secret.
 python3 "$LIB/without_private.py" corpus.csv corpus.secrets.txt corpus2.csv --last
 ALLOW=()  # the demo's small labels may hold no public record: imported all the same
 if grep -q -- --allow-private-labels <<<"$("$SECPE" import --help 2>&1)"; then ALLOW=(--allow-private-labels); fi
 for c in corpus corpus2; do
-  "$SECPE" import --config "$INI" --input $c.csv --secrets-file corpus.secrets.txt "${ALLOW[@]}" --out $c.h5 >/dev/null 2>&1
+  demo_import $c.csv $c.h5 "${ALLOW[@]}" >/dev/null 2>&1
 done
-"$SECPE" keygen --out noise.key >/dev/null 2>&1
 NONCE=()
 help=$("$SECPE" run --help 2>&1)  # whole, then searched: grep -q on a pipe would cut it short (SIGPIPE)
 if grep -q -- --noise-nonce <<<"$help"; then NONCE=(--noise-nonce 00112233445566778899aabbccddeeff); fi

@@ -4,9 +4,8 @@
 # (float, base64, and the SDK's default), completions (n = 3, max_tokens = 20, streaming), chat
 # (streaming with usage and not), and errors (unknown model, unsupported parameter, wrong key).
 # Skipped, saying why, without node/npm or when the registry cannot be reached.
-set -uo pipefail
-SECPE=$1
-source "$(dirname "$0")/lib/serve.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+source "$LIB/serve.sh"
 skip() { echo "openai_sdk: SKIPPED: $*"; exit 0; }
 SDK_MAJOR=6
 command -v node >/dev/null && command -v npm >/dev/null || skip "node and npm are not installed"
@@ -18,7 +17,7 @@ if ! node -e "process.exit(require('$PREFIX/node_modules/openai/package.json').v
     || skip "npm could not install openai@$SDK_MAJOR (registry unreachable?): $(tail -2 "$T/npm.log")"
 fi
 VERSION=$(node -e "console.log(require('$PREFIX/node_modules/openai/package.json').version)")
-cp "$(dirname "$0")/lib/openai_sdk.mjs" "$PREFIX/openai_sdk.mjs"
+cp "$LIB/openai_sdk.mjs" "$PREFIX/openai_sdk.mjs"
 
 export SECPE_SDK_KEY="sk-sdk-$RANDOM$RANDOM"
 "$SECPE" corpus --records 300 --seed 4 --secret-rate 0 --out "$T/public.csv" 2>/dev/null || fail "corpus"

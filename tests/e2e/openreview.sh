@@ -3,10 +3,8 @@
 # text,label2,label1, reviews over many lines with "" escapes and Markdown, label values with colons
 # and commas. Import by header name, run, and synthetic.csv comes back in the input's column order
 # with every label value byte for byte as given; a dataset's column order is public provenance.
-set -euo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
 cd "$T"
 python3 - <<'PY'
 import csv, random

@@ -4,10 +4,7 @@
 # records hold planted PII (the leak scan counts it in privacy.json, --drop-leaking drops it, the
 # exact-secret counts stay in the private state folder), and .npy/.h5 embeddings imported and refused by
 # `secpe run` until an embedding endpoint serves their model.
-set -uo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$(dirname "$0")/lib/expect.sh"
+source "$(dirname "$0")/lib/preamble.sh"
 
 "$SECPE" corpus --records 300 --out "$T/c.csv" 2>/dev/null || fail "corpus"
 # The demo corpus plants phone numbers, emails and names; collect them to check no output shows one.
@@ -40,7 +37,7 @@ expect 2 "no PII of the chosen categories" -- "$SECPE" import --input "$T/c.csv"
 [ -e "$T/x.h5" ] && fail "a refused import left a dataset behind"
 
 # The Yelp dev set (the per-category figures in docs/corpora.md): names, times and dates, few else.
-DEV=${2:-}/data/yelp/dev.csv
+DEV=$SHARED/data/yelp/dev.csv
 if [ -f "$DEV" ]; then
   "$SECPE" import --input "$DEV" --out "$T/dev.h5" --secrets pii 2>/dev/null || fail "import dev --secrets pii"
   "$SECPE" inspect "$T/dev.h5" >"$T/dev.txt"

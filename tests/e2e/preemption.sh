@@ -4,16 +4,11 @@
 # the job promptly; in both cases --resume finishes with outputs identical to an uninterrupted
 # run's. A damaged progress file is refused, naming it; --resume knows the dataset by its resolved
 # path, and refuses other privacy settings before any costly work.
-set -euo pipefail
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:?}
-T=$(mktemp -d); trap 'pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null || true; rm -rf "$T"' EXIT  # only this test's runs
-fail() { echo "FAIL: $*" >&2; exit 1; }
-cd "$T"
-INI=$SRC/jobs/quickstart.ini
-"$SECPE" corpus --config "$INI" --records 1200 --out corpus.csv >/dev/null
-"$SECPE" import --config "$INI" --input corpus.csv --secrets-file corpus.secrets.txt --out demo.h5 >/dev/null
-"$SECPE" keygen --out noise.key >/dev/null
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
+at_exit 'pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null'  # this test's runs only: a killed rank's peers
+source "$LIB/demo_scratch.sh" 1200
+demo_import corpus.csv demo.h5 >/dev/null
 # One nonce for every run: they are all the same run (run.json's noise_nonce; --resume takes the
 # interrupted run's).
 SETTINGS=(--config "$INI" --iterations 30 --synthetic 600 --quiet --noise-nonce 00000000000000000000000000000007)
@@ -92,7 +87,7 @@ grep -q "$kept: damaged or edited checkpoint" damaged.log || fail "damaged $kept
 # room again, completes the run.
 mkdir -p small
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=300k tmpfs small 2>/dev/null; then
-  trap 'umount "$T/small" 2>/dev/null || true; pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null || true; rm -rf "$T"' EXIT
+  at_exit 'umount "$T/small" 2>/dev/null'
   out=$("$SECPE" run "${SETTINGS[@]}" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --out full-disk --state-dir small/state 2>&1) &&
     rc=0 || rc=$?
   [ $rc = 2 ] || fail "a full disk: exit code $rc: $out"

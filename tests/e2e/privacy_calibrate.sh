@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # `secpe privacy calibrate`: the sigma for given holders' rho, the paper's sigma and what it really
 # gives, r at a given sigma, several labels, the JSON, and bad inputs (exit 2 naming the option).
-set -uo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib/preamble.sh"
 
 # A fixed count (rho = 1) is a Gaussian mechanism: sigma = sqrt(T) sqrt(2) N / eta.
 "$SECPE" privacy calibrate --holders 3 --rho 1 --iterations 5 --r-over-p 2 --sigma 60 --out "$T/fixed.json" > "$T/fixed.txt" || fail "holders"

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # `secpe privacy` (simulated and from a dataset), per-secret budget files, the paper and exact
 # calibrations of `secpe run`, and their bad inputs.
-set -uo pipefail
-SECPE=$1
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib/preamble.sh"
 
 # Simulated appendix B.1 setup (small): exact sigma >= paper sigma, and the paper's sigma overshoots r.
 "$SECPE" privacy --simulate --records 600 --secrets 20 --inclusion 0.02 --iterations 5 --out "$T/sim.json" > "$T/sim.txt" || fail "privacy --simulate"
@@ -21,18 +18,18 @@ PY
 grep -q "worst achieved r/p at that sigma" "$T/sim.txt" || fail "privacy summary line"
 
 # From a dataset, with a per-secret budget file; then runs with both calibrations.
-"$SECPE" corpus --records 600 --out "$T/c.csv" 2>/dev/null || fail corpus
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null || fail import
-first=$(grep -v '^#' "$T/c.secrets.txt" | head -1)
+source "$LIB/demo_scratch.sh" 600
+demo_import corpus.csv demo.h5 2>/dev/null || fail import
+first=$(grep -v '^#' "$T/corpus.secrets.txt" | head -1)
 printf 'secret,p,r\n%s,1e-3,2e-2\n#1,1e-4,5e-3\n' "$first" > "$T/budgets.csv"
-"$SECPE" privacy --data "$T/c.h5" --budgets "$T/budgets.csv" --iterations 3 --out "$T/data.json" >/dev/null || fail "privacy --data"
+"$SECPE" privacy --data "$T/demo.h5" --budgets "$T/budgets.csv" --iterations 3 --out "$T/data.json" >/dev/null || fail "privacy --data"
 python3 -c "import json; j=json.load(open('$T/data.json')); s=j['secrets']; assert s[0]['r']==2e-2 and s[1]['r']==5e-3 and s[2]['r']==1e-3, s[:3]" || fail "per-secret budgets"
 grep -q -i -F "$first" "$T/data.json" && fail "a secret name reached the privacy JSON"
 
-"$SECPE" run --data "$T/c.h5" --out "$T/exact" --seed 2 --iterations 2 --synthetic 40 --budgets "$T/budgets.csv" --quiet || fail "run exact"
+"$SECPE" run --data "$T/demo.h5" --out "$T/exact" --seed 2 --iterations 2 --synthetic 40 --budgets "$T/budgets.csv" --quiet || fail "run exact"
 # The paper's formula leaves secrets over their budget: the outputs are written, stderr says how
 # many and the worst r/p against the target, and the exit code is 4 (0 with --allow-over-budget).
-rc=0; "$SECPE" run --data "$T/c.h5" --out "$T/paper" --seed 2 --iterations 2 --synthetic 40 --calibration paper --votes-per-center 3 --quiet 2> "$T/paper.err" || rc=$?
+rc=0; "$SECPE" run --data "$T/demo.h5" --out "$T/paper" --seed 2 --iterations 2 --synthetic 40 --calibration paper --votes-per-center 3 --quiet 2> "$T/paper.err" || rc=$?
 [ $rc = 4 ] || { cat "$T/paper.err" >&2; fail "run paper: exit code $rc, expected 4 (secrets over budget)"; }
 grep -q "secret(s) get more than their budget (worst: secret #[0-9]* gets r/p = [0-9.]* where r/p = 10 was asked" "$T/paper.err" || fail "run paper: no over-budget message"
 [ -f "$T/paper/run.json" ] && [ -f "$T/paper/synthetic.csv" ] || fail "run paper: an over-budget run must still write its outputs"
@@ -48,9 +45,9 @@ PY
 
 # Aug-PE states what it gives: record-level GDP, every record voting, and per secret the exact r
 # its holders get, flagging the secrets over budget (the demo plants secrets in several records).
-"$SECPE" run --data "$T/c.h5" --out "$T/aug" --method augpe --seed 2 --iterations 2 --synthetic 40 --quiet --allow-over-budget || fail "run augpe"
-"$SECPE" run --data "$T/c.h5" --out "$T/augall" --method augpe --seed 2 --iterations 1 --synthetic 40 --epsilon 1000 --delta 1e-5 --quiet --allow-over-budget || fail "run augpe, all voters"
-"$SECPE" run --data "$T/c.h5" --out "$T/augpri" --method augpe --seed 2 --iterations 1 --synthetic 40 --epsilon 1000 --delta 1e-5 --augpe-voters private --quiet --allow-over-budget || fail "run augpe, private voters"
+"$SECPE" run --data "$T/demo.h5" --out "$T/aug" --method augpe --seed 2 --iterations 2 --synthetic 40 --quiet --allow-over-budget || fail "run augpe"
+"$SECPE" run --data "$T/demo.h5" --out "$T/augall" --method augpe --seed 2 --iterations 1 --synthetic 40 --epsilon 1000 --delta 1e-5 --quiet --allow-over-budget || fail "run augpe, all voters"
+"$SECPE" run --data "$T/demo.h5" --out "$T/augpri" --method augpe --seed 2 --iterations 1 --synthetic 40 --epsilon 1000 --delta 1e-5 --augpe-voters private --quiet --allow-over-budget || fail "run augpe, private voters"
 python3 - "$T/aug/privacy.json" "$T/augall" "$T/augpri" <<'PY' || fail "augpe report"
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -71,8 +68,8 @@ PY
 
 # The no-private-data control: same generator and loop, uniform selection, nothing private
 # released (no ledger entry, every secret at its prior); rank-count independent.
-"$SECPE" run --data "$T/c.h5" --out "$T/rnd1" --method random --seed 2 --iterations 2 --synthetic 40 --quiet || fail "run random"
-mpirun -n 2 --oversubscribe "$SECPE" run --data "$T/c.h5" --out "$T/rnd2" --method random --seed 2 --iterations 2 --synthetic 40 --quiet || fail "run random, 2 ranks"
+"$SECPE" run --data "$T/demo.h5" --out "$T/rnd1" --method random --seed 2 --iterations 2 --synthetic 40 --quiet || fail "run random"
+mpirun -n 2 --oversubscribe "$SECPE" run --data "$T/demo.h5" --out "$T/rnd2" --method random --seed 2 --iterations 2 --synthetic 40 --quiet || fail "run random, 2 ranks"
 cmp -s "$T/rnd1/synthetic.csv" "$T/rnd2/synthetic.csv" || fail "random: synthetic.csv differs between 1 and 2 ranks"
 python3 - "$T/rnd1" <<'PY' || fail "random report"
 import csv, json, sys
@@ -90,16 +87,15 @@ expect2 "give exactly one of --data" "$SECPE" privacy
 expect2 "r must be in (p, 1)" "$SECPE" privacy --simulate --records 100 --r-over-p 1
 expect2 "--iterations must be in .1, 100000., not 0" "$SECPE" privacy --simulate --records 100 --iterations 0
 printf 'secret,p,r\nnobody at all,1e-4,1e-3\n' > "$T/bad.csv"
-expect2 "bad.csv:2: the secret is not in" "$SECPE" run --data "$T/c.h5" --out "$T/x" --budgets "$T/bad.csv" --quiet
-expect2 "--calibration: SecPE.s calibration must be exact, paper or public-profile" "$SECPE" run --data "$T/c.h5" --out "$T/x" --calibration fancy --quiet
-expect2 "--method augpe uses --calibration gdp" "$SECPE" run --data "$T/c.h5" --out "$T/x" --method augpe --calibration exact --quiet
-expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '0'" "$SECPE" run --data "$T/c.h5" --out "$T/x" --votes-per-center 0 --quiet
-expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '2x'" "$SECPE" run --data "$T/c.h5" --out "$T/x" --votes-per-center 2x --quiet
+expect2 "bad.csv:2: the secret is not in" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --budgets "$T/bad.csv" --quiet
+expect2 "--calibration: SecPE.s calibration must be exact, paper or public-profile" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --calibration fancy --quiet
+expect2 "--method augpe uses --calibration gdp" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --method augpe --calibration exact --quiet
+expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '0'" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --votes-per-center 0 --quiet
+expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '2x'" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --votes-per-center 2x --quiet
 
 # --votes-per-center auto: 1 with per-label models, 4 where the generator does not know the labels
 # (the same outputs as asking for 4), and run.json says which.
-"$SECPE" keygen --out "$T/k.key" 2>/dev/null || fail "keygen"
-POOLED=(run --data "$T/c.h5" --seed 2 --iterations 2 --synthetic 40 --generator-labels pooled --noise-key-file "$T/k.key" --noise-nonce 0123456789abcdef0123456789abcdef --quiet)
+POOLED=(run --data "$T/demo.h5" --seed 2 --iterations 2 --synthetic 40 --generator-labels pooled --noise-key-file "$T/noise.key" --noise-nonce 0123456789abcdef0123456789abcdef --quiet)
 "$SECPE" "${POOLED[@]}" --out "$T/pooled" || fail "run pooled"
 "$SECPE" "${POOLED[@]}" --out "$T/pooled4" --votes-per-center 4 || fail "run pooled, 4 votes"
 cmp -s "$T/pooled/synthetic.csv" "$T/pooled4/synthetic.csv" || fail "--votes-per-center auto with --generator-labels pooled is not 4"

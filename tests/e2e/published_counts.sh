@@ -11,20 +11,19 @@
 #  * Data that break the public caps are refused before any work, without a count in the message.
 #  * No published file times private work (issue 43): every published timing is one docs/privacy.md
 #    lists as published, in both datasets' runs or in neither; the rest is in OUT.state/timings.json.
-set -euo pipefail
-SECPE=$1 DEMO_RECORDS=1200
-source "$(dirname "$0")/lib/demo_scratch.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
+source "$LIB/demo_scratch.sh" 1200
 # The second corpus: every third record holding a planted secret left out; the public records,
 # hence the labels and their public counts, stay.
 mkdir a b
 cp corpus.csv a/corpus.csv
 python3 "$LIB/without_private.py" corpus.csv corpus.secrets.txt b/corpus.csv --every 3
 for d in a b; do
-  "$SECPE" import --config "$INI" --input $d/corpus.csv --secrets-file corpus.secrets.txt --allow-private-labels --out $d/data.h5 >/dev/null 2>&1
+  demo_import $d/corpus.csv $d/data.h5 --allow-private-labels >/dev/null 2>&1
 done
 [ "$(stat -c %a a/data.h5)" = 600 ] || fail "secpe import wrote the dataset (private texts) with mode $(stat -c %a a/data.h5), not 0600"
 [ "$(stat -c %a corpus.csv)" = 600 ] || fail "secpe corpus wrote the stand-in private corpus with mode $(stat -c %a corpus.csv)"
-"$SECPE" keygen --out noise.key >/dev/null 2>&1
 holders=$(python3 - corpus.csv corpus.secrets.txt <<'PY'
 import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1], newline='')))[1:]
@@ -59,7 +58,7 @@ PY
 cmp -s a/pp/synthetic.csv b/pp/synthetic.csv && fail "the two datasets gave the same synthetic texts: is the noise keyed by the data?"
 # Timings (issue 43): only those docs/privacy.md lists as published (the private work's go to the
 # state folder), each in both runs or in neither.
-DOCS=$(cd "$(dirname "$0")/../.." && pwd)/docs/privacy.md
+DOCS=$SRC/docs/privacy.md
 python3 "$LIB/published_timings.py" "$DOCS" a/pp b/pp || fail "SecPE: a published timing depends on the private records"
 
 # The caps are checked before any work; the message names the cap, not a count.

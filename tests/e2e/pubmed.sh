@@ -6,12 +6,11 @@
 # a 2-rank run with --eval-real gives label-blind figures per iteration (the held-out file named,
 # not its path); a run stopped by SIGUSR1 resumes with --resume and the same options; inspect of
 # the output and secpe eval work. Skipped without ../shared.
-set -euo pipefail
-SECPE=$1
-TRAIN=${2:-}/data/pubmed/train.csv DEV=${2:-}/data/pubmed/dev.csv
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
+TRAIN=$SHARED/data/pubmed/train.csv DEV=$SHARED/data/pubmed/dev.csv
 if [ ! -f "$TRAIN" ]; then echo "pubmed: SKIPPED: $TRAIN not found (the shared folder is not beside the checkout)"; exit 77; fi
-T=$(mktemp -d); trap 'pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null || true; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+at_exit 'pkill -9 -f "^$SECPE run.*$T/" 2>/dev/null'  # this test's runs only, should one outlive it
 cd "$T"
 python3 - "$TRAIN" "$DEV" <<'PY'
 import csv, sys

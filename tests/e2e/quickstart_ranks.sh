@@ -3,17 +3,10 @@
 # ranks (sharded by label) and at 2 by record, with one noise key file and one nonce (--noise-nonce: the
 # runs are meant to be the same run). Checks every output file, the label mix, byte-identical results
 # across rank counts, and that no planted secret reaches any output.
-set -euo pipefail
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:?}
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-cd "$T"
-INI=$SRC/jobs/quickstart.ini
-
-"$SECPE" corpus --config "$INI" --records 1200 --out "$T/corpus.csv"
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/demo.h5"
-"$SECPE" keygen --out "$T/noise.key"
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
+source "$LIB/demo_scratch.sh" 1200
+demo_import "$T/corpus.csv" "$T/demo.h5"
 NONCE=(--noise-nonce 0123456789abcdef0123456789abcdef)
 for np in 1 2 4; do
   mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/demo.h5" --out "$T/out$np" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
@@ -84,8 +77,7 @@ for f in synthetic.csv privacy.json; do cmp "$T/aug1/$f" "$T/augl2/$f" || fail "
 grep -q '"method": "augpe"' "$T/aug1/privacy.json" || fail "augpe privacy.json"
 # The learned embedder (fitted on the public records at import, stored in the dataset): runs are
 # rank-count independent with it too, and record its identity.
-"$SECPE" import --config "$INI" --input "$T/corpus.csv" --secrets-file "$T/corpus.secrets.txt" --out "$T/svd.h5" \
-  --embedder tfidf-svd --embedding-dim 64
+demo_import "$T/corpus.csv" "$T/svd.h5" --embedder tfidf-svd --embedding-dim 64
 for np in 1 2; do
   mpirun -n $np --oversubscribe "$SECPE" run --config "$INI" --data "$T/svd.h5" --out "$T/svd$np" --noise-key-file "$T/noise.key" "${NONCE[@]}" \
     --iterations 2 --synthetic 60 --quiet

@@ -7,9 +7,8 @@
 # 128 MiB of what it held before the load. Then, with its descriptor table full (ulimit -n 64),
 # it neither dies nor spins (under half a core while 100 connections wait), and serves again
 # once they close.
-set -uo pipefail
-SECPE=$1
-source "$(dirname "$0")/lib/serve.sh"
+source "$(dirname "$0")/lib/preamble.sh"
+source "$LIB/serve.sh"
 command -v python3 >/dev/null || { echo "serve_load: skipped (no python3)"; exit 0; }
 export SECPE_LOAD_KEY="sk-load-$RANDOM$RANDOM"
 LIMITS=(--workers 4 --max-connections 256 --request-timeout 2 --idle-timeout 1 --max-body-bytes 262144 --max-inputs 64
@@ -36,7 +35,7 @@ PY
 start load "$SECPE"
 honest_ok "$PORT" || fail "the server does not answer before the load"
 before=$(rss_kib "$PID")
-figures=$(python3 "$(dirname "$0")/lib/serve_load.py" "$PORT" "$PID" "$SECPE_LOAD_KEY") || fail "load: $figures; $(tail -5 "$T/load.log")"
+figures=$(python3 "$LIB/serve_load.py" "$PORT" "$PID" "$SECPE_LOAD_KEY") || fail "load: $figures; $(tail -5 "$T/load.log")"
 echo "serve_load: $figures (RSS before the load: $before KiB)"
 kill -0 "$PID" 2>/dev/null || fail "the server died under load: $(tail -5 "$T/load.log")"
 honest_ok "$PORT" || fail "the server does not answer after the load"

@@ -5,21 +5,19 @@
 # slurm/utility-sweep.sbatch as a job array over a 2-run grid of the dev set (from ../shared),
 # then the study's table. Skipped (with a message) when not root, when Slurm is not installed, or when a Slurm is
 # already running on this machine (we never touch daemons we did not start).
-set -uo pipefail
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:?}
+source "$(dirname "$0")/lib/preamble.sh"
 skip() { echo "slurm_job: SKIPPED: $*"; exit 0; }
+# fail, adding Slurm's view of the job and its controller's log.
 fail() { echo "FAIL: $*" >&2; [ -n "${jid:-}" ] && scontrol show job "$jid" >&2; tail -20 /var/log/slurm/secpe-slurmctld.log >&2 2>/dev/null; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root to start slurmctld"
 command -v slurmctld >/dev/null && command -v sbatch >/dev/null || skip "slurm-wlm is not installed (bash jobs/install-deps.sh installs it)"
 pgrep -x slurmctld >/dev/null && skip "a Slurm is already running here"
-T=$(mktemp -d)
-trap 'bash "$SRC/tests/slurm/stop-slurm.sh"; rm -rf "$T"' EXIT
+at_exit 'bash "$SRC/tests/slurm/stop-slurm.sh"'
 timeout 60 bash "$SRC/tests/slurm/start-slurm.sh" > "$T/start.log" 2>&1 || { cat "$T/start.log"; fail "could not start Slurm"; }
 
-"$SECPE" corpus --records 400 --out "$T/c.csv" 2>/dev/null || fail corpus
-"$SECPE" import --input "$T/c.csv" --secrets list --secrets-file "$T/c.secrets.txt" --out "$T/c.h5" 2>/dev/null || fail import
-printf '[run]\ndata = %s\nout = %s\nseed = 4\niterations = 2\nsynthetic = 40\nquiet = true\n' "$T/c.h5" "$T/out" > "$T/job.ini"
+source "$LIB/demo_scratch.sh" 400
+demo_import corpus.csv demo.h5 2>/dev/null || fail import
+printf '[run]\ndata = %s\nout = %s\nseed = 4\niterations = 2\nsynthetic = 40\nquiet = true\n' "$T/demo.h5" "$T/out" > "$T/job.ini"
 
 cd "$SRC"
 jid=$(SECPE="$SECPE" sbatch --parsable --ntasks=2 --output="$T/job-%j.out" slurm/secpe-run.sbatch "$T/job.ini") || fail "sbatch refused the job"
@@ -45,7 +43,7 @@ for f in strong-r1 strong-r2 records-m500 records-m4000; do [ -s "$T/scaling/$f.
 [ -s "$T/scaling/scaling.png" ] && grep -q '| strong-r2 | 2 |' "$T/scaling/scaling.md" || fail "scaling study: no table or plot"
 
 # The utility study's job array on a small grid (needs the dev set from ../shared).
-DEV=${2:-}/data/yelp/dev.csv
+DEV=$SHARED/data/yelp/dev.csv
 if [ -f "$DEV" ]; then
   export SEEDS=1 RP=10 METHODS="secpe random" GENERATOR_LABELS=pooled EMBEDDERS=ppmi-sif ABLATIONS="" SYNTHETIC=200 ITERATIONS=2
   bash jobs/utility-study.sh prepare "$DEV" "$T/utility" > "$T/prepare.log" 2>&1 || { cat "$T/prepare.log"; fail "utility study: prepare"; }

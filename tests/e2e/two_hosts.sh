@@ -12,13 +12,12 @@
 # Each part must move at least MIN_BYTES each way over the veth (its byte counters on both hosts):
 # real TCP between the hosts. Skipped (exit 77, which ctest counts as skipped) with the reason
 # where the hosts cannot be made: not root, no `ip netns`, no CAP_NET_ADMIN, no Slurm or munge.
-set -uo pipefail
-SECPE=$1
-SRC=${SECPE_SOURCE_DIR:?}
+source "$(dirname "$0")/lib/preamble.sh"
 MPI_TESTS=$(dirname "$SECPE")/tests/secpe_mpi_tests
 CLUSTER=$SRC/tests/hosts/cluster.sh
 MIN_BYTES=${MIN_BYTES:-65536}
 skip() { echo "two_hosts: SKIPPED: $*"; exit 77; }
+# fail, adding Slurm's view of the job and the hosts' Slurm logs.
 fail() { echo "FAIL: $*" >&2; [ -n "${jid:-}" ] && on 1 scontrol show job "$jid" >&2; tail -5 "$T"/slurm/*.log >&2 2>/dev/null; exit 1; }
 
 [ "$(id -u)" = 0 ] || skip "needs root to make network namespaces"
@@ -30,8 +29,7 @@ ip netns del "$probe" 2>/dev/null
 [ $made = 0 ] || skip "cannot make a network namespace with a veth pair (needs CAP_SYS_ADMIN and CAP_NET_ADMIN): $why"
 why=$(unshare --uts --mount true 2>&1) || skip "cannot make UTS and mount namespaces (needs CAP_SYS_ADMIN): $why"
 
-T=$(mktemp -d)
-trap 'bash "$CLUSTER" stop "$T"; rm -rf "$T"' EXIT
+at_exit 'bash "$CLUSTER" stop "$T"'
 trap 'exit 1' INT TERM
 on() { bash "$CLUSTER" on "$T" "$@"; }
 bash "$CLUSTER" start "$T" > "$T/start.log" 2>&1 || { cat "$T/start.log"; fail "could not start the two hosts"; }

@@ -4,12 +4,10 @@
 # 1, 2 and 4 ranks with one key file gives byte-identical outputs (real data once exposed a
 # rank-count difference that the demo did not), including the per-iteration evaluation
 # (--eval-real, here against a held-out fifth of the dev set). Skipped without ../shared.
-set -euo pipefail
-SECPE=$1
-DEV=${2:-}/data/yelp/dev.csv
+source "$(dirname "$0")/lib/preamble.sh"
+set -e  # setup and runs are not checked one by one: any that fails ends the test
+DEV=$SHARED/data/yelp/dev.csv
 if [ ! -f "$DEV" ]; then echo "yelp_dev: SKIPPED: $DEV not found (the shared folder is not beside the checkout)"; exit 0; fi
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 "$SECPE" import --input "$DEV" --out "$T/dev.h5" --secret-count 100
 "$SECPE" inspect "$T/dev.h5" > "$T/inspect.txt"
 grep -q '^records      5000 ' "$T/inspect.txt" || fail "expected 5000 records"
@@ -19,7 +17,7 @@ mpirun -n 2 --oversubscribe "$SECPE" run --data "$T/dev.h5" --out "$T/out" --see
 for f in synthetic initial; do
   [ "$(python3 -c "import csv,sys; print(len(list(csv.reader(open('$T/out/$f.csv'))))-1)")" = 200 ] || fail "expected 200 texts in $f.csv"
 done
-python3 "$(dirname "$0")/../../analysis/heldout_split.py" "$DEV" "$T/train.csv" "$T/heldout.csv" >/dev/null
+python3 "$SRC/analysis/heldout_split.py" "$DEV" "$T/train.csv" "$T/heldout.csv" >/dev/null
 "$SECPE" import --input "$T/train.csv" --out "$T/default.h5"
 "$SECPE" keygen --out "$T/noise.key"
 for np in 1 2 4; do

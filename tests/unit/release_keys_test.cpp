@@ -79,17 +79,17 @@ TEST(ReleaseKeys, EveryInputOfTheDigestChangesTheRunKey) {
   EXPECT_EQ(file_digest(self, dir / "a.h5", 2), file_digest(self, dir / "copy.h5", 2));
   EXPECT_THROW(file_digest(self, dir / "missing.h5", 2), InputError);
 
-  RunConfig base;
+  RunOptions base;
   base.data = dir / "a.h5";
   base.threads = 2;
   const NoiseNonce nonce = noise_nonce_from_os();
   const std::string d = release_digest(self, base, nonce);
   EXPECT_EQ(d.size(), 64u);
-  std::vector<RunConfig> others(11, base);
+  std::vector<RunOptions> others(11, base);
   others[0].data = dir / "b.h5";
   others[1].r = 5e-3;
   others[2].seed = 1;
-  others[3].method = Method::kAugPE;
+  others[3].method = "augpe";
   others[4].generator.variation = VariationMode::kSpan;
   others[5].private_batch = 999;
   others[6].clusters = 21;
@@ -99,7 +99,7 @@ TEST(ReleaseKeys, EveryInputOfTheDigestChangesTheRunKey) {
   others[10].votes_per_centre = 4;  // post-processing, but part of what the run releases
   for (std::size_t k = 0; k < others.size(); ++k) EXPECT_NE(release_digest(self, others[k], nonce), d) << "change " << k;
   EXPECT_NE(release_digest(self, base, noise_nonce_from_os()), d);
-  RunConfig same = base;
+  RunOptions same = base;
   same.data = dir / "copy.h5";
   same.threads = 1;
   same.shard_by = ShardBy::kLabel;

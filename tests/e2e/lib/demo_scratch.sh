@@ -1,11 +1,15 @@
-# Sourced by the end-to-end scripts that attack or compare runs on one demo corpus (not a test
-# itself). Needs SECPE and the record count in DEMO_RECORDS; sets SRC (the source tree), LIB (this
-# folder), INI (the quickstart's settings) and T (a scratch folder, removed on exit, made the
-# current one), defines fail, and writes corpus.csv and its planted secrets corpus.secrets.txt.
-SRC=${SECPE_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
-LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-source "$LIB/expect.sh"
-cd "$T"
+# Sourced after preamble.sh, as `source "$LIB/demo_scratch.sh" RECORDS`, by the end-to-end scripts
+# that work on the quickstart's demo corpus (not a test itself: ctest runs tests/e2e/*.sh only).
+# Sets INI (the quickstart's settings), makes T the current folder and writes there the demo corpus
+# of RECORDS records, corpus.csv, its planted secrets, corpus.secrets.txt, and a noise key file,
+# noise.key; defines demo_import.
 INI=$SRC/jobs/quickstart.ini
-"$SECPE" corpus --config "$INI" --records "$DEMO_RECORDS" --out corpus.csv >/dev/null 2>&1
+cd "$T"
+"$SECPE" corpus --config "$INI" --records "$1" --out corpus.csv >/dev/null 2>&1 || fail "secpe corpus"
+"$SECPE" keygen --out noise.key >/dev/null 2>&1 || fail "secpe keygen"
+# demo_import INPUT OUT [OPTION...]: imports INPUT (corpus.csv, or a corpus made from it) into OUT
+# as the quickstart does, with the planted secrets.
+demo_import() {
+  local input=$1 out=$2; shift 2
+  "$SECPE" import --config "$INI" --input "$input" --secrets-file "$T/corpus.secrets.txt" --out "$out" "$@"
+}

@@ -1,5 +1,5 @@
-# Sourced by the end-to-end scripts that check exit codes and messages (not a test itself: ctest
-# runs tests/e2e/*.sh only).
+# Sourced by preamble.sh, which every end-to-end script sources first (not a test itself: ctest
+# runs tests/e2e/*.sh only): fail, and expect to check exit codes and messages.
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # expect CODE PATTERN -- command...: the command exits with CODE and prints PATTERN (grep).
 expect() {
