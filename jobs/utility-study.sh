@@ -157,7 +157,7 @@ point() {  # point I: run line I of the grid, skipped when already complete (run
   # shellcheck disable=SC2086  # the grid's options are words
   $LAUNCH -n "$RANKS" "$SECPE" run --data "$PRIVATE/data/$data.h5" --out "$OUT/runs/$name" --state-dir "$PRIVATE/state/$name" \
     --noise-key-file "$PRIVATE/noise.key" --synthetic "$SYNTHETIC" --iterations "$ITERATIONS" --variations "$VARIATIONS" \
-    --clusters "$CLUSTERS" --threads "$THREADS" --eval-real "$PRIVATE/heldout.csv" --quiet --resume "${extra[@]}" ${RUN_ARGS:-} ${rest#* }
+    --clusters "$CLUSTERS" --threads "$THREADS" --eval-real "$PRIVATE/heldout.csv" --quiet --resume --experiment "${extra[@]}" ${RUN_ARGS:-} ${rest#* }
 }
 
 source "$SECPE_ROOT/jobs/mpi-env.sh"

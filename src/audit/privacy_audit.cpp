@@ -14,6 +14,7 @@
 #include "core/rng.hpp"
 #include "core/timer.hpp"
 #include "privacy/blow_up.hpp"
+#include "privacy/run_composition.hpp"
 #include "privacy/poisson_binomial.hpp"
 
 namespace secpe {
@@ -23,13 +24,17 @@ constexpr std::uint64_t kLabel = 0;
 // Which randomness a draw belongs to: the trials on D, those on D', the no-secret model.
 enum class Source : std::uint64_t { kWithSecret = 0, kWithoutSecret = 1, kModel = 2 };
 
+// The releases one trial sees: T of each of the K runs, every one with its own noise (a draw is
+// keyed by its release number, so run k's iteration t is release k T + t).
+int releases_per_trial(const AuditOptions& o) { return o.iterations * o.runs; }
+
 // Trials or draws between a thread's progress reports: 4096 where they are cheap (the default audit
 // draws 2 million in a third of a second), fewer as each costs more, down to every one, so that a
 // line shows at least every second or so: a draw evaluates iterations x (holders + 1) mixture
 // terms (a few ns each), and 10,000 holders over 1,000 iterations took 40 ms a draw and 0.3 s a
 // trial, which reported nothing in 6 minutes at a fixed 4096.
 std::size_t progress_every(const AuditOptions& o) {
-  const double terms = double(o.iterations) * double(o.holders + 1);
+  const double terms = double(releases_per_trial(o)) * double(o.holders + 1);
   return static_cast<std::size_t>(std::clamp(1e7 / terms, 1.0, 4096.0));
 }
 
@@ -119,7 +124,7 @@ std::vector<double> model_thresholds(const ShiftAttack& attack, const AuditOptio
     for (std::size_t i = begin; i < end; ++i) {
       CounterRng rng(o.seed, Stream::kAudit, static_cast<std::uint64_t>(Source::kModel), i);
       double s = 0.0;
-      for (int t = 0; t < o.iterations; ++t) {
+      for (int t = 0; t < releases_per_trial(o); ++t) {
         const double x = rng.normal();  // drawn first: argument evaluation order is unspecified
         s += attack.log_ratio(x, rng.normal());
       }
@@ -155,7 +160,7 @@ std::vector<std::int64_t> count_hits(const SecretClustering& with_secret, const 
       for (std::size_t i = begin; i < end; ++i) {
         const auto trial = static_cast<std::int64_t>(range.first + i);
         double s = 0.0;
-        for (int t = 0; t < o.iterations; ++t) s += attack.log_ratio(release_trial(mechanism, o.seed, dataset, trial, t, sigma_released));
+        for (int t = 0; t < releases_per_trial(o); ++t) s += attack.log_ratio(release_trial(mechanism, o.seed, dataset, trial, t, sigma_released));
         for (std::size_t k = 0; k < m; ++k) counts[k] += s >= threshold[k] ? 1 : 0;
         if ((i - begin) % every == every - 1) progress.add(chunk, every);
       }
@@ -181,8 +186,14 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   if (res.sigma == 0.0)
     throw InputError("even an exact count of the holders keeps B(p) <= r: nothing to audit (lower r or give a sigma)");
   res.sigma_released = o.noise_multiplier * res.sigma;
+  // One run: the accountant's bound for T releases. Several: the ledger's cumulative bound, the
+  // certified runs' releases composed as the privacy ledger composes runs.
+  const int certified_runs = o.certified_runs > 0 ? o.certified_runs : o.runs;
+  const RunSpend run{.profiles = {{{res.count_pmf, kCountsAndCentresScale / res.sigma, o.iterations}}}, .profile_of = {0}};
   const auto certified = [&](double alpha) {
-    return alpha >= 1.0 ? 1.0 : blow_up_upper(res.count_pmf, kCountsAndCentresScale, res.sigma, o.iterations, alpha);
+    if (alpha >= 1.0) return 1.0;
+    if (certified_runs == 1) return blow_up_upper(res.count_pmf, kCountsAndCentresScale, res.sigma, o.iterations, alpha);
+    return composed_bounds(std::vector<RunSpend>(static_cast<std::size_t>(certified_runs), run), std::vector<double>{alpha}, 1)[0];
   };
   res.certified_r = certified(o.p);
 

@@ -37,6 +37,13 @@
 // at the resolvable FPRs is the sharp one (the worst ratio TPR_lower / U(FPR_upper) says how much
 // of the certified curve the attack reaches).
 //
+// Several runs (`runs` K): K runs on one dataset, each of T releases with its own fresh noise (its
+// own nonce), as the privacy ledger counts them (evolve/dataset_ledger.hpp). The attack then sums
+// its statistic over all K T releases, and the certificate is the ledger's cumulative one: the K
+// runs' releases composed by privacy/run_composition.hpp. `certified_runs` (test only) makes the
+// certificate compose fewer runs than were released: a ledger that undercounts, which the audit
+// must catch.
+//
 // `noise_multiplier` (test only) breaks the mechanism on purpose: the release gets
 // noise_multiplier * sigma while the accountant and the attack keep sigma, so that a test can show
 // the audit failing on, for example, halved noise.
@@ -55,7 +62,9 @@ namespace secpe {
 struct AuditOptions {
   int holders = 3;                   // records holding the secret
   double rho = 0.5;                  // sampling probability of each holder per iteration
-  int iterations = 5;                // T releases per trial (secpe run's default)
+  int iterations = 5;                // T releases per run (secpe run's default)
+  int runs = 1;                      // K runs, each of T releases with fresh noise: K T releases per trial
+  int certified_runs = 0;            // test only: runs the certificate composes (0: runs)
   double sigma = 0.0;                // the certified sigma; 0: calibrate exactly for (p, r)
   double p = 1e-4;                   // adversary prior (secpe run's default)
   double r = 1e-3;                   // the target risk, used when sigma is calibrated

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/timer.hpp"
 #include "evolve/noise_calibration.hpp"
 #include "io/dataset.hpp"
+#include "privacy/run_composition.hpp"
 
 namespace secpe {
 namespace {
@@ -43,6 +45,23 @@ Shard dataset_shard(const Communicator& comm, const std::filesystem::path& path)
   s.records = reader.info().num_records;
   s.num_secrets = reader.info().num_secrets;
   return s;
+}
+
+// The ledger's work in a run (evolve/run_budget.hpp): this run's spend composed with ledger_runs
+// earlier runs alike, per secret.
+nlohmann::ordered_json bench_ledger(const Communicator& comm, const PrivacyBenchOptions& o, const SecretNoisePlan& plan,
+                                    const SecretBudgets& budgets) {
+  comm.barrier();
+  const Timer timer;
+  const std::vector<RunSpend> runs(static_cast<std::size_t>(o.ledger_runs) + 1, plan.spend);
+  // As secpe run composes them (evolve/run_budget.cpp): the bulk on the coarse grid.
+  const ComposedBounds cumulative = compose_runs(runs, budgets.p, {.threads = o.threads, .exact_share = kExactShareOfWorst, .exact_above = {}});
+  const double seconds = comm.allreduce_max(timer.seconds());
+  double worst = 0;
+  for (std::size_t j = 0; j < cumulative.r.size(); ++j) worst = std::max(worst, cumulative.r[j] / budgets.p[j]);
+  return {{"earlier_runs", o.ledger_runs}, {"release_lists", plan.spend.profiles.size()}, {"seconds", seconds},
+          {"coarse_secrets", std::count(cumulative.coarse.begin(), cumulative.coarse.end(), true)},
+          {"worst_r_cumulative_over_p", worst}};
 }
 
 }  // namespace
@@ -85,6 +104,7 @@ nlohmann::ordered_json bench_privacy(const Communicator& comm, const PrivacyBenc
                                        : static_cast<std::size_t>(std::count(plan.bound_source.begin(), plan.bound_source.end(), source));
     figures[calibration_name(mode)] = {{"seconds", seconds}, {"seconds_best", *std::min_element(seconds.begin(), seconds.end())},
                                        {"lambda", plan.lambda}, {"worst_r_achieved_over_p", worst}, {"bounds", sources}};
+    if (mode == CalibrationMode::kExact && o.ledger_runs > 0) figures["ledger"] = bench_ledger(comm, o, plan, budgets);
   }
   return figures;
 }

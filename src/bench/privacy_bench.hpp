@@ -22,11 +22,13 @@ struct PrivacyBenchOptions {
   double p = 1e-4, r = 1e-3;
   int threads = 1;                        // accountant threads per rank
   int repeats = 1;
+  int ledger_runs = 0;                    // > 0: also time composing the exact plan with this many earlier runs alike (the ledger's work)
   CertificationOptions certification{};
 };
 
 // Figures per mode: seconds of every repeat (slowest rank), lambda, the worst r_j / p_j and how
-// many secrets got each kind of bound (privacy/secret_noise.hpp, BoundSource).
+// many secrets got each kind of bound (privacy/secret_noise.hpp, BoundSource); with ledger_runs,
+// the seconds a run's composition with that many earlier runs takes (evolve/run_budget.hpp).
 nlohmann::ordered_json bench_privacy(const Communicator& comm, const PrivacyBenchOptions& options);
 
 }  // namespace secpe

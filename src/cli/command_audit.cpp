@@ -31,14 +31,19 @@ nlohmann::ordered_json audit_json(const AuditOptions& o, bool calibrated, const 
                     {"estimate_ratio", a.false_positives > 0 ? nlohmann::ordered_json(a.estimate_ratio) : nlohmann::ordered_json(nullptr)}});
   const AuditThreshold& worst = res.thresholds[res.worst];
   nlohmann::ordered_json j;
-  j["setting"] = {{"holders", o.holders}, {"rho", o.rho}, {"iterations", o.iterations}, {"dim", o.dim},
+  j["setting"] = {{"holders", o.holders}, {"rho", o.rho}, {"iterations", o.iterations}, {"runs", o.runs}, {"dim", o.dim},
                   {"public_size", o.public_size}, {"clip_radius", o.clip_radius}, {"trials_per_dataset", o.trials},
                   {"seed", o.seed}, {"ranks", ranks}, {"threads_per_rank", o.threads},
                   {"description", "one public cluster at R u, every holder at -2R u (clipped to -R u by the mechanism), no other private record: the largest shift one secret can cause; D holds the holders, D' does not"}};
   j["accountant"] = {{"sigma", res.sigma}, {"sigma_source", calibrated ? "calibrated exactly for (p, r)" : "given (--sigma)"},
                      {"p", o.p}, {"r_target", calibrated ? nlohmann::ordered_json(o.r) : nlohmann::ordered_json(nullptr)},
                      {"certified_r", res.certified_r}, {"count_pmf", res.count_pmf},
-                     {"bound", "exact accountant: mixture of Gaussians over the holders' Poisson-binomial count, counts and centres (sqrt(2)), composed over T"}};
+                     {"bound", "exact accountant: mixture of Gaussians over the holders' Poisson-binomial count, counts and centres (sqrt(2)), composed over T"},
+                     {"certified_runs", o.certified_runs > 0 ? o.certified_runs : o.runs},
+                     {"runs_note", o.runs == 1 && o.certified_runs <= 1 ? "one run"
+                                   : o.certified_runs > 0 && o.certified_runs < o.runs
+                                       ? "DELIBERATELY UNDERCOUNTED (test only): the certificate composes fewer runs than were released"
+                                       : "the privacy ledger's cumulative bound: every run's T releases composed (privacy/run_composition.hpp)"}};
   j["release"] = {{"noise_multiplier", o.noise_multiplier}, {"sigma_released", res.sigma_released},
                   {"note", o.noise_multiplier == 1.0 ? "the real mechanism" : "DELIBERATELY BROKEN (test only): the release uses noise_multiplier * sigma, the accountant sigma"}};
   j["attack"] = "log-likelihood ratio of the noisy size and the centre's component along the holders' shift (exact Poisson-binomial count, the certified sigma), summed over iterations; thresholds at the no-secret model's quantiles, fixed before the trials";
@@ -57,8 +62,12 @@ nlohmann::ordered_json audit_json(const AuditOptions& o, bool calibrated, const 
 
 void print_summary(const AuditOptions& o, bool calibrated, const AuditResult& res) {
   const AuditThreshold& worst = res.thresholds[res.worst];
-  std::printf("audit: %d holders (rho %g), T = %d, %lld trials per dataset, %.1f s\n", o.holders, o.rho, o.iterations,
-              static_cast<long long>(o.trials), res.seconds);
+  std::printf("audit: %d holders (rho %g), T = %d, %d run(s), %lld trials per dataset, %.1f s\n", o.holders, o.rho, o.iterations,
+              o.runs, static_cast<long long>(o.trials), res.seconds);
+  if (o.runs > 1 || o.certified_runs > 0) {
+    std::printf("certificate: %d run(s) composed as the privacy ledger composes them%s\n", o.certified_runs > 0 ? o.certified_runs : o.runs,
+                o.certified_runs > 0 && o.certified_runs < o.runs ? " (DELIBERATELY UNDERCOUNTED: test only)" : "");
+  }
   std::printf("sigma %.6g (%s)%s\n", res.sigma, calibrated ? "calibrated exactly" : "given",
               o.noise_multiplier == 1.0 ? "" : ", released with a DELIBERATELY BROKEN noise multiplier (test only)");
   std::printf("at p = %g: certified r <= %.4g (r/p %.3g); empirical B(p) >= %.4g (r/p %.3g)\n", o.p, res.certified_r,
@@ -89,6 +98,8 @@ void validate_audit_options(const AuditOptions& o) {
   if (!finite_positive(o.clip_radius)) throw InputError("--clip-radius must be finite and > 0");
   if (!(o.confidence > 0.0 && o.confidence < 1.0)) throw InputError("--confidence must be in (0, 1)");
   if (!finite_positive(o.noise_multiplier)) throw InputError("--noise-multiplier must be finite and > 0");
+  if (o.runs < 1 || o.runs > 1000 || o.runs * o.iterations > 10000) throw InputError("--runs must be in [1, 1000], with --runs x --iterations at most 10000");
+  if (o.certified_runs < 0 || o.certified_runs > o.runs) throw InputError("--certified-runs must be in [0, --runs] (0: --runs)");
 }
 
 }  // namespace
@@ -100,7 +111,9 @@ int command_audit(const std::vector<std::string>& args) {
   desc.add_options()
     ("holders", po::value<int>(&o.holders)->default_value(o.holders), "records holding the audited secret")
     ("rho", po::value<double>(&o.rho)->default_value(o.rho, "0.5"), "sampling probability of each holder per iteration")
-    ("iterations", po::value<int>(&o.iterations)->default_value(o.iterations), "releases T per trial")
+    ("iterations", po::value<int>(&o.iterations)->default_value(o.iterations), "releases T per run")
+    ("runs", po::value<int>(&o.runs)->default_value(o.runs), "runs K on one dataset, each of T releases with fresh noise (one key, fresh nonces): the attack sees all K T releases, the certificate is the privacy ledger's cumulative one")
+    ("certified-runs", po::value<int>(&o.certified_runs)->default_value(0), "TEST ONLY: the certificate composes this many runs (0: --runs); fewer is a ledger that undercounts, which the audit must catch")
     ("sigma", po::value<double>(&o.sigma)->default_value(0.0, "0"), "the sigma to audit (0: calibrate exactly for --p and --r)")
     ("p", po::value<double>(&o.p)->default_value(o.p, "1e-4"), "adversary prior p of the secret (keep it above 20 / trials, the smallest FPR the trials resolve)")
     ("r-over-p", po::value<double>()->default_value(10.0, "10"), "target risk as a multiple of p (for the calibration)")
@@ -115,7 +128,7 @@ int command_audit(const std::vector<std::string>& args) {
     ("threads", po::value<int>()->default_value(0), "threads per rank for the trials and the threshold simulation (0: the SECPE_THREADS environment variable if set, else all hardware threads); same report for any number")
     ("out", po::value<std::string>(), "also write the JSON report here");
   po::variables_map vm;
-  if (!parse_options("audit", "[mpirun -n R] secpe audit [--holders N --rho R --iterations T] [--sigma S | --p P --r-over-p K] [--trials N] [--threads N] [--out FILE.json]\n"
+  if (!parse_options("audit", "[mpirun -n R] secpe audit [--holders N --rho R --iterations T --runs K] [--sigma S | --p P --r-over-p K] [--trials N] [--threads N] [--out FILE.json]\n"
                      "exit code 0: within the accountant's certificate; 3: leaks more than certified; 2: bad options",
                      desc, {}, args, vm))
     return 0;

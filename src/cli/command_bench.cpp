@@ -211,6 +211,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
     ("data", po::value<std::string>(&data), "calibrate this dataset's labels and secrets instead of synthetic ones (a real dataset's report is private: docs/privacy.md)")
     ("iterations", po::value<int>(&o.iterations)->default_value(o.iterations), "releases T the noise is calibrated for")
     ("private-batch", po::value<double>(&o.batch)->default_value(o.batch, "1000"), "expected private records sampled per label and iteration")
+    ("ledger-runs", po::value<int>(&o.ledger_runs)->default_value(0), "also time the privacy ledger's composition of the exact plan with this many earlier runs alike (0: no)")
     ("exact-profiles", po::value<std::size_t>(&o.certification.exact_profiles)->default_value(o.certification.exact_profiles),
      "distinct holder profiles up to which every secret's bound is the accountant's at full precision; beyond, dominance and a coarser grid certify the bulk");
   add_synthetic_data_option(desc);
@@ -219,6 +220,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   check_bench_out(vm);
   option_in(vm, "iterations", 1, 100000);
   option_in(vm, "secrets", 1, 100000);
+  option_in(vm, "ledger-runs", 0, 1000);
   o.repeats = repeats_of(vm);
   option_in<std::size_t>(vm, "records", 1, 10000000000);
   if (synth.holders != "zipf" && synth.holders != "demo") throw InputError("--holders must be zipf or demo, not '" + synth.holders + "'");

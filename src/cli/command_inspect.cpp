@@ -11,10 +11,11 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/error.hpp"
-#include "io/corpus.hpp"
 #include "evolve/checkpoint.hpp"
+#include "evolve/dataset_ledger.hpp"
 #include "evolve/private_state.hpp"
 #include "evolve/run_timings.hpp"
+#include "io/corpus.hpp"
 #include "io/dataset.hpp"
 
 namespace secpe::cli {
@@ -35,7 +36,18 @@ void list_secrets(const DatasetReader& reader, const SecretMatrix& secrets) {
   }
 }
 
-void inspect_dataset(const std::filesystem::path& path, bool show_secrets) {
+// What the runs recorded in the privacy ledger spent on this dataset (found by content).
+void show_ledger(const std::filesystem::path& path, const std::filesystem::path& ledger_dir) {
+  try {
+    const auto runs = DatasetLedger(ledger_dir).runs_of(dataset_digest(path));
+    std::cout << "\nprivacy ledger " << ledger_dir.string() << ": " << runs.size() << " run(s) of this dataset recorded\n";
+    if (!runs.empty()) std::cout << describe_runs(runs);
+  } catch (const InputError& e) {
+    std::cout << "\nprivacy ledger " << ledger_dir.string() << ": " << e.what() << "\n";
+  }
+}
+
+void inspect_dataset(const std::filesystem::path& path, bool show_secrets, const std::filesystem::path& ledger_dir) {
   DatasetReader reader(path);
   const auto& info = reader.info();
   const auto labels = reader.label_ids(0, info.num_records);
@@ -70,6 +82,7 @@ void inspect_dataset(const std::filesystem::path& path, bool show_secrets) {
   for (std::size_t l = 0; l < info.labels.size(); ++l) {
     std::printf("%4zu %8zu %8zu %8zu  %s\n", l, total[l], pub[l], total[l] - pub[l], info.labels.display(l).c_str());
   }
+  show_ledger(path, ledger_dir);
   if (show_secrets) list_secrets(reader, secrets);
 }
 
@@ -214,7 +227,8 @@ int command_inspect(const std::vector<std::string>& args) {
   po::options_description desc("secpe inspect options");
   add_common_options(desc);
   desc.add_options()("file", po::value<std::string>()->required(), "dataset (.h5), checkpoint (checkpoint.json), output folder or private state folder")(
-      "secrets", po::bool_switch(), "a dataset: list its secrets by value, with their category and holders (private: the owner's screen only)");
+      "secrets", po::bool_switch(), "a dataset: list its secrets by value, with their category and holders (private: the owner's screen only)")(
+      "ledger-dir", po::value<std::string>(), "a dataset: the privacy ledger whose runs of it to show (default: SECPE_LEDGER_DIR if set, else ~/.local/share/secpe/ledger)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
@@ -228,7 +242,8 @@ int command_inspect(const std::vector<std::string>& args) {
   if (state) inspect_state(path);
   else if (std::filesystem::is_directory(path)) inspect_output(path);
   else if (std::filesystem::is_regular_file(path) && is_json_file(path)) inspect_checkpoint(path);
-  else if (std::filesystem::is_regular_file(path)) inspect_dataset(path, vm["secrets"].as<bool>());
+  else if (std::filesystem::is_regular_file(path))
+    inspect_dataset(path, vm["secrets"].as<bool>(), vm.count("ledger-dir") ? std::filesystem::path(vm["ledger-dir"].as<std::string>()) : default_ledger_dir());
   else throw InputError("cannot read '" + path.string() + "'");
   return 0;
 }

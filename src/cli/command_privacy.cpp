@@ -87,6 +87,7 @@ std::function<void(const std::string&, std::size_t, std::size_t)> stage_progress
 
 int command_privacy(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "calibrate") return command_privacy_calibrate({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "plan") return command_privacy_plan({args.begin() + 1, args.end()});
   po::options_description desc("secpe privacy options");
   add_common_options(desc);
   PrivacyStudyOptions o;
@@ -110,7 +111,8 @@ int command_privacy(const std::vector<std::string>& args) {
     ("out", po::value<std::string>(), "also write the JSON here");
   po::variables_map vm;
   if (!parse_options("privacy", "secpe privacy (--data DATA.h5 | --simulate) [--iterations T --p P --r-over-p K] [--out FILE.json]\n"
-                       "       secpe privacy calibrate --help   (the sigma for given holders' rho, without a dataset)\n\n"
+                       "       secpe privacy calibrate --help   (the sigma for given holders' rho, without a dataset)\n"
+                       "       secpe privacy plan --help        (the r/p each of K runs on one dataset may take)\n\n"
                        "The paper column is sqrt(T) Delta_j / eta_j as published: a single Gaussian at the mean count that also\n"
                        "leaves out the sqrt(2) of releasing both counts and centres; exact accounts for both.", desc, {}, args, vm)) return 0;
   const bool simulate = vm["simulate"].as<bool>();

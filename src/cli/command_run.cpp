@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "evolve/methods/method.hpp"
+#include "evolve/dataset_ledger.hpp"
 #include "evolve/private_state.hpp"
 #include "evolve/run_session.hpp"
 #include "evolve/votes.hpp"
@@ -70,6 +71,9 @@ void describe_run_options(po::options_description& desc) {
     ("verify", po::bool_switch(), "first check the kernel against the reference kernel on this run's data (bit for bit)")
     ("drop-leaking", po::bool_switch(), "leave the texts in which the leak scan finds a PII pattern out of synthetic.csv and initial.csv (counts in privacy.json)")
     ("allow-over-budget", po::bool_switch(), "exit 0 even when privacy.json says some secret gets more than its budget (Aug-PE's record-level accounting, --calibration paper); without it such a run writes its outputs, says so on stderr and exits with code 4")
+    ("total-r-over-p", po::value<double>(), "cap on every secret's cumulative r/p over the counted runs on this dataset in its privacy ledger, this one included: a run that would exceed it is refused before any release (exit 2); secpe privacy plan says what each of K runs may take")
+    ("ledger-dir", po::value<std::string>(), "the privacy ledger (a private folder) that records every run on a dataset, by content, so that runs compose (default: SECPE_LEDGER_DIR if set, else ~/.local/share/secpe/ledger)")
+    ("experiment", po::bool_switch(), "a run made only to measure (studies, audits): run.json and privacy.json say NOT FOR PUBLICATION; the ledger lists it but later runs do not count it")
     ("quiet", po::bool_switch(), "no progress output");
 }
 
@@ -198,6 +202,11 @@ RunOptions run_config_from(const po::variables_map& vm) {
   c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(c.out);
   check_state_dir(c.state_dir, c.out);
   c.resume = vm["resume"].as<bool>();
+  c.ledger_dir = vm.count("ledger-dir") ? std::filesystem::path(vm["ledger-dir"].as<std::string>()) : default_ledger_dir();
+  c.total_r_over_p = vm.count("total-r-over-p") ? vm["total-r-over-p"].as<double>() : 0.0;
+  if (vm.count("total-r-over-p") && !(c.total_r_over_p > 1 && c.total_r_over_p < 1e12)) throw InputError("--total-r-over-p must be above 1");
+  c.allow_over_budget = vm["allow-over-budget"].as<bool>();
+  c.experiment = vm["experiment"].as<bool>();
   c.verify = vm["verify"].as<bool>();
   c.drop_leaking = vm["drop-leaking"].as<bool>();
   if (!std::filesystem::is_regular_file(c.data)) throw InputError("--data: cannot read '" + c.data.string() + "'");
@@ -227,6 +236,7 @@ nlohmann::ordered_json recorded_options(const po::variables_map& vm, const RunOp
   }
   if (vm["votes-per-center"].as<std::string>() == "auto") options["votes-per-center"] = "auto: " + std::to_string(c.votes_per_centre);
   if (vm.count("noise-key-file")) options["noise-key-file"] = "(given; not recorded)";
+  if (vm.count("ledger-dir")) options["ledger-dir"] = "(given; not recorded)";
   return options;
 }
 
@@ -281,7 +291,7 @@ int command_run(const std::vector<std::string>& args) {
                      .recorded_options = recorded_options(vm, options)};
   set_log_quiet(vm["quiet"].as<bool>());
   const std::filesystem::path out = request.options.out;
-  const bool allow_over_budget = vm["allow-over-budget"].as<bool>();
+  const bool allow_over_budget = request.options.allow_over_budget;
   return run_under_mpi([&](const Communicator& comm) {
     request.options.device = rank_device(request.options.device);  // first: --device cuda without a GPU fails before any state is made
     request.machine = machine_info();

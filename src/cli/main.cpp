@@ -24,6 +24,8 @@ constexpr const char* kUsage =
     "  synth-embeddings   write a Yelp-scale embedding dataset (no text) for scaling studies\n"
     "  privacy   calibrate a dataset's (or a simulated) secret matrix in every mode; what a sigma really gives\n"
     "            (privacy calibrate: the sigma for given holders' sampling probabilities, no dataset)\n"
+    "            (privacy plan: the r/p each of K runs on one dataset may take within a total)\n"
+    "  ledger    the runs recorded in the privacy ledger, per dataset: what each spent alone and in all\n"
     "  audit     measure one label's release on neighbouring datasets against the accountant's certificate\n"
     "  eval      score a synthetic set against real records: downstream accuracy, FID, precision/recall, lengths, diversity\n"
     "  bench     benchmarks, written as JSON (secpe bench --help)\n"
@@ -64,6 +66,7 @@ int main(int argc, char** argv) {
     if (command == "blas-check") return secpe::cli::command_blas_check(args);
     if (command == "bench") return secpe::cli::command_bench(args);
     if (command == "privacy") return secpe::cli::command_privacy(args);
+    if (command == "ledger") return secpe::cli::command_ledger(args);
     if (command == "audit") return secpe::cli::command_audit(args);
     if (command == "eval") return secpe::cli::command_eval(args);
     if (command == "serve") return secpe::cli::command_serve(args);

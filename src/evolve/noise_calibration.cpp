@@ -10,6 +10,7 @@
 #include "core/timer.hpp"
 #include "evolve/secret_certification.hpp"
 #include "privacy/conversions.hpp"
+#include "privacy/poisson_binomial.hpp"
 
 namespace secpe {
 namespace {
@@ -80,6 +81,9 @@ SecretNoisePlan calibrate_public(const Communicator& comm, const NoiseCalibratio
   }
   for (std::size_t j = 0; j < in.budgets.p.size(); ++j) plan.eta.push_back(mu_from_pr(in.budgets.p[j], in.budgets.r[j]));
   plan.achieved_r = noise.achieved_r;
+  plan.spend = uniform_spend({poisson_binomial_pmf(std::vector<double>(static_cast<std::size_t>(in.profile.max_holders), in.profile.sampling_rate)),
+                              kCountsAndCentresScale / noise.sigma, in.iterations},
+                             in.budgets.p.size());
   plan.rho.assign(in.local_secrets.rows(), 0.0);
   for (std::size_t i = 0; i < in.local_secrets.rows(); ++i)
     if (in.local_secrets.is_private(i)) plan.rho[i] = rate[static_cast<std::size_t>(in.local_labels[i])];
@@ -114,6 +118,7 @@ SecretNoisePlan calibrate_secret_noise(const Communicator& comm, const NoiseCali
   if (bounds.achieved_r.empty()) bounds = certifier.bounds_at(lambda);
 
   SecretNoisePlan plan = model.plan(lambda, std::move(bounds.achieved_r));
+  plan.spend = model.spend(lambda);
   if (std::any_of(bounds.source.begin(), bounds.source.end(), [](BoundSource s) { return s != BoundSource::kAccountant; })) {
     plan.bound_source = std::move(bounds.source);
     plan.dominated_by = std::move(bounds.dominated_by);

@@ -91,7 +91,8 @@ RunInputs prepare_run(const Communicator& comm, const RunOptions& options) {
   return in;
 }
 
-RunResult run_pipeline(const Communicator& comm, const RunOptions& options, const RunSecrets& secrets, const RunInputs& inputs) {
+RunResult run_pipeline(const Communicator& comm, const RunOptions& options, const RunSecrets& secrets, const RunInputs& inputs,
+                       RunBudget& budget) {
   if (secrets.release_digest.empty()) throw std::logic_error("run_pipeline: the release digest is not set (evolve/release_keys.hpp)");
   const Timer run_timer;
   const Shard& shard = *inputs.shard;
@@ -109,6 +110,7 @@ RunResult run_pipeline(const Communicator& comm, const RunOptions& options, cons
   Method& method = *inputs.method;
   const double delta = reported_delta(options, shard);
   method.calibrate({.comm = comm, .options = options, .shard = shard, .budgets = inputs.budgets, .delta = delta});
+  budget.compose(comm, method, inputs.budgets);  // refuses a run over the dataset's total, before any release
   const double calibration_seconds = timer.seconds();
 
   timer.restart();
@@ -147,7 +149,7 @@ RunResult run_pipeline(const Communicator& comm, const RunOptions& options, cons
                                                      result.synthetic, result.initial);
   const double leak_scan_seconds = timer.seconds();
   result.privacy = privacy_report_of({.options = options, .method = method, .budgets = inputs.budgets, .delta = delta, .ledger = ledger,
-                                      .generator = models.generator->describe()},
+                                      .across_runs = budget, .generator = models.generator->describe()},
                                      checkpoint, std::move(leaks));
   timer.restart();
   if (inputs.eval_real) {

@@ -13,6 +13,7 @@
 #include "dist/communicator.hpp"
 #include "eval/real_set.hpp"
 #include "evolve/methods/method.hpp"
+#include "evolve/run_budget.hpp"
 #include "evolve/run_options.hpp"
 #include "evolve/shard.hpp"
 #include "privacy/budgets.hpp"
@@ -50,6 +51,8 @@ struct RunInputs {
 RunInputs prepare_run(const Communicator& comm, const RunOptions& options);
 
 // The run itself, on the communicator `inputs` were prepared on, with the run's settled secrets.
-RunResult run_pipeline(const Communicator& comm, const RunOptions& options, const RunSecrets& secrets, const RunInputs& inputs);
+// `budget` composes the calibrated run with the dataset's earlier runs before any release.
+RunResult run_pipeline(const Communicator& comm, const RunOptions& options, const RunSecrets& secrets, const RunInputs& inputs,
+                       RunBudget& budget);
 
 }  // namespace secpe

@@ -147,14 +147,18 @@ std::string file_digest(const Communicator& comm, const std::filesystem::path& p
                     std::string_view(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(std::int64_t))});
 }
 
-std::string release_digest(const Communicator& comm, const RunOptions& options, const NoiseNonce& nonce) {
+std::string release_digest(const Communicator& comm, const RunOptions& options, const NoiseNonce& nonce, const std::string& data_digest) {
   const int threads = options.threads > 0 ? options.threads : default_threads();
   const auto digest_or_none = [&](const std::filesystem::path& path) { return path.empty() ? std::string("none") : file_digest(comm, path, threads); };
   const std::string settings = release_settings(options).dump();
-  const std::string data = file_digest(comm, options.data, threads), budgets = digest_or_none(options.budgets_file),
-                    corpus = digest_or_none(options.generator_corpus), prompts = digest_or_none(options.prompts);
-  return digest_of({"secpe release digest v1", settings, data, budgets, corpus, prompts,
+  const std::string budgets = digest_or_none(options.budgets_file), corpus = digest_or_none(options.generator_corpus),
+                    prompts = digest_or_none(options.prompts);
+  return digest_of({"secpe release digest v1", settings, data_digest, budgets, corpus, prompts,
                     std::string_view(reinterpret_cast<const char*>(nonce.bytes.data()), nonce.bytes.size())});
+}
+
+std::string release_digest(const Communicator& comm, const RunOptions& options, const NoiseNonce& nonce) {
+  return release_digest(comm, options, nonce, file_digest(comm, options.data, options.threads > 0 ? options.threads : default_threads()));
 }
 
 NoiseKey run_release_key(const NoiseKey& noise_key, const std::string& release_digest) {

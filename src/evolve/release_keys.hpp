@@ -60,6 +60,8 @@ std::string file_digest(const Communicator& comm, const std::filesystem::path& p
 
 // D (hex). Collective: every rank gets the same value. Never written to an output or a log.
 std::string release_digest(const Communicator& comm, const RunOptions& options, const NoiseNonce& nonce);
+// The same with the dataset file's digest (file_digest of options.data) already made.
+std::string release_digest(const Communicator& comm, const RunOptions& options, const NoiseNonce& nonce, const std::string& data_digest);
 
 NoiseKey run_release_key(const NoiseKey& noise_key, const std::string& release_digest);
 // SecPE: the label's public clusters (the clipped centres and sizes every release adds to) and sigma.

@@ -71,6 +71,13 @@ struct RunOptions {
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first
   bool drop_leaking = false;        // leave texts with a PII pattern out of synthetic.csv and initial.csv (evolve/leak_report.hpp)
   std::filesystem::path eval_real;  // real records (Aug-PE CSV or JSON lines): score every iteration's population (secpe eval)
+  // Across runs (evolve/run_budget.hpp): the dataset's privacy ledger, the cap on every secret's
+  // cumulative r_j / p_j over the counted runs (0: none), whether a run over it goes ahead anyway,
+  // and whether the run is an experiment (outputs not for publication, not counted).
+  std::filesystem::path ledger_dir;
+  double total_r_over_p = 0.0;
+  bool allow_over_budget = false;
+  bool experiment = false;
 };
 
 // The run's secrets, settled by the run session (evolve/run_session.hpp) after the options are

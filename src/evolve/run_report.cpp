@@ -52,6 +52,10 @@ nlohmann::ordered_json privacy_report_of(const PrivacyReportFacts& facts, const 
                              .labels = label_reports,
                              .releases = facts.ledger.all_entries(),
                              .generator = facts.generator,
+                             .experiment = options.experiment,
+                             .r_cumulative = facts.across_runs.published_cumulative_r(),
+                             .r_cumulative_coarse = &facts.across_runs.coarse(),
+                             .across_runs = facts.across_runs.report(),
                              .leak_scan = std::move(leak_scan)};
   report.profile = {.max_holders = options.max_holders_per_secret, .sampling_rate = options.sampling_rate};
   facts.method.report(report);

@@ -7,6 +7,7 @@
 
 #include "evolve/checkpoint.hpp"
 #include "evolve/methods/method.hpp"
+#include "evolve/run_budget.hpp"
 #include "evolve/run_options.hpp"
 #include "privacy/budgets.hpp"
 #include "privacy/ledger.hpp"
@@ -25,6 +26,7 @@ struct PrivacyReportFacts {
   const SecretBudgets& budgets;
   double delta;          // of the (eps, delta) equivalents
   const PrivacyLedger& ledger;
+  const RunBudget& across_runs;  // composed: the dataset's earlier runs with this one
   std::string generator;  // what the generator learned from
 };
 

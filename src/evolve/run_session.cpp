@@ -18,6 +18,7 @@
 #include "evolve/pipeline.hpp"
 #include "evolve/private_state.hpp"
 #include "evolve/release_keys.hpp"
+#include "evolve/run_budget.hpp"
 #include "evolve/run_resume.hpp"
 #include "evolve/run_timings.hpp"
 #include "io/corpus.hpp"
@@ -88,11 +89,14 @@ PublicInputs settle_public_inputs(const Communicator& comm, RunRequest& request)
   return inputs;
 }
 
-// D (evolve/release_keys.hpp): a digest of everything that determines the run's releases. Collective.
-void digest_release_inputs(const Communicator& comm, const RunOptions& config, RunSecrets& secrets) {
+// D (evolve/release_keys.hpp): a digest of everything that determines the run's releases; returns
+// the dataset file's digest, which names the dataset in its privacy ledger. Collective.
+std::string digest_release_inputs(const Communicator& comm, const RunOptions& config, RunSecrets& secrets) {
   const Timer timer;
-  secrets.release_digest = release_digest(comm, config, config.noise_nonce);
+  const std::string data = file_digest(comm, config.data, config.threads > 0 ? config.threads : default_threads());
+  secrets.release_digest = release_digest(comm, config, config.noise_nonce, data);
   log_info("release keys: the run's inputs digested in " + std::to_string(timer.seconds()) + " s (the dataset's bytes included)");
+  return data;
 }
 
 // The secret noise key: settled on rank 0 (file, kept key or OS), sent to the other ranks in memory
@@ -141,9 +145,9 @@ bool already_complete(const Communicator& comm, const RunOptions& config, const 
 
 // The run; when it fails (not stopped), rank 0 deletes a noise key that protects no progress.
 RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator& run_comm, const RunOptions& config,
-                                    const RunSecrets& secrets, const RunInputs& inputs, const PrivateState& state) {
+                                    const RunSecrets& secrets, const RunInputs& inputs, RunBudget& budget, const PrivateState& state) {
   try {
-    return run_pipeline(run_comm, config, secrets, inputs);
+    return run_pipeline(run_comm, config, secrets, inputs, budget);
   } catch (const Interrupted&) {
     throw;
   } catch (...) {
@@ -157,6 +161,7 @@ nlohmann::ordered_json run_json_of(const Communicator& comm, const RunRequest& r
                                    const PrivateState& state, const RunResult& result, const std::vector<std::string>& nodes) {
   const RunOptions& config = request.options;
   nlohmann::ordered_json run_json;
+  if (config.experiment) run_json["publication"] = "NOT FOR PUBLICATION: an experiment (--experiment), not counted in the dataset's privacy budget";
   run_json["command"] = "secpe run";
   run_json["seed"] = config.seed;
   run_json["seed_source"] = inputs.seed_source;
@@ -198,18 +203,23 @@ std::optional<nlohmann::ordered_json> run_session(const Communicator& comm, cons
   const double prepare_seconds = stage.seconds();
   stage.restart();
   RunSecrets secrets;
-  digest_release_inputs(comm, options, secrets);
+  const std::string dataset_digest = digest_release_inputs(comm, options, secrets);
   const double digest_seconds = stage.seconds();
   if (already_complete(comm, options, secrets, inputs, request.key_file)) return std::nullopt;
+  // The dataset's budget across runs: nothing left, nothing made.
+  RunBudget budget(comm, options, dataset_digest);
+  budget.check_spent(comm, inputs.budgets);
   const PrivateState state = settle_noise_key(comm, options, secrets, request.key_file, public_inputs);
+  budget.identify(keyed_digest_hex(secrets.noise_key, "secpe ledger release v1", secrets.release_digest));
 
   install_stop_signals();  // SIGUSR1 / SIGTERM: stop at the next iteration boundary, progress kept
   const std::vector<std::string> nodes = comm.hosts();  // where it ran
-  const RunResult result = run_leaving_no_unused_key(comm, run_comm, options, secrets, inputs, state);
+  const RunResult result = run_leaving_no_unused_key(comm, run_comm, options, secrets, inputs, budget, state);
   if (comm.is_root()) {
     const nlohmann::ordered_json run_json = run_json_of(comm, request, public_inputs, state, result, nodes);
     stage.restart();
     write_outputs(options.out, result, run_json);
+    budget.record(*inputs.method, inputs.budgets);  // written, so released: the ledger counts it
     // The run's timings (the private work's among them) go to the state folder, not to run.json.
     nlohmann::ordered_json timings = result.timings;
     nlohmann::ordered_json stages{{"prepare_seconds", prepare_seconds}, {"digest_seconds", digest_seconds}};

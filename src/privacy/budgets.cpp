@@ -57,7 +57,7 @@ void check_budget(double p, double r, const std::string& what) {
 
 SecretBudgets uniform_budgets(std::size_t secrets, double p, double r) {
   check_budget(p, r, "p and r");
-  return {std::vector<double>(secrets, p), std::vector<double>(secrets, r)};
+  return {.p = std::vector<double>(secrets, p), .r = std::vector<double>(secrets, r), .total_r = {}};
 }
 
 SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::vector<std::string>& secret_names,
@@ -71,20 +71,27 @@ SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::ve
   std::string text;
   long long line = 0;
   bool header = true;
+  std::size_t columns = 3;  // secret,p,r and optionally total_r
   while (std::getline(in, text)) {
     ++line;
     if (lower_trimmed(text).empty() || is_comment(text)) continue;
     std::vector<std::string> fields;
     std::stringstream ss(text);
     for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+    if (lower_trimmed(text).ends_with(',')) fields.emplace_back();  // an empty last field (getline drops it)
     if (header) {
-      if (fields.size() != 3 || lower_trimmed(fields[0]) != "secret" || lower_trimmed(fields[1]) != "p" || lower_trimmed(fields[2]) != "r") {
-        throw input_error_at(file, line, "expected the header 'secret,p,r'");
+      columns = fields.size();
+      if ((columns != 3 && columns != 4) || lower_trimmed(fields[0]) != "secret" || lower_trimmed(fields[1]) != "p" ||
+          lower_trimmed(fields[2]) != "r" || (columns == 4 && lower_trimmed(fields[3]) != "total_r")) {
+        throw input_error_at(file, line, "expected the header 'secret,p,r' or 'secret,p,r,total_r'");
       }
+      if (columns == 4 && budgets.total_r.empty()) budgets.total_r.assign(budgets.p.size(), 0.0);
       header = false;
       continue;
     }
-    if (fields.size() != 3) throw input_error_at(file, line, "expected 3 fields: secret,p,r");
+    if (fields.size() != columns) {
+      throw input_error_at(file, line, columns == 3 ? "expected 3 fields: secret,p,r" : "expected 4 fields: secret,p,r,total_r (total_r may be empty)");
+    }
     const std::string key = lower_trimmed(fields[0]);
     std::size_t j = 0;
     if (key.starts_with('#')) {
@@ -100,6 +107,11 @@ SecretBudgets read_budgets_file(const std::filesystem::path& path, const std::ve
     check_budget(p, r, file + ":" + std::to_string(line));
     budgets.p[j] = p;
     budgets.r[j] = r;
+    if (columns == 4 && !lower_trimmed(fields[3]).empty()) {
+      const double total = parse_number(fields[3], file, line, "total_r");
+      if (!(total >= r && total < 1)) throw input_error_at(file, line, "total_r must be in [r, 1): the cap on what all runs together may give the secret");
+      budgets.total_r[j] = total;
+    }
   }
   if (header) throw input_error_at(file, line, "empty budgets file (expected the header 'secret,p,r')");
   return budgets;

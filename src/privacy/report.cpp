@@ -41,25 +41,35 @@ nlohmann::ordered_json secpe_calibration(const SecretNoisePlan& plan, const Publ
           {"sigma_note", "nothing here but the released values depends on the private records: sigma and every r_achieved come from the public caps and budgets"}};
 }
 
+// The run's guarantee in words: SecPE's, the control's or Aug-PE's.
+std::string guarantee_of(const PrivacyReportInputs& in) {
+  if (in.plan) {
+    return "(p, r)-secret protection: any attack reconstructing secret j from everything released succeeds with probability at most r_j "
+           "when its prior is p_j";
+  }
+  if (!in.augpe) {
+    return "no private data used (--method random, the control): the generator learned from the records without a secret, N_syn follows "
+           "their label counts, selection is uniformly random from the public seed; no private record is read and nothing about one "
+           "is released, so every secret keeps its prior (r_achieved = p)";
+  }
+  return "record-level mu-GDP (Aug-PE): two datasets that differ in one record are hard to tell apart (mu below, or (epsilon, delta) at "
+         "the stated delta). This is not (p, r)-secret protection: a secret held by n records is protected only as strongly as n records "
+         "are; what each secret really gets is r_achieved below. The record-level guarantee covers the noisy vote histograms only: "
+         "the generator learned from the records without a secret and N_syn follows their label counts, as in SecPE, so those "
+         "records are treated as public (train the generator on another corpus with --generator-corpus to avoid that)";
+}
+
 }  // namespace
 
 nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   nlohmann::ordered_json j;
+  if (in.experiment) {
+    j["publication"] = "NOT FOR PUBLICATION: an experiment (--experiment), made only to measure; its releases are not counted in the "
+                       "dataset's budget, so publishing them would spend privacy that no report accounts for";
+  }
   j["method"] = in.method;
   const double eta = mu_from_pr(in.p, in.r);
-  if (in.plan) {
-    j["guarantee"] = "(p, r)-secret protection: any attack reconstructing secret j from everything released succeeds with probability at most r_j when its prior is p_j";
-  } else if (!in.augpe) {
-    j["guarantee"] = "no private data used (--method random, the control): the generator learned from the records without a secret, N_syn follows "
-                     "their label counts, selection is uniformly random from the public seed; no private record is read and nothing about one "
-                     "is released, so every secret keeps its prior (r_achieved = p)";
-  } else {
-    j["guarantee"] = "record-level mu-GDP (Aug-PE): two datasets that differ in one record are hard to tell apart (mu below, or (epsilon, delta) at the stated delta). "
-                     "This is not (p, r)-secret protection: a secret held by n records is protected only as strongly as n records are; "
-                     "what each secret really gets is r_achieved below. The record-level guarantee covers the noisy vote histograms only: "
-                     "the generator learned from the records without a secret and N_syn follows their label counts, as in SecPE, so those "
-                     "records are treated as public (train the generator on another corpus with --generator-corpus to avoid that)";
-  }
+  j["guarantee"] = guarantee_of(in);
   j["budget"] = {{"p", in.p}, {"r", in.r}, {"r_over_p", in.r / in.p}, {"mu", eta},
                  {"per_secret_file", in.budgets_file.empty() ? nlohmann::ordered_json(nullptr)
                                                              : nlohmann::ordered_json(std::filesystem::path(in.budgets_file).filename().string())}};
@@ -79,6 +89,12 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
     over += within ? 0 : 1;
     secrets.push_back({{"secret", s}, {"p", p}, {"r", r}, {"mu", mu}, {"r_achieved", got},
                        {"r_achieved_over_p", got / p}, {"mu_equivalent", mu_equivalent}, {"within_budget", within}});
+    if (in.r_cumulative) {
+      secrets.back()["r_cumulative"] = (*in.r_cumulative)[s];
+      secrets.back()["r_cumulative_over_p"] = (*in.r_cumulative)[s] / p;
+      if (in.r_cumulative_coarse && s < in.r_cumulative_coarse->size() && (*in.r_cumulative_coarse)[s])
+        secrets.back()["r_cumulative_bound"] = "coarse-accountant";
+    }
   };
   if (in.plan) {
     const auto& plan = *in.plan;
@@ -123,6 +139,7 @@ nlohmann::ordered_json privacy_report(const PrivacyReportInputs& in) {
   }
   j["all_secrets_within_budget"] = all_within;
   j["secrets_over_budget"] = over;
+  if (!in.across_runs.is_null()) j["across_runs"] = in.across_runs;
   j["secrets"] = secrets;
   if (in.plan || in.augpe) {
     const double mu = in.plan ? eta : in.augpe->mu;

@@ -33,6 +33,10 @@ struct PrivacyReportInputs {
   nlohmann::ordered_json labels;          // per label reports
   nlohmann::ordered_json releases;        // the ledger
   std::string generator;                  // what the generator learned from
+  bool experiment = false;                // --experiment: marked not for publication
+  const std::vector<double>* r_cumulative = nullptr;  // per secret: with the dataset's earlier runs (null: none composed)
+  const std::vector<bool>* r_cumulative_coarse = nullptr;  // per secret (or empty): r_cumulative is the coarse grid's
+  nlohmann::ordered_json across_runs;     // how (evolve/run_budget.hpp); null: not reported
   nlohmann::ordered_json leak_scan;       // the public leak scan of the released texts (evolve/leak_report.hpp); null: none
 };
 

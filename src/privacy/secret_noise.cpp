@@ -176,6 +176,16 @@ std::vector<MixtureRelease> SecretNoiseModel::releases_of(std::size_t profile, d
   return out;
 }
 
+RunSpend SecretNoiseModel::spend(double lambda) const {
+  RunSpend out;
+  for (std::size_t u = 0; u < profiles_.size(); ++u) out.profiles.push_back(releases_of(u, lambda));
+  for (std::size_t j = 0; j < profiles_.num_secrets(); ++j) {
+    const std::size_t u = profiles_.profile_of(j);
+    out.profile_of.push_back(out.profiles[u].empty() ? -1 : static_cast<std::int32_t>(u));
+  }
+  return out;
+}
+
 std::vector<std::size_t> SecretNoiseModel::secrets_by_exposure() const {
   std::vector<std::size_t> order(exposure_.size());
   std::iota(order.begin(), order.end(), std::size_t{0});

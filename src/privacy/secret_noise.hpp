@@ -28,6 +28,7 @@
 #include "privacy/blow_up.hpp"
 #include "privacy/budgets.hpp"
 #include "privacy/holder_profiles.hpp"
+#include "privacy/run_composition.hpp"
 
 namespace secpe {
 
@@ -69,6 +70,9 @@ struct SecretNoisePlan {
   std::vector<BoundSource> bound_source;
   std::vector<std::int64_t> dominated_by;  // per secret: for kDominated, a secret of the dominating profile; else -1
   std::vector<double> rho;           // per local row: sampling probability (0 for public rows)
+  // What the run releases about each secret, for composing it with the dataset's other runs
+  // (privacy/run_composition.hpp); private like achieved_r, except under the public profile.
+  RunSpend spend;
   double accounting_seconds = 0.0;
 };
 
@@ -106,6 +110,9 @@ class SecretNoiseModel {
   // none: it gets the largest sigma of the others (no_private_sigma when no label has private
   // records), so its sigma tells no more than theirs do.
   SecretNoisePlan plan(double lambda, std::vector<double> achieved_r) const;
+  // Every secret's releases at sigma_l = lambda * sigma_paper_l, one list per profile: the very
+  // lists the accountant bounded, so a run alone composes to its own achieved_r.
+  RunSpend spend(double lambda) const;
   // The sigma of labels when no label holds a private record: as if one record held the strictest
   // secret and were sampled every iteration (sqrt(T) s / min_j eta_j, s = sqrt(2) in exact mode).
   double no_private_sigma() const;

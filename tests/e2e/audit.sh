@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `secpe audit`: a small audit of the real release passes (the measured leakage stays within the
 # accountant's certificate, exit 0), the same audit of a deliberately broken release (half the
-# noise) fails (exit 3), the result does not depend on the rank or thread count, and bad options
+# noise) fails (exit 3), so does the audit of three runs against a ledger that counts them as one,
+# the result does not depend on the rank or thread count, and bad options
 # are errors.
 source "$(dirname "$0")/lib/preamble.sh"
 SMALL=(--trials 40000 --iterations 2 --p 1e-3 --r-over-p 10)
@@ -39,6 +40,23 @@ assert v["exceeds"] is True and v["worst_ratio"] > 2 and v["implied_b_at_p_lower
 assert "BROKEN" in j["release"]["note"]
 PY
 
+# Three runs with one key and fresh nonces (the privacy ledger's case): the audit of all their
+# releases passes the ledger's cumulative certificate, and fails a ledger that counts them as one run.
+"$SECPE" audit "${SMALL[@]}" --runs 3 --out "$T/runs.json" > "$T/runs.txt"; rc=$?
+[ $rc = 0 ] || { cat "$T/runs.txt"; fail "the audit of 3 runs against the ledger's cumulative certificate exited $rc"; }
+"$SECPE" audit "${SMALL[@]}" --runs 3 --certified-runs 1 --out "$T/undercount.json" > "$T/undercount.txt"; rc=$?
+[ $rc = 3 ] || { cat "$T/undercount.txt"; fail "a ledger counting 3 runs as one was not caught (exit $rc, not 3)"; }
+python3 - "$T/ok.json" "$T/runs.json" "$T/undercount.json" <<'PY' || fail "runs reports"
+import json, sys
+one, three, under = (json.load(open(f)) for f in sys.argv[1:])
+assert three["setting"]["runs"] == 3 and three["accountant"]["certified_runs"] == 3, three["setting"]
+# The cumulative certificate of three runs is well above one run's, and the attack reaches it.
+assert three["accountant"]["certified_r"] > 2.5 * one["accountant"]["certified_r"], (three["accountant"], one["accountant"])
+assert three["verdict"]["worst_ratio"] > 0.9, three["verdict"]
+assert under["accountant"]["certified_r"] == one["accountant"]["certified_r"], under["accountant"]
+assert under["verdict"]["exceeds"] is True and "UNDERCOUNTED" in under["accountant"]["runs_note"]
+PY
+
 # The same audit on 2 ranks, on 3 threads, and on 2 ranks of 2 threads (trials split, counts summed
 # exactly): the same report as 1 rank of 1 thread.
 "$SECPE" audit "${SMALL[@]}" --threads 1 --out "$T/ok1.json" > /dev/null || fail "1-thread audit"
@@ -60,6 +78,7 @@ expect2 "--holders must be in" "$SECPE" audit --holders 0
 expect2 "--rho must be in (0, 1]" "$SECPE" audit --rho 1.5
 expect2 "--trials must be in" "$SECPE" audit --trials 10
 expect2 "--noise-multiplier must be finite and > 0" "$SECPE" audit --noise-multiplier 0
+expect2 "--certified-runs must be in" "$SECPE" audit --runs 2 --certified-runs 3
 expect2 "r must be in (p, 1)" "$SECPE" audit --r-over-p 1
 expect2 "--threads must be in" "$SECPE" audit --threads -1
 expect2 "unrecognised option\|unrecognized option" "$SECPE" audit --bogus 1

@@ -10,6 +10,11 @@
 #   same_outputs.sh SECPE [SHARED] [--record [RUNNER]]: --record writes the digests of RUNNER's runs
 #   (default SECPE) on SECPE's import: to show that a change keeps the outputs, record with the
 #   binary before the change as RUNNER, then test the binary after it, and commit the digests.
+# History: recorded by the binary before issue 38 (df41c45); privacy.json and run.json recorded
+# again with issue 39, which added the cumulative figures (across_runs, r_cumulative) and the
+# --experiment option; synthetic.csv, initial.csv and metrics.jsonl are still df41c45's. The runs
+# share one privacy ledger (the preamble's): the three rank counts are one release, counted once,
+# so their privacy.json files are identical.
 source "$(dirname "$0")/lib/preamble.sh"
 set -e  # every run below must succeed; its digests are the check
 GOLDEN=$SRC/tests/data/same_outputs.sha256
@@ -33,7 +38,7 @@ COMMON=(--config "$INI" --data demo.h5 --noise-key-file test.key --noise-nonce 0
   --iterations 2 --synthetic 90 --quiet)
 run() {  # run NAME RANKS OPTIONS...
   local name=$1 np=$2; shift 2
-  mpirun -n "$np" --oversubscribe "$RUNNER" run "${COMMON[@]}" --out "$name" "$@" >/dev/null 2>&1 || fail "run $name exited $?"
+  mpirun -n "$np" --oversubscribe "$RUNNER" run "${COMMON[@]}" --out "$name" "$@" >/dev/null 2>"$name.log" || { local rc=$?; cat "$name.log" >&2; fail "run $name exited $rc"; }
 }
 run secpe1 1
 run secpe2 2

@@ -106,7 +106,7 @@ if [ -f "$T/ssh/config" ]; then
   over_ssh=(env OMPI_MCA_plm_rsh_args="-F $T/ssh/config" OMPI_MCA_btl_tcp_if_include=cl0 OMPI_MCA_oob_tcp_if_include=cl0
             bash -c 'source jobs/mpi-env.sh && exec "$@"' over-ssh mpirun --host 10.231.0.1:2,10.231.0.2:2)
   on 1 "${over_ssh[@]}" -n 2 --map-by node "$SECPE" run --config jobs/quickstart.ini --data "$Q/demo.h5" --out "$T/ssh2" \
-    --noise-key-file "$Q/noise.key" --noise-nonce 0123456789abcdef0123456789abcdef --iterations 3 --synthetic 120 --quiet 2>"$T/ssh.log" || { cat "$T/ssh.log" >&2; fail "mpirun --host over ssh"; }
+    --noise-key-file "$Q/noise.key" --ledger-dir "$Q/ledger" --noise-nonce 0123456789abcdef0123456789abcdef --iterations 3 --synthetic 120 --quiet 2>"$T/ssh.log" || { cat "$T/ssh.log" >&2; fail "mpirun --host over ssh"; }
   for f in synthetic.csv initial.csv privacy.json; do cmp -s "$Q/r1/$f" "$T/ssh2/$f" || fail "over ssh, 2 ranks: $f differs from 1 rank's"; done
   on 1 "${over_ssh[@]}" -n 4 "$MPI_TESTS" --gtest_filter='Nodes.*' --gtest_brief=1 > "$T/ssh-nodes.log" 2>&1 ||
     { cat "$T/ssh-nodes.log" >&2; fail "the Nodes MPI test at 4 ranks over ssh"; }

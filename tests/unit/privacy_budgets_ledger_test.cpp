@@ -47,6 +47,18 @@ TEST(Budgets, FileOverridesByNameAndIndex) {
   EXPECT_EQ(b.r[2], 1e-2);
 }
 
+TEST(Budgets, FileMayCapASecretOverAllRuns) {
+  const std::vector<std::string> names{"a", "b", "c"};
+  const auto path = write_temp("totals.csv", "secret,p,r,total_r\na,1e-4,1e-3,3e-3\n#1,1e-4,1e-3,\n");
+  const auto b = read_budgets_file(path, names, uniform_budgets(3, 1e-4, 1e-3));
+  EXPECT_EQ(b.total_r, (std::vector<double>{3e-3, 0.0, 0.0}));  // empty or not listed: no cap
+  EXPECT_TRUE(uniform_budgets(3, 1e-4, 1e-3).total_r.empty());
+  const auto below = write_temp("totals_bad.csv", "secret,p,r,total_r\na,1e-4,1e-3,5e-4\n");
+  EXPECT_THROW(read_budgets_file(below, names, uniform_budgets(3, 1e-4, 1e-3)), InputError);  // a total below one run's r
+  const auto short_line = write_temp("totals_short.csv", "secret,p,r,total_r\na,1e-4,1e-3\n");
+  EXPECT_THROW(read_budgets_file(short_line, names, uniform_budgets(3, 1e-4, 1e-3)), InputError);
+}
+
 TEST(Budgets, FileErrorsNameFileAndLineButNotTheSecret) {
   const std::vector<std::string> names{"marisol quintero"};
   const auto defaults = uniform_budgets(1, 1e-4, 1e-3);

@@ -93,6 +93,18 @@ class AugPEMethod : public Method {
     report.augpe_costs = &costs_;
   }
 
+  RunSpend spend() const override {
+    std::vector<double> mu;
+    for (const AugPESecretCost& c : costs_) mu.push_back(c.mu);
+    return gaussian_spend(mu);
+  }
+
+  std::vector<double> achieved_r() const override {
+    std::vector<double> r;
+    for (const AugPESecretCost& c : costs_) r.push_back(c.r);
+    return r;
+  }
+
  private:
   AugPECalibration calibration_;
   std::vector<AugPESecretCost> costs_;

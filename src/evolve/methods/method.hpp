@@ -25,6 +25,7 @@
 #include "privacy/budgets.hpp"
 #include "privacy/ledger.hpp"
 #include "privacy/report.hpp"
+#include "privacy/run_composition.hpp"
 
 namespace secpe {
 
@@ -88,6 +89,11 @@ class Method {
   virtual std::unique_ptr<LabelVoting> set_up_label(const LabelSetup& setup, nlohmann::ordered_json& report) const = 0;
   // Stage "report": the method's part of privacy.json (its calibration and what each secret gets).
   virtual void report(PrivacyReportInputs&) const {}
+  // After calibration, what the run releases about each secret: for composing it with the
+  // dataset's other runs (privacy/run_composition.hpp), and per secret the bound on B_j(p_j) of
+  // this run alone (privacy.json's r_achieved). Empty: nothing released (every r_j is p_j).
+  virtual RunSpend spend() const { return {}; }
+  virtual std::vector<double> achieved_r() const { return {}; }
 };
 
 // The registered methods (registry.cpp).

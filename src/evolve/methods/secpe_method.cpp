@@ -152,6 +152,8 @@ class SecPEMethod : public Method {
   }
 
   void report(PrivacyReportInputs& report) const override { report.plan = &plan_; }
+  RunSpend spend() const override { return plan_.spend; }
+  std::vector<double> achieved_r() const override { return plan_.achieved_r; }
 
  private:
   SecretNoisePlan plan_;

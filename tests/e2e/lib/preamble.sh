@@ -5,6 +5,8 @@
 #   SRC     the source tree: SECPE_SOURCE_DIR, else the tree this file is in;
 #   LIB     this folder, tests/e2e/lib;
 #   T       a scratch folder, removed at exit;
+# exports SECPE_LEDGER_DIR=$T/ledger, so that each script's runs compose only with each other (the
+# privacy ledger, evolve/dataset_ledger.hpp), never with the user's or another test's;
 # and defines fail and expect (expect.sh) and at_exit.
 # Shell options: -u (an unset variable is a mistake in the test) and pipefail (a pipe fails when
 # any command in it does), but not -e: most scripts run commands that must fail and check exit
@@ -21,6 +23,7 @@ SRC=${SECPE_SOURCE_DIR:-$(cd "$LIB/../../.." && pwd)}
 source "$LIB/expect.sh"
 
 T=$(mktemp -d)
+export SECPE_LEDGER_DIR=$T/ledger
 AT_EXIT=()
 # at_exit COMMAND: runs the string COMMAND (eval, so its variables expand then) at exit, before T
 # is removed; the last one added runs first, and one that fails does not stop the others.

@@ -1,0 +1,122 @@
+#include "privacy/run_composition.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "privacy/conversions.hpp"
+
+namespace secpe {
+
+RunSpend gaussian_spend(std::span<const double> mu) {
+  RunSpend spend;
+  std::map<double, std::int32_t> index_of;  // one release list per distinct shift
+  for (const double m : mu) {
+    if (!(m > 0)) {
+      spend.profile_of.push_back(-1);
+      continue;
+    }
+    auto [it, fresh] = index_of.try_emplace(m, static_cast<std::int32_t>(spend.profiles.size()));
+    if (fresh) spend.profiles.push_back({MixtureRelease{{0.0, 1.0}, m, 1}});
+    spend.profile_of.push_back(it->second);
+  }
+  return spend;
+}
+
+RunSpend uniform_spend(MixtureRelease release, std::size_t secrets) {
+  return {.profiles = {{std::move(release)}}, .profile_of = std::vector<std::int32_t>(secrets, 0), .public_only = true};
+}
+
+ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const double> p, const CompositionOptions& options) {
+  for (const RunSpend& run : runs) {
+    if (!run.profile_of.empty() && run.profile_of.size() != p.size()) {
+      throw InputError("a recorded run covers " + std::to_string(run.profile_of.size()) + " secrets, the dataset " + std::to_string(p.size()));
+    }
+  }
+  // Distinct (each run's release list, p) combinations: secrets alike share one bound.
+  using Combination = std::pair<std::vector<std::int32_t>, double>;
+  std::map<Combination, std::size_t> index_of;
+  std::vector<const Combination*> combinations;
+  std::vector<std::size_t> combination_of(p.size());
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    Combination c{{}, p[j]};
+    for (const RunSpend& run : runs) c.first.push_back(run.profile_of.empty() ? -1 : run.profile_of[j]);
+    auto [it, fresh] = index_of.try_emplace(std::move(c), combinations.size());
+    if (fresh) combinations.push_back(&it->first);
+    combination_of[j] = it->second;
+  }
+  const auto releases_of = [&](std::size_t u) {
+    std::vector<MixtureRelease> releases;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      const std::int32_t list = combinations[u]->first[k];
+      if (list < 0) continue;
+      // Merged only with earlier runs' releases: a run's own list stays as its calibration bounded it.
+      const auto earlier = static_cast<std::ptrdiff_t>(releases.size());
+      for (const MixtureRelease& r : runs[k].profiles.at(static_cast<std::size_t>(list))) {
+        const auto end = releases.begin() + earlier;
+        const auto same = std::find_if(releases.begin(), end, [&](const MixtureRelease& x) { return x.mean_step == r.mean_step && x.pi == r.pi; });
+        if (same == end) releases.push_back(r);
+        else same->repetitions += r.repetitions;
+      }
+    }
+    return releases;
+  };
+  // bound[u] for every u in `which`, on the threads: on the coarse grid or at full precision.
+  std::vector<double> bound(combinations.size());
+  const auto evaluate = [&](const std::vector<std::size_t>& which, bool coarse) {
+    std::vector<std::exception_ptr> failed(which.size());
+    run_chunks(chunk_count(options.threads, which.size(), 1e6), which.size(), [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        try {
+          const std::size_t u = which[i];
+          const auto releases = releases_of(u);
+          const double alpha = combinations[u]->second;
+          bound[u] = releases.empty() ? alpha
+                     : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack})
+                                      : blow_up_upper_composed(releases, alpha);
+        } catch (...) {
+          failed[i] = std::current_exception();
+        }
+      }
+    });
+    for (const auto& e : failed)
+      if (e) std::rethrow_exception(e);
+  };
+  std::vector<std::size_t> all(combinations.size());
+  for (std::size_t u = 0; u < all.size(); ++u) all[u] = u;
+  std::vector<bool> coarse(combinations.size(), false);
+  if (options.exact_share > 0) {
+    evaluate(all, true);
+    double worst = 0.0;
+    for (std::size_t u = 0; u < all.size(); ++u) worst = std::max(worst, bound[u] / combinations[u]->second);
+    std::vector<bool> refine(combinations.size(), false);
+    for (std::size_t u = 0; u < all.size(); ++u) refine[u] = bound[u] / combinations[u]->second >= options.exact_share * worst;
+    for (std::size_t j = 0; j < p.size() && !options.exact_above.empty(); ++j)
+      if (bound[combination_of[j]] > options.exact_above[j]) refine[combination_of[j]] = true;
+    all.clear();
+    for (std::size_t u = 0; u < refine.size(); ++u) {
+      if (refine[u]) all.push_back(u);
+      else coarse[u] = true;
+    }
+  }
+  evaluate(all, false);
+  ComposedBounds out{std::vector<double>(p.size()), std::vector<bool>(p.size())};
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    out.r[j] = bound[combination_of[j]];
+    out.coarse[j] = coarse[combination_of[j]];
+  }
+  return out;
+}
+
+double equal_run_r(double p, double total_r, int runs) {
+  if (!(p > 0 && p < total_r && total_r < 1)) throw InputError("a plan needs 0 < p < total r < 1");
+  if (runs < 1) throw InputError("a plan needs at least one run");
+  return r_from_mu(p, mu_from_pr(p, total_r) / std::sqrt(double(runs)));
+}
+
+}  // namespace secpe

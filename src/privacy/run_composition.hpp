@@ -1,0 +1,76 @@
+#pragma once
+// Composition across runs: every run on one dataset releases something about each secret, and the
+// releases of all runs add up, as the iterations and labels of one run do. A run's spend is what it
+// released per secret, in the accountant's own form (privacy/blow_up.hpp: per release a count PMF,
+// a shift per unit count in units of the noise, and repetitions); the cumulative guarantee of
+// several runs is the same accountant on every run's releases of the secret together, with the
+// same pessimistic discretisation. Pure maths: where the spends are kept is evolve/dataset_ledger.hpp.
+//
+//   SecPE (exact, paper):  per label holding the secret, {its holders' count PMF, sqrt(2) / sigma_l, T}
+//   SecPE (public profile): one release {Binomial(H, q), sqrt(2) / sigma, T} that dominates every
+//                           secret (privacy/public_profile.hpp), so the cumulative figure stays public
+//   Aug-PE:                 the Gaussian shift mu_j of the secret's holders {point mass at 1, mu_j, 1}
+//   the control:            nothing
+// Domination composes (a product of dominating pairs dominates the product), so a cumulative bound
+// from dominating releases is as rigorous as each run's own.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "privacy/blow_up.hpp"
+
+namespace secpe {
+
+struct RunSpend {
+  // Distinct release lists, each one secret's releases in one run.
+  std::vector<std::vector<MixtureRelease>> profiles;
+  // Per secret: its list in `profiles`, or -1 when the run released nothing about it. Empty: the
+  // run released nothing about any secret (the control).
+  std::vector<std::int32_t> profile_of;
+  // The lists depend on nothing private (the public profile's caps); a run that released nothing
+  // is public too (is_public).
+  bool public_only = false;
+};
+inline bool is_public(const RunSpend& spend) { return spend.public_only || spend.profile_of.empty(); }
+
+// Aug-PE's spend from each secret's Gaussian shift (0: its holders cast no vote).
+RunSpend gaussian_spend(std::span<const double> mu);
+// The public profile's spend: the one dominating release for every one of `secrets`.
+RunSpend uniform_spend(MixtureRelease release, std::size_t secrets);
+
+struct CompositionOptions {
+  int threads = 1;
+  // 0: the accountant at full precision for every distinct combination. Otherwise every one first
+  // on the coarse grid of kCoarseSlack (as rigorous, a little looser, several times faster), then at
+  // full precision only those whose coarse r/p reaches this share of the largest (those that may be
+  // the worst) and the secrets whose coarse bound is above their `exact_above` (a cap to check).
+  double exact_share = 0.0;
+  std::span<const double> exact_above;  // per secret, or empty
+};
+// The coarse grid's slack target (AccountantOptions::slack_target), as the calibration's bulk uses.
+inline constexpr double kCoarseSlack = 1e-2;
+// The share of the largest coarse r/p from which secpe run refines at full precision.
+inline constexpr double kExactShareOfWorst = 0.95;
+
+struct ComposedBounds {
+  std::vector<double> r;      // per secret: an upper bound on B_j(p_j) for all runs together
+  std::vector<bool> coarse;   // per secret: r is the coarse grid's, not the accountant's at full precision
+};
+
+// Per secret j: an upper bound on B_j(p_j) for all `runs` together (p_j itself when none released
+// anything about it). Secrets whose releases are alike share one computation; the distinct ones are
+// spread over the threads; within one, releases alike in several runs (the same count PMF and
+// step) are one release with their repetitions summed, which composes to the same. InputError when a run's spend covers another number of secrets than p.
+ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const double> p, const CompositionOptions& options);
+// Every bound the accountant's at full precision.
+inline std::vector<double> composed_bounds(std::span<const RunSpend> runs, std::span<const double> p, int threads) {
+  return compose_runs(runs, p, {.threads = threads, .exact_share = 0.0, .exact_above = {}}).r;
+}
+
+// A plan for K runs of equal budget within a total r at prior p: the r each may take so that K
+// Gaussian mechanisms of that risk compose to the total exactly (mu_run = mu_total / sqrt(K)).
+// SecPE's and Aug-PE's releases are not exactly Gaussian, so this is a guide: the ledger composes
+// the real releases and refuses a run over the total. InputError unless 0 < p < total_r < 1 and K >= 1.
+double equal_run_r(double p, double total_r, int runs);
+
+}  // namespace secpe

@@ -1,0 +1,74 @@
+// The privacy ledger's storage (evolve/dataset_ledger.hpp): entries come back as recorded, a repeat
+// of a recorded release is not added, and an edited, cut or partly lost ledger is refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "evolve/dataset_ledger.hpp"
+
+namespace secpe {
+namespace {
+
+class DatasetLedgerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("secpe_ledger_test_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static LedgerEntry entry(const std::string& release, double step) {
+    return {.dataset = "d1", .release = release, .nonce = "00", .method = "secpe", .recorded_utc = "", .experiment = false,
+            .iterations = 5, .r_over_p = 10, .cumulative_r_over_p = 10,
+            .spend = {.profiles = {{{{0.25, 0.5, 0.25}, step, 5}}}, .profile_of = {0, -1}}};
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(dir_ / name);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ / name) << text; }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(DatasetLedgerTest, EntriesComeBackAsRecordedAndARepeatIsNotAdded) {
+  DatasetLedger ledger(dir_);
+  EXPECT_TRUE(ledger.entries().empty());
+  EXPECT_TRUE(ledger.record(entry("r1", 0.1 + 0.2)));
+  EXPECT_TRUE(ledger.record(entry("r2", 1.0 / 3.0)));
+  EXPECT_FALSE(ledger.record(entry("r1", 0.1 + 0.2)));
+  const DatasetLedger again(dir_);
+  ASSERT_EQ(again.entries().size(), 2u);
+  EXPECT_EQ(again.entries()[1].spend.profiles[0][0].mean_step, 1.0 / 3.0);  // doubles kept bit for bit
+  EXPECT_EQ(again.entries()[0].spend.profile_of, (std::vector<std::int32_t>{0, -1}));
+  EXPECT_EQ(again.runs_of("d1").size(), 2u);
+  EXPECT_TRUE(again.runs_of("d2").empty());
+}
+
+TEST_F(DatasetLedgerTest, AnEditedCutOrPartlyLostLedgerIsRefused) {
+  DatasetLedger ledger(dir_);
+  ledger.record(entry("r1", 0.3));
+  ledger.record(entry("r2", 0.4));
+  const std::string list = read("ledger.jsonl"), head = read("ledger.head");
+  std::string edited = list;
+  edited.replace(edited.find("\"r_over_p\":10"), 13, "\"r_over_p\":1.");
+  write("ledger.jsonl", edited);
+  EXPECT_THROW(DatasetLedger{dir_}, InputError);
+  write("ledger.jsonl", list.substr(0, list.find('\n') + 1));  // the last line cut
+  EXPECT_THROW(DatasetLedger{dir_}, InputError);
+  write("ledger.jsonl", list);
+  std::filesystem::remove(dir_ / "ledger.head");
+  EXPECT_THROW(DatasetLedger{dir_}, InputError);
+  write("ledger.head", head);
+  EXPECT_NO_THROW(DatasetLedger{dir_});
+  std::filesystem::remove(dir_ / "ledger.jsonl");
+  EXPECT_THROW(DatasetLedger{dir_}, InputError);
+}
+
+}  // namespace
+}  // namespace secpe
