@@ -61,15 +61,15 @@ RunBudget::RunBudget(const Communicator& comm, const RunOptions& options, std::s
   });
 }
 
-std::vector<LedgerEntry> RunBudget::earlier() const {
+std::span<const LedgerEntry> RunBudget::earlier() const {
   const auto same = std::find_if(runs_.begin(), runs_.end(), [&](const LedgerEntry& e) { return e.release == release_; });
   return {runs_.begin(), same};
 }
 
-std::vector<LedgerEntry> RunBudget::counted() const {
-  std::vector<LedgerEntry> out;
+std::vector<const LedgerEntry*> RunBudget::counted() const {
+  std::vector<const LedgerEntry*> out;
   for (const LedgerEntry& e : earlier())
-    if (!e.experiment) out.push_back(e);
+    if (!e.experiment) out.push_back(&e);
   return out;
 }
 
@@ -112,7 +112,7 @@ void RunBudget::check_spent(const Communicator& comm, const SecretBudgets& budge
   if (!capped(budgets)) return;
   on_root(comm, [&] {
     std::vector<RunSpend> spends;
-    for (const LedgerEntry& e : counted()) spends.push_back(e.spend);
+    for (const LedgerEntry* e : counted()) spends.push_back(e->spend);
     if (spends.empty()) return;
     const auto over = worst_over_cap(composed(spends, budgets).r, budgets, true);
     if (!over) return;
@@ -160,17 +160,17 @@ void RunBudget::compose(const Communicator& comm, const Method& method, const Se
   const Timer timer;
   std::string report_text;
   on_root(comm, [&] {
-    const std::vector<LedgerEntry> earlier = counted();
-    const RunSpend own_spend = method.spend();
+    const std::vector<const LedgerEntry*> earlier = counted();
+    own_spend_ = method.spend();
     std::vector<double> own = method.achieved_r();
     if (own.empty()) own = budgets.p;
     own_worst_ = worst_r_over_p(own, budgets);
     cumulative_r_ = own;
     std::vector<RunSpend> spends;  // of the earlier runs that released anything
-    for (const LedgerEntry& e : earlier)
-      if (!e.spend.profile_of.empty()) spends.push_back(e.spend);
+    for (const LedgerEntry* e : earlier)
+      if (!e->spend.profile_of.empty()) spends.push_back(e->spend);
     if (!spends.empty()) {
-      spends.push_back(own_spend);
+      spends.push_back(own_spend_);
       const ComposedBounds all = composed(spends, budgets);
       // Both are upper bounds; the larger keeps the cumulative figure at least this run's own.
       for (std::size_t j = 0; j < all.r.size(); ++j) cumulative_r_[j] = std::max(all.r[j], own[j]);
@@ -188,7 +188,7 @@ void RunBudget::compose(const Communicator& comm, const Method& method, const Se
     }
     // Under the public profile nothing published may depend on private records: a cumulative
     // figure that an earlier run's private-dependent releases enter is kept to the ledger.
-    withheld_ = is_public(own_spend) && std::any_of(earlier.begin(), earlier.end(), [](const LedgerEntry& e) { return !is_public(e.spend); });
+    withheld_ = is_public(own_spend_) && std::any_of(earlier.begin(), earlier.end(), [](const LedgerEntry* e) { return !is_public(e->spend); });
     report_ = describe(worst, budgets);
     report_text = report_.dump();
     log_info("privacy across runs: " + std::to_string(earlier.size()) + " earlier counted run(s) of this dataset; worst r/p " +
@@ -210,7 +210,7 @@ void RunBudget::compose(const Communicator& comm, const Method& method, const Se
 void RunBudget::record(const Method& method, const SecretBudgets& budgets) {
   const LedgerEntry entry{.dataset = dataset_, .release = release_, .nonce = options_.noise_nonce.hex(), .method = method.name(), .recorded_utc = "",
                           .experiment = options_.experiment, .iterations = options_.iterations, .r_over_p = own_worst_,
-                          .cumulative_r_over_p = worst_r_over_p(cumulative_r_, budgets), .spend = method.spend()};
+                          .cumulative_r_over_p = worst_r_over_p(cumulative_r_, budgets), .spend = own_spend_};
   const bool added = ledger_->record(entry);
   log_info(added ? "recorded in the privacy ledger " + options_.ledger_dir.string() + (options_.experiment ? " (an experiment: not counted)" : "")
                  : "the privacy ledger " + options_.ledger_dir.string() + " holds this very release already: not counted again");

@@ -14,6 +14,7 @@
 // refused, failed or stopped run records nothing, and a resumed one is recorded once, when its
 // outputs are written.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,14 +52,14 @@ class RunBudget {
   const std::vector<double>* published_cumulative_r() const { return withheld_ ? nullptr : &cumulative_r_; }
   const nlohmann::ordered_json& report() const { return report_; }
 
-  // After the outputs are written (rank 0): records the run in the ledger.
+  // After the outputs are written (rank 0): records the run, with the releases compose composed.
   void record(const Method& method, const SecretBudgets& budgets);
 
  private:
   // The dataset's runs recorded before this one: all of them, or for a repeat of a recorded run
   // (the same release) those before its first record, so that the repeat reproduces its report.
-  std::vector<LedgerEntry> earlier() const;
-  std::vector<LedgerEntry> counted() const;  // earlier() but experiments
+  std::span<const LedgerEntry> earlier() const;
+  std::vector<const LedgerEntry*> counted() const;  // earlier() but experiments
   ComposedBounds composed(const std::vector<RunSpend>& spends, const SecretBudgets& budgets) const;
   // Secret j's cap on its cumulative r (infinite: none); `own`: it is the budgets file's total_r.
   double cap_of(std::size_t j, const SecretBudgets& budgets, bool* own) const;
@@ -74,6 +75,7 @@ class RunBudget {
   std::optional<DatasetLedger> ledger_;  // rank 0
   std::vector<LedgerEntry> runs_;        // rank 0: the dataset's recorded runs when the run began
   std::vector<double> cumulative_r_;
+  RunSpend own_spend_;                   // rank 0: this run's releases (set by compose, recorded)
   double own_worst_ = 0.0;               // this run's worst r_j / p_j alone
   bool withheld_ = false;
   std::vector<bool> coarse_;
