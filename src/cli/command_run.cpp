@@ -77,9 +77,9 @@ void describe_run_options(po::options_description& desc) {
     ("quiet", po::bool_switch(), "no progress output");
 }
 
-// --calibration (the method's to read) and the public profile's caps (method already set).
-void calibration_config(const po::variables_map& vm, RunOptions& c) {
-  make_method(c.method)->settle_calibration(
+// --calibration (the method's to read) and the public profile's caps.
+void calibration_config(const po::variables_map& vm, const Method& method, RunOptions& c) {
+  method.settle_calibration(
       vm.count("calibration") ? std::optional<std::string>(vm["calibration"].as<std::string>()) : std::nullopt, c);
   if (c.calibration == CalibrationMode::kPublicProfile) {
     if (!vm.count("max-holders-per-secret")) throw InputError("--calibration public-profile needs --max-holders-per-secret (a public cap on any secret's holders)");
@@ -123,7 +123,7 @@ RunOptions run_config_from(const po::variables_map& vm) {
   c.data = vm["data"].as<std::string>();
   if (vm.count("seed")) c.seed = vm["seed"].as<std::uint64_t>();  // else settled by the run session
   c.method = vm["method"].as<std::string>();
-  make_method(c.method);  // an unknown method is refused here, naming the known ones
+  const std::unique_ptr<Method> method = make_method(c.method);  // an unknown one is refused here, naming the known ones
   // Upper bounds only stop absurd values; whether the candidate pool fits in memory is checked
   // against the dataset when the run starts (evolve/run_estimate.hpp).
   c.iterations = option_in(vm, "iterations", 1, 100000);
@@ -139,7 +139,7 @@ RunOptions run_config_from(const po::variables_map& vm) {
   if (!(c.p > 0 && c.p < 1)) throw InputError("--p must be in (0, 1)");
   if (!(c.r > c.p && c.r < 1)) throw InputError("--r (or p * --r-over-p) must be in (p, 1)");
   if (vm.count("budgets")) c.budgets_file = vm["budgets"].as<std::string>();
-  calibration_config(vm, c);
+  calibration_config(vm, *method, c);
   if (vm.count("noise-nonce")) {
     const auto nonce = parse_noise_nonce(vm["noise-nonce"].as<std::string>());
     if (!nonce) throw InputError("--noise-nonce must be 32 hexadecimal digits (a run's noise_nonce in run.json)");
@@ -194,7 +194,7 @@ RunOptions run_config_from(const po::variables_map& vm) {
   c.threads = threads;
   c.shard_by = parse_shard_by(vm["shard-by"].as<std::string>());
   c.out = vm["out"].as<std::string>();
-  check_output_folder("out", c.out, {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"});
+  check_output_folder("out", c.out, run_output_names());
   if (!vm["resume"].as<bool>() && std::filesystem::exists(c.out / "run.json")) {
     throw InputError("--out: '" + c.out.string() + "' holds a completed run (its run.json): give a new --out, or remove that "
                      "folder (and its private state folder) to run again there");

@@ -24,10 +24,13 @@
 #include "io/corpus.hpp"
 
 namespace secpe {
-namespace {
 
-// The publishable outputs, as run.json lists them.
-const std::vector<std::string> kOutputs = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
+const std::vector<std::string>& run_output_names() {
+  static const std::vector<std::string> names = {"synthetic.csv", "initial.csv", "privacy.json", "metrics.jsonl", "run.json"};
+  return names;
+}
+
+namespace {
 
 void write_outputs(const std::filesystem::path& out, const RunResult& result, const nlohmann::ordered_json& run_json) {
   std::filesystem::create_directories(out);
@@ -45,7 +48,7 @@ void write_outputs(const std::filesystem::path& out, const RunResult& result, co
     };
   };
   std::vector<FileWriter> files;
-  for (const std::string& name : kOutputs) {
+  for (const std::string& name : run_output_names()) {
     if (name == "synthetic.csv") files.push_back({name, csv_of(result.synthetic)});
     if (name == "initial.csv") files.push_back({name, csv_of(result.initial)});
     if (name == "privacy.json") files.push_back({name, [&](std::ostream& o) { o << result.privacy.dump(2) << "\n"; }});
@@ -68,21 +71,21 @@ struct PublicInputs {
 };
 
 PublicInputs settle_public_inputs(const Communicator& comm, RunRequest& request) {
-  RunOptions& config = request.options;
+  RunOptions& options = request.options;
   enum Source : std::int64_t { kGiven, kCheckpoint, kOs };
   std::array<std::int64_t, 3> settled{0, kGiven, kGiven};  // seed, its source, the nonce's source
   PublicInputs inputs;
   if (comm.is_root()) {
-    const auto saved = config.resume ? saved_run_inputs(config.state_dir) : std::nullopt;
+    const auto saved = options.resume ? saved_run_inputs(options.state_dir) : std::nullopt;
     inputs.resuming = saved.has_value();
-    settled[0] = static_cast<std::int64_t>(request.seed_given ? config.seed : saved ? saved->seed : os_seed());
+    settled[0] = static_cast<std::int64_t>(request.seed_given ? options.seed : saved ? saved->seed : os_seed());
     settled[1] = request.seed_given ? kGiven : saved ? kCheckpoint : kOs;
     settled[2] = request.nonce_given ? kGiven : saved ? kCheckpoint : kOs;
-    if (!request.nonce_given) config.noise_nonce = saved ? saved->nonce : noise_nonce_from_os();
+    if (!request.nonce_given) options.noise_nonce = saved ? saved->nonce : noise_nonce_from_os();
   }
   comm.broadcast(std::span<std::int64_t>(settled));
-  comm.broadcast(std::span<unsigned char>(config.noise_nonce.bytes));
-  config.seed = static_cast<std::uint64_t>(settled[0]);
+  comm.broadcast(std::span<unsigned char>(options.noise_nonce.bytes));
+  options.seed = static_cast<std::uint64_t>(settled[0]);
   const char* const names[] = {"given", "the interrupted run's (--resume)", "operating system"};
   inputs.seed_source = settled[1] == kGiven ? "--seed" : names[settled[1]];
   inputs.nonce_source = settled[2] == kGiven ? "--noise-nonce" : names[settled[2]];
@@ -91,10 +94,10 @@ PublicInputs settle_public_inputs(const Communicator& comm, RunRequest& request)
 
 // D (evolve/release_keys.hpp): a digest of everything that determines the run's releases; returns
 // the dataset file's digest, which names the dataset in its privacy ledger. Collective.
-std::string digest_release_inputs(const Communicator& comm, const RunOptions& config, RunSecrets& secrets) {
+std::string digest_release_inputs(const Communicator& comm, const RunOptions& options, RunSecrets& secrets) {
   const Timer timer;
-  const std::string data = file_digest(comm, config.data, config.threads > 0 ? config.threads : default_threads());
-  secrets.release_digest = release_digest(comm, config, config.noise_nonce, data);
+  const std::string data = file_digest(comm, options.data, options.threads > 0 ? options.threads : default_threads());
+  secrets.release_digest = release_digest(comm, options, options.noise_nonce, data);
   log_info("release keys: the run's inputs digested in " + std::to_string(timer.seconds()) + " s (the dataset's bytes included)");
   return data;
 }
@@ -104,17 +107,17 @@ std::string digest_release_inputs(const Communicator& comm, const RunOptions& co
 // refuses a second, different run with the same key and nonce (an OS key is new for every run and
 // leaves with it). Resuming, the checkpoint's fingerprint compares everything D covers, with
 // clearer messages.
-PrivateState settle_noise_key(const Communicator& comm, const RunOptions& config, RunSecrets& secrets, const std::optional<std::filesystem::path>& key_file,
+PrivateState settle_noise_key(const Communicator& comm, const RunOptions& options, RunSecrets& secrets, const std::optional<std::filesystem::path>& key_file,
                               const PublicInputs& inputs) {
   PrivateState state;
   if (comm.is_root()) {
-    state = open_private_state(config.state_dir, config.resume, key_file);
+    state = open_private_state(options.state_dir, options.resume, key_file);
     secrets.noise_key = state.key;
   }
   comm.broadcast(std::span<unsigned char>(secrets.noise_key.bytes));
   if (comm.is_root() && state.key_from_file && !inputs.resuming &&
-      !record_noise_nonce(config.state_dir, secrets.noise_key, config.noise_nonce, secrets.release_digest)) {
-    throw InputError("--noise-nonce: the state folder '" + config.state_dir.string() + "' shows that this noise key and nonce already "
+      !record_noise_nonce(options.state_dir, secrets.noise_key, options.noise_nonce, secrets.release_digest)) {
+    throw InputError("--noise-nonce: the state folder '" + options.state_dir.string() + "' shows that this noise key and nonce already "
                      "made a run with other data or options; two different runs must never share a nonce under one key. Leave "
                      "--noise-nonce out (a fresh nonce), or give the nonce of the run you mean to repeat with its exact inputs");
   }
@@ -123,31 +126,31 @@ PrivateState settle_noise_key(const Communicator& comm, const RunOptions& config
 
 // --resume into an --out that holds a completed run (a requeued job that had finished, say): true
 // when its settings match (nothing to do, nothing redone); InputError naming the first that differs.
-bool already_complete(const Communicator& comm, const RunOptions& config, const RunSecrets& secrets, const RunInputs& inputs,
+bool already_complete(const Communicator& comm, const RunOptions& options, const RunSecrets& secrets, const RunInputs& inputs,
                       const std::optional<std::filesystem::path>& key_file) {
-  if (!config.resume || !std::filesystem::exists(config.out / "run.json")) return false;
+  if (!options.resume || !std::filesystem::exists(options.out / "run.json")) return false;
   std::string differs;
   if (comm.is_root()) {
     try {
       RunSecrets given = secrets;
       if (key_file) given.noise_key = read_noise_key_file(*key_file);
-      check_completed_run(config, given, inputs.shard->info(), key_file.has_value());
+      check_completed_run(options, given, inputs.shard->info(), key_file.has_value());
     } catch (const InputError& e) {
       differs = e.what();
     }
   }
   comm.broadcast(differs);
   if (!differs.empty()) throw InputError(differs);
-  log_info(config.out.string() + " already holds the completed run (its run.json): nothing to resume, nothing redone. "
+  log_info(options.out.string() + " already holds the completed run (its run.json): nothing to resume, nothing redone. "
            "For another run, give a new --out");
   return true;
 }
 
 // The run; when it fails (not stopped), rank 0 deletes a noise key that protects no progress.
-RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator& run_comm, const RunOptions& config,
+RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator& run_comm, const RunOptions& options,
                                     const RunSecrets& secrets, const RunInputs& inputs, RunBudget& budget, const PrivateState& state) {
   try {
-    return run_pipeline(run_comm, config, secrets, inputs, budget);
+    return run_pipeline(run_comm, options, secrets, inputs, budget);
   } catch (const Interrupted&) {
     throw;
   } catch (...) {
@@ -159,35 +162,35 @@ RunResult run_leaving_no_unused_key(const Communicator& comm, const Communicator
 // run.json: what was run, how, where and with what; the run's summary (public counts and settings).
 nlohmann::ordered_json run_json_of(const Communicator& comm, const RunRequest& request, const PublicInputs& inputs,
                                    const PrivateState& state, const RunResult& result, const std::vector<std::string>& nodes) {
-  const RunOptions& config = request.options;
+  const RunOptions& options = request.options;
   nlohmann::ordered_json run_json;
-  if (config.experiment) run_json["publication"] = "NOT FOR PUBLICATION: an experiment (--experiment), not counted in the dataset's privacy budget";
+  if (options.experiment) run_json["publication"] = "NOT FOR PUBLICATION: an experiment (--experiment), not counted in the dataset's privacy budget";
   run_json["command"] = "secpe run";
-  run_json["seed"] = config.seed;
+  run_json["seed"] = options.seed;
   run_json["seed_source"] = inputs.seed_source;
   run_json["noise_key"] = noise_key_source(state);
   run_json["noise_version"] = kSecretNoiseVersion;
-  run_json["noise_nonce"] = config.noise_nonce.hex();
+  run_json["noise_nonce"] = options.noise_nonce.hex();
   run_json["noise_nonce_source"] = inputs.nonce_source;
-  run_json["method"] = config.method;
+  run_json["method"] = options.method;
   run_json["ranks"] = comm.size();
   const char* slurm_job = std::getenv("SLURM_JOB_ID");
   run_json["provenance"] = {{"nodes", nodes},
-                            {"threads_per_rank", config.threads > 0 ? config.threads : default_threads()},
-                            {"device", device_name(config.device)},
+                            {"threads_per_rank", options.threads > 0 ? options.threads : default_threads()},
+                            {"device", device_name(options.device)},
                             {"slurm_job_id", slurm_job ? slurm_job : ""},
                             {"git_commit", build_info().commit},
                             {"machine", request.machine}};
-  nlohmann::ordered_json options = request.recorded_options;
-  options["seed"] = std::to_string(config.seed);
-  options["noise-nonce"] = config.noise_nonce.hex();
-  run_json["options"] = options;
+  nlohmann::ordered_json recorded = request.recorded_options;
+  recorded["seed"] = std::to_string(options.seed);
+  recorded["noise-nonce"] = options.noise_nonce.hex();
+  run_json["options"] = recorded;
   run_json["versions"] = {{"secpe", build_info().version},
                           {"noise_keying", "release keys v1 (evolve/release_keys.hpp): another key derivation than earlier versions, so their runs are not repeated bit for bit"},
                           {"checkpoint_format", 4}};
   run_json["versions"].update(request.libraries);
   run_json["summary"] = result.summary;
-  run_json["outputs"] = kOutputs;
+  run_json["outputs"] = run_output_names();
   return run_json;
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,9 @@ struct RunRequest {
   nlohmann::ordered_json machine;
   nlohmann::ordered_json libraries;
 };
+
+// The publishable outputs a run writes to --out, as run.json lists them.
+const std::vector<std::string>& run_output_names();
 
 // Collective on `comm` (every rank of the job); the run's large sums go through `run_comm` (comm
 // itself, or an NCCL communicator over the same ranks). Returns privacy.json (on every rank), or
