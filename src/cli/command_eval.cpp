@@ -42,6 +42,7 @@ void describe_eval_options(po::options_description& desc) {
     ("sample", po::value<std::size_t>()->default_value(e.sample_records), "records per side in the seeded sample of precision/recall and of the real diversity reference")
     ("near-duplicate-n", po::value<int>()->default_value(e.near_duplicates.n), "near-duplicates: word n-grams compared")
     ("near-duplicate-share", po::value<double>()->default_value(e.near_duplicates.share, "0.5"), "near-duplicates: share of a text's n-grams another text of its label must hold")
+    ("next-word", po::bool_switch(), "next-word prediction (a trigram model of the synthetic texts predicting every word of the real sample's texts: accuracy, loss, perplexity) for a labelled corpus too; an unlabelled one always gets it")
     ("seed", po::value<std::uint64_t>()->default_value(e.seed), "public seed of the samples")
     ("kernel", po::value<std::string>()->default_value(e.kernel), "nearest-centre kernel of precision/recall: blas or reference (same answers)")
     ("chunk-records", po::value<std::size_t>()->default_value(r.chunk_records), "real records per chunk (memory per rank; chunks are dealt to the ranks in turn)")
@@ -139,6 +140,7 @@ int command_eval(const std::vector<std::string>& args) {
   e.near_duplicates = {.n = vm["near-duplicate-n"].as<int>(), .share = vm["near-duplicate-share"].as<double>()};
   if (e.near_duplicates.n < 1) throw InputError("--near-duplicate-n must be at least 1");
   if (!(e.near_duplicates.share > 0 && e.near_duplicates.share <= 1)) throw InputError("--near-duplicate-share must be in (0, 1]");
+  e.next_word = vm["next-word"].as<bool>();
   e.seed = vm["seed"].as<std::uint64_t>();
   e.kernel = vm["kernel"].as<std::string>();
   e.threads = option_in(vm, "threads", 0, 65536);

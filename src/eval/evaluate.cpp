@@ -119,9 +119,16 @@ EvalReport evaluate(const Corpus& synthetic, const RealSet& real, const EvalOpti
   const RecordSample synthetic_sample = collector.finish();
   const std::size_t n = std::min(synthetic_sample.texts.size(), real.sample.texts.size());
   auto first_n = [n](const std::vector<std::string>& v) { return std::span<const std::string>(v.data(), n); };
-  precision_recall(embed(*real.embedder, first_n(synthetic_sample.texts)), embed(*real.embedder, first_n(real.sample.texts)),
-                   options, comm, report);
+  const MatrixF synthetic_embedded = embed(*real.embedder, first_n(synthetic_sample.texts));
+  const MatrixF real_embedded = embed(*real.embedder, first_n(real.sample.texts));
+  precision_recall(synthetic_embedded, real_embedded, options, comm, report);
   report.seconds.precision_recall = t.seconds();
+  t.restart();
+  if (n > 0) {
+    report.mauve = mauve(synthetic_embedded, real_embedded, {.clusters = 0, .max_iterations = 100, .seed = options.seed, .kernel = options.kernel,
+                                                             .threads = options.threads});
+  }
+  report.seconds.mauve = t.seconds();
 
   LengthHistogram lengths;
   for (const auto& text : synthetic.texts) lengths.add(word_count(text));
@@ -142,6 +149,13 @@ EvalReport evaluate(const Corpus& synthetic, const RealSet& real, const EvalOpti
   report.real_diversity = diversity_of(real.sample.texts, real.sample.labels, real_columns,
                                        std::min(real.sample.texts.size(), synthetic.texts.size()), options.near_duplicates);
   report.seconds.diversity = t.seconds();
+
+  // Next-word prediction: the paper's figure where there is no label to classify.
+  if (options.next_word || columns.empty()) {
+    t.restart();
+    report.next_word = next_word_scores(synthetic.texts, real.sample.texts);
+    report.seconds.next_word = t.seconds();
+  }
   report.seconds.total = start.seconds() + real.prepare_seconds;
   return report;
 }

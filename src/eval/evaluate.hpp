@@ -2,9 +2,10 @@
 // `secpe eval` as a library: how good a synthetic text set is, measured against real records.
 // - downstream: per label column, a classifier trained on the synthetic texts and tested on the
 //   real ones (accuracy, macro-F1), beside the majority-class baseline;
-// - distribution: FID between Gaussian fits of the embeddings, k-NN precision and recall;
+// - distribution: FID between Gaussian fits of the embeddings, k-NN precision and recall, MAUVE;
 // - form: length distributions in words and their Wasserstein-1 distance; diversity (distinct
-//   1- and 2-grams, near-duplicate rate), with the same figures of a real sample for reference.
+//   1- and 2-grams, near-duplicate rate), with the same figures of a real sample for reference;
+// - next-word prediction (eval/next_word.hpp): for unlabelled corpora, and on request for others.
 // Every figure is identical for any rank count (exact counts and sums, seeded samples).
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,8 @@
 #include "eval/diversity.hpp"
 #include "eval/lengths.hpp"
 #include "eval/logistic.hpp"
+#include "eval/mauve.hpp"
+#include "eval/next_word.hpp"
 #include "eval/real_set.hpp"
 #include "text/tfidf.hpp"
 #include "io/corpus.hpp"
@@ -34,6 +37,7 @@ struct EvalOptions {
   int knn = 3;                          // k of precision and recall
   std::size_t sample_records = 10000;   // synthetic records in the precision/recall sample
   NearDuplicateOptions near_duplicates{};
+  bool next_word = false;               // next-word prediction for a labelled corpus too (always for unlabelled ones)
   std::uint64_t seed = 1;               // picks the synthetic sample
   std::string kernel = "blas";          // nearest-centre kernel of precision and recall
   int threads = 0;                      // per rank: classifiers side by side, the kernel (0: default_threads())
@@ -76,11 +80,13 @@ struct EvalReport {
   int knn = 0;
   std::size_t knn_synthetic = 0, knn_real = 0;  // sample sizes
   std::optional<double> precision, recall;       // need more than k records on each side
+  std::optional<MauveScore> mauve;               // on the same samples (a record on each side)
   LengthStats synthetic_lengths, real_lengths;
   double length_wasserstein1 = 0.0;
   DiversityReport synthetic_diversity, real_diversity;  // real: the first records of the real sample
+  std::optional<NextWordScores> next_word;              // on the real sample's texts
   struct Seconds {
-    double real_set = 0, classifiers = 0, scoring = 0, fid = 0, precision_recall = 0, diversity = 0, total = 0;
+    double real_set = 0, classifiers = 0, scoring = 0, fid = 0, precision_recall = 0, mauve = 0, diversity = 0, next_word = 0, total = 0;
   } seconds;
   int ranks = 1;
 };

@@ -105,14 +105,26 @@ Json eval_report_json(const EvalReport& r) {
   j["fid"] = optional_json(r.fid);
   j["knn"] = {{"k", r.knn}, {"synthetic", r.knn_synthetic}, {"real", r.knn_real},
               {"precision", optional_json(r.precision)}, {"recall", optional_json(r.recall)}};
+  j["mauve"] = r.mauve ? Json{{"score", r.mauve->mauve}, {"clusters", r.mauve->clusters},
+                              {"how", "k-means of both samples' embeddings, scaling 5 (eval/mauve.hpp)"}}
+                       : Json(nullptr);
   j["length_words"] = {{"synthetic", lengths_json(r.synthetic_lengths)}, {"real", lengths_json(r.real_lengths)},
                        {"wasserstein1", r.length_wasserstein1}};
   j["diversity"] = {{"synthetic", diversity_json(r.synthetic_diversity)}, {"real_sample", diversity_json(r.real_diversity)}};
+  if (r.next_word) {
+    const NextWordScores& n = *r.next_word;
+    j["next_word"] = {{"model", "interpolated Kneser-Ney trigram trained on the synthetic texts (eval/next_word.hpp)"},
+                      {"real_texts", n.texts}, {"real_words", n.words}, {"vocabulary", n.vocabulary},
+                      {"out_of_vocabulary", n.out_of_vocabulary}, {"accuracy", n.accuracy}, {"loss_nats", n.loss},
+                      {"perplexity", n.perplexity}};
+  } else {
+    j["next_word"] = nullptr;
+  }
   const auto& s = r.seconds;
   j["run"] = {{"ranks", r.ranks},
               {"seconds", {{"real_set", s.real_set}, {"classifiers", s.classifiers}, {"scoring", s.scoring},
-                           {"fid", s.fid}, {"precision_recall", s.precision_recall}, {"diversity", s.diversity},
-                           {"total", s.total}}}};
+                           {"fid", s.fid}, {"precision_recall", s.precision_recall}, {"mauve", s.mauve}, {"diversity", s.diversity},
+                           {"next_word", s.next_word}, {"total", s.total}}}};
   return j;
 }
 
@@ -136,7 +148,8 @@ void print_eval_summary(const EvalReport& r, std::ostream& out) {
     }
   }
   out << "FID " << number(r.fid, "%.4f") << "   k-NN (k = " << r.knn << ", " << r.knn_synthetic << " vs " << r.knn_real
-      << "): precision " << number(r.precision, "%.3f") << ", recall " << number(r.recall, "%.3f") << "\n";
+      << "): precision " << number(r.precision, "%.3f") << ", recall " << number(r.recall, "%.3f")
+      << "   MAUVE " << (r.mauve ? number(r.mauve->mauve, "%.3f") + " (" + std::to_string(r.mauve->clusters) + " clusters)" : std::string("n/a")) << "\n";
   char buf[200];
   std::snprintf(buf, sizeof buf, "length (words): synthetic %.1f +- %.1f, real %.1f +- %.1f, Wasserstein-1 %.2f\n",
                 r.synthetic_lengths.mean, r.synthetic_lengths.std, r.real_lengths.mean, r.real_lengths.std,
@@ -150,6 +163,12 @@ void print_eval_summary(const EvalReport& r, std::ostream& out) {
   std::snprintf(buf, sizeof buf, "   (real, %zu texts: %.3f, %.3f, %s)\n", q.texts, q.distinct_1, q.distinct_2,
                 percent(q.near_duplicate_rate).c_str());
   out << buf;
+  if (const auto& n = r.next_word) {
+    std::snprintf(buf, sizeof buf, "next word (a trigram model of the synthetic texts, on %llu real words): accuracy %s, loss %.3f, perplexity %.1f "
+                  "(vocabulary %zu, %s of the real words outside it)\n", static_cast<unsigned long long>(n->words), percent(n->accuracy).c_str(),
+                  n->loss, n->perplexity, n->vocabulary, percent(n->words ? double(n->out_of_vocabulary) / double(n->words) : 0.0).c_str());
+    out << buf;
+  }
 }
 
 }  // namespace secpe

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib/preamble.sh"
 "$SECPE" corpus --records 900 --seed 2 --out "$T/r.csv" 2>/dev/null || fail "corpus 2"
 
 "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --out "$T/e1.json" --features tfidf,embeddings \
-  --chunk-records 64 --sample 300 > "$T/e1.txt" 2>"$T/e1.log" || fail "eval: $(cat "$T/e1.log")"
+  --chunk-records 64 --sample 300 --next-word > "$T/e1.txt" 2>"$T/e1.log" || fail "eval: $(cat "$T/e1.log")"
 grep -q "label1:  tfidf .* embeddings .* majority .Restaurants." "$T/e1.txt" || fail "summary: $(cat "$T/e1.txt")"
 grep -q "eval: real set" "$T/e1.log" || fail "no progress on stderr"
 python3 - "$T/e1.json" <<'PY' || fail "report fields"
@@ -40,12 +40,18 @@ assert set(L["synthetic"]["quantiles"]) == {"p0", "p5", "p25", "p50", "p75", "p9
 d = j["diversity"]
 assert d["synthetic"]["texts"] == 600 and 0 < d["synthetic"]["distinct_1"] < d["synthetic"]["distinct_2"] <= 1
 assert 0 <= d["synthetic"]["near_duplicate_rate"] <= 1 and d["real_sample"]["texts"] == 300
+m = j["mauve"]
+assert m["clusters"] == 30 and 0 < m["score"] <= 1, m
+n = j["next_word"]  # asked for (--next-word): the real sample's 300 texts
+assert n["real_texts"] == 300 and 0 < n["accuracy"] < 1 and n["loss_nats"] > 0 and n["perplexity"] > 1, n
+assert 0 < n["out_of_vocabulary"] < n["real_words"] and n["vocabulary"] > 0, n
 assert j["run"]["ranks"] == 1 and j["run"]["seconds"]["total"] > 0
 PY
+grep -q "MAUVE 0\.[0-9]* (30 clusters)" "$T/e1.txt" && grep -q "^next word (a trigram model" "$T/e1.txt" || fail "summary: $(cat "$T/e1.txt")"
 
 # Rank-count independence: every figure but "run" (ranks, timings) is identical.
 mpirun -n 2 --oversubscribe "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --out "$T/e2.json" \
-  --features tfidf,embeddings --chunk-records 64 --sample 300 --quiet > /dev/null || fail "eval at 2 ranks"
+  --features tfidf,embeddings --chunk-records 64 --sample 300 --next-word --quiet > /dev/null || fail "eval at 2 ranks"
 python3 - "$T/e1.json" "$T/e2.json" <<'PY' || fail "1 and 2 ranks differ"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
@@ -61,6 +67,8 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert abs(j["fid"]) < 1e-9 and j["knn"]["precision"] == 1 and j["knn"]["recall"] == 1, (j["fid"], j["knn"])
 assert j["length_words"]["wasserstein1"] == 0
+assert abs(j["mauve"]["score"] - 1) < 1e-9, j["mauve"]
+assert j["next_word"] is None  # a labelled corpus: only on request
 PY
 
 # A real value the synthetic set lacks is counted (and scored as an error), not refused.

@@ -4,7 +4,7 @@
 # other columns but no label column is refused, naming its columns and --label-columns; inspect
 # lists the random words chosen as secrets on request (--secrets) and refuses --secrets elsewhere;
 # a 2-rank run with --eval-real gives label-blind figures per iteration (the held-out file named,
-# not its path); a run stopped by SIGUSR1 resumes with --resume and the same options; inspect of
+# not its path) with next-word prediction; a run stopped by SIGUSR1 resumes with --resume and the same options; inspect of
 # the output and secpe eval work. Skipped without ../shared.
 source "$(dirname "$0")/lib/preamble.sh"
 set -e  # setup and runs are not checked one by one: any that fails ends the test
@@ -48,11 +48,22 @@ assert len(evals) == 3, len(evals)
 for e in evals:
     assert e['classification'] == {} and e['fid'] > 0 and 0 <= e['knn']['precision'] <= 1, e
     assert e['real']['file'] == 'dev.csv' and e['real']['records'] == 200, e['real']
+    n = e['next_word']
+    assert n['real_texts'] == 200 and n['real_words'] > 10000 and 0 < n['accuracy'] < 1 and n['perplexity'] > 1, n
 PY
 "$SECPE" inspect o > out.txt || fail "inspect of the output: $(cat out.txt)"
 grep -q '^synthetic    100 texts in 1 labels' out.txt || fail "inspect of the output: $(tail -4 out.txt)"
 "$SECPE" eval --synthetic o/synthetic.csv --real dev.csv > eval.txt 2>&1 || fail "secpe eval: $(tail -3 eval.txt)"
 grep -q "downstream: none (no label column to classify" eval.txt && grep -q "^FID " eval.txt || fail "secpe eval: $(cat eval.txt)"
+grep -q "^next word (a trigram model of the synthetic texts, on [0-9]* real words): accuracy " eval.txt || fail "secpe eval: no next-word line: $(cat eval.txt)"
+# The ceiling: the same model trained on real abstracts predicts better than on 100 synthetic ones.
+"$SECPE" eval --synthetic train.csv --real dev.csv --out ceiling.json > /dev/null 2>&1 || fail "secpe eval of the real training texts"
+"$SECPE" eval --synthetic o/synthetic.csv --real dev.csv --out synthetic.json > /dev/null 2>&1
+python3 - ceiling.json synthetic.json <<'PY' || fail "next-word: real training texts are not above synthetic ones"
+import json, sys
+c, s = (json.load(open(f))['next_word'] for f in sys.argv[1:])
+assert c['accuracy'] > s['accuracy'] and c['loss_nats'] < s['loss_nats'], (c, s)
+PY
 
 # Stopped by SIGUSR1 after an iteration, resumed: the evaluation of every iteration comes out.
 "${RUN[@]}" --iterations 40 --out "$T/s" 2> stop.err & pid=$!
