@@ -3,7 +3,9 @@
 # scaled to them (N_syn capped at the 300 training records; K 3,000 lowered to the public records
 # by k-means), with one iteration instead of five for time: the run's options are the benchmark's,
 # every iteration is scored on the held-out file, and eval.json gives next-word prediction and
-# MAUVE. An unknown benchmark and a missing file are refused. Skipped without ../shared.
+# MAUVE. Aug-PE at r/p 2, over budget for some secrets (exit 4, outputs written), is scored all the
+# same and the script exits 4. An unknown benchmark and a missing file are refused. Skipped
+# without ../shared.
 source "$(dirname "$0")/lib/preamble.sh"
 TRAIN=$SHARED/data/pubmed/train.csv DEV=$SHARED/data/pubmed/dev.csv
 if [ ! -f "$TRAIN" ]; then echo "paper_preset: SKIPPED: $TRAIN not found (the shared folder is not beside the checkout)"; exit 77; fi
@@ -32,4 +34,7 @@ assert len(evals) == 2 and all(e['next_word']['accuracy'] > 0 for e in evals), l
 e = json.load(open(f'{out}/eval.json'))
 assert e['next_word']['real_texts'] == 100 and 0 < e['mauve']['score'] <= 1, (e['next_word'], e['mauve'])
 PY
+rc=0; METHOD=augpe R_OVER_P=2 ITERATIONS=1 THREADS=2 bash "$PRESET" pubmed "$T/train.csv" "$T/augpe" "$T/dev.csv" 2> "$T/augpe.err" || rc=$?
+[ $rc = 4 ] || fail "Aug-PE at r/p 2: exit $rc, expected 4 (over budget): $(tail -3 "$T/augpe.err")"
+[ -f "$T/augpe/eval.json" ] || fail "Aug-PE at r/p 2 over budget: no eval.json"
 echo "paper_preset: ok"
