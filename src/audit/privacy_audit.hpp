@@ -55,7 +55,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

@@ -11,7 +11,7 @@
 #include "bench/synth_embeddings.hpp"
 #include "compute/cpu/blas_core.hpp"
 #include "compute/cpu/blas_kernel.hpp"
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
 #include "core/atomic_file.hpp"
 #include "core/build_info.hpp"
 #include "core/log.hpp"

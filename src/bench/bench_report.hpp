@@ -9,7 +9,7 @@
 
 namespace secpe {
 
-struct DevicePhases;  // compute/cuda_backend.hpp
+struct DevicePhases;  // compute/cuda/cuda_backend.hpp
 
 // CPU model, cores, memory, host name, and the BLAS-related environment (OPENBLAS_CORETYPE...).
 nlohmann::ordered_json machine_info();

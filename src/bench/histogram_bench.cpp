@@ -4,9 +4,10 @@
 #include <cmath>
 
 #include "bench/bench_report.hpp"
+#include "bench/cuda/sgemm_bench.hpp"
 #include "bench/private_signal.hpp"
-#include "compute/cuda_backend.hpp"
-#include "compute/kernel_bench.hpp"
+#include "compute/cuda/cuda_backend.hpp"
+#include "bench/kernel_bench.hpp"
 #include "cluster/kmeans.hpp"
 #include "cluster/secret_clustering.hpp"
 #include "core/error.hpp"

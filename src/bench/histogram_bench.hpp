@@ -11,7 +11,7 @@
 #include "bench/private_signal.hpp"
 #include "cluster/kmeans.hpp"
 #include "compute/nearest.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/shard.hpp"
 
 namespace secpe {

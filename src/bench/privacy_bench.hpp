@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/synth_embeddings.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/secret_certification.hpp"
 
 namespace secpe {

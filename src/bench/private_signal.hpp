@@ -15,7 +15,7 @@
 #include "compute/nearest.hpp"
 #include "core/matrix.hpp"
 #include "core/secret_key.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/shard.hpp"
 #include "privacy/secret_noise.hpp"
 

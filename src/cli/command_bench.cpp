@@ -7,8 +7,8 @@
 #include "bench/histogram_bench.hpp"
 #include "bench/privacy_bench.hpp"
 #include "bench/synth_embeddings.hpp"
-#include "compute/cuda_backend.hpp"
-#include "compute/kernel_bench.hpp"
+#include "compute/cuda/cuda_backend.hpp"
+#include "bench/kernel_bench.hpp"
 #ifdef SECPE_HAVE_FAISS
 #include "bench/faiss/faiss_bench.hpp"
 #endif
@@ -67,7 +67,7 @@ Device device_of(const po::variables_map& vm) {
   }
 }
 
-// The CUDA kernel's built-in check (compute/cuda_backend.hpp), as the GPU benchmarks report it.
+// The CUDA kernel's built-in check (compute/cuda/cuda_backend.hpp), as the GPU benchmarks report it.
 nlohmann::ordered_json device_check_metric() {
   return metric_definition("device_check_failures", "count", "cuda: failed built-in checks of the device's results against the host's (any: the safe path ran instead, results still exact)");
 }

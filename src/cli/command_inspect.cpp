@@ -103,7 +103,8 @@ std::string generation_line(const nlohmann::json& options, const std::string& me
   const auto option = [&](const char* name) { return options.value(name, std::string("?")); };
   std::string line = option("generator");
   if (line == "builtin") {
-    line += " " + option("generator-labels");
+    line += ' ';
+    line += option("generator-labels");
     if (const std::string topics = option("generator-topics"); topics != "0" && topics != "?") line += " (" + topics + " topics)";
   }
   line += ", variation " + option("variation");

@@ -9,7 +9,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/dataset_ledger.hpp"
 #include "evolve/release_keys.hpp"
 

@@ -156,10 +156,7 @@ RunOptions run_config_from(const po::variables_map& vm) {
   c.kmeans_tolerance = option_in(vm, "kmeans-tolerance", 0.0, 1e6);
   c.kmeans_init = parse_kmeans_init(vm["kmeans-init"].as<std::string>());
   c.augpe_threshold = option_in(vm, "threshold", 0.0, 1e15);
-  const std::string voters = vm["augpe-voters"].as<std::string>();
-  if (voters == "all") c.augpe_voters = AugPEVoters::kAll;
-  else if (voters == "private") c.augpe_voters = AugPEVoters::kPrivate;
-  else throw InputError("--augpe-voters must be all or private, not '" + voters + "'");
+  c.augpe_voters = parse_name(kAugPEVotersNames, vm["augpe-voters"].as<std::string>(), "--augpe-voters");
   c.generator.max_words = option_in(vm, "max-words", 1, 100000);
   c.generator.blank_fraction = vm["blank-fraction"].as<double>();
   try {

@@ -9,8 +9,8 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
-#include "dist/mpi_communicator.hpp"
-#include "dist/nccl_communicator.hpp"
+#include "comms/mpi_communicator.hpp"
+#include "comms/nccl_communicator.hpp"
 
 namespace secpe::cli {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "compute/nearest.hpp"
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe::cli {
 

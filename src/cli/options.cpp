@@ -197,9 +197,7 @@ std::vector<std::string> split_list(const std::string& s, char sep) {
 }
 
 OnBadRecord parse_on_bad_record(const std::string& value) {
-  if (value == "error") return OnBadRecord::kError;
-  if (value == "skip") return OnBadRecord::kSkip;
-  throw InputError("--on-bad-record must be 'error' or 'skip', not '" + value + "'");
+  return parse_name(kOnBadRecordNames, value, "--on-bad-record");
 }
 
 }  // namespace secpe::cli

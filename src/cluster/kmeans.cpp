@@ -7,30 +7,14 @@
 #include <thread>
 #include <unordered_set>
 
-#include "compute/fast_float.hpp"
-#include "compute/fixed_point.hpp"
+#include "compute/impl/fast_float.hpp"
+#include "compute/impl/fixed_point.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
 
 namespace secpe {
-
-KMeansInit parse_kmeans_init(const std::string& name) {
-  if (name == "parallel" || name == "kmeans||") return KMeansInit::kParallel;
-  if (name == "plusplus" || name == "kmeans++") return KMeansInit::kPlusPlus;
-  if (name == "random") return KMeansInit::kRandom;
-  throw InputError("unknown k-means initialisation '" + name + "' (expected parallel, plusplus or random)");
-}
-
-std::string kmeans_init_name(KMeansInit init) {
-  switch (init) {
-    case KMeansInit::kParallel: return "parallel";
-    case KMeansInit::kPlusPlus: return "plusplus";
-    case KMeansInit::kRandom: return "random";
-  }
-  return "?";
-}
 
 namespace {
 
@@ -56,7 +40,7 @@ std::int64_t weight_of(double distance) { return static_cast<std::int64_t>(std::
 // How many threads are worth starting for n items of `cost` units (about a flop) each.
 
 
-// The seeding distance computed with compute/fast_float.hpp (not the kernel's exact score):
+// The seeding distance computed with compute/impl/fast_float.hpp (not the kernel's exact score):
 // squared L2, or 1 - cos as half the squared distance of the normalised vectors (exactly 0 for a
 // duplicate of the centre). Depends only on the two vectors, so every rank gets the same value.
 class FastSeeding {

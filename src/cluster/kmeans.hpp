@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "compute/nearest.hpp"
+#include "core/enum_names.hpp"
 #include "core/matrix.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 
@@ -25,8 +26,14 @@ enum class KMeansInit {
   kRandom,    // k distinct rows chosen uniformly (what FAISS does)
 };
 
-KMeansInit parse_kmeans_init(const std::string& name);  // "parallel" | "plusplus" | "random"
-std::string kmeans_init_name(KMeansInit init);
+// "kmeans||" and "kmeans++" are accepted for parallel and plusplus.
+inline constexpr EnumNames<KMeansInit, 5> kKMeansInitNames{{{KMeansInit::kParallel, "parallel"},
+                                                           {KMeansInit::kPlusPlus, "plusplus"},
+                                                           {KMeansInit::kRandom, "random"},
+                                                           {KMeansInit::kParallel, "kmeans||"},
+                                                           {KMeansInit::kPlusPlus, "kmeans++"}}};
+inline KMeansInit parse_kmeans_init(const std::string& name) { return parse_name(kKMeansInitNames, name, "the k-means initialisation"); }
+inline std::string kmeans_init_name(KMeansInit init) { return std::string(name_of(kKMeansInitNames, init)); }
 
 struct KMeansOptions {
   int k = 20;
@@ -62,7 +69,7 @@ struct KMeansResult {
 // is rank order (ranks own contiguous record ranges), which seeding relies on to be rank-count
 // independent: every random draw is keyed by global row ids, every reduction is exact, and the
 // seeding distances are computed by rank-independent routines (the kernel's exact scores, or
-// compute/fast_float.hpp). `kernel` computes assignments and sums; it keeps the rows (a GPU: in
+// compute/impl/fast_float.hpp). `kernel` computes assignments and sums; it keeps the rows (a GPU: in
 // its memory, uploaded once) for the whole call.
 KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows,
                                 const NearestCentreKernel& kernel, const KMeansOptions& options);

@@ -138,7 +138,7 @@ std::vector<NoisyClusters> SecretClustering::release_batch(std::span<const Relea
   std::vector<OwnedRows> owned;
   std::vector<SecretStreamFamily> noise;
   std::vector<NoisyClusters> out;
-  std::vector<CentreReleaseTask> tasks;
+  std::vector<NoisyMeansTask> tasks;
   owned.reserve(requests.size()), noise.reserve(requests.size()), out.reserve(requests.size());
   for (std::size_t r = 0; r < requests.size(); ++r) {
     const SecretClustering& c = *requests[r].clustering;
@@ -156,7 +156,7 @@ std::vector<NoisyClusters> SecretClustering::release_batch(std::span<const Relea
                      .noise = &noise[r], .sigma = requests[r].sigma, .clip_radius = c.clip_radius_, .centres = &out[r].centres,
                      .sizes = out[r].sizes, .copy = &out[r].device_copy});
   }
-  kernel.release_centres(tasks);
+  kernel.noisy_centre_means(tasks);
   // Only released values travel: every rank's noised sizes, in rank (= centre) order. The centres
   // stay with their owners: the votes are sharded by centre too.
   for (std::size_t r = 0; r < requests.size(); ++r) out[r].sizes = requests[r].clustering->comm_.allgather(std::span<const double>(out[r].sizes));

@@ -22,7 +22,7 @@
 #include "compute/nearest.hpp"
 #include "core/matrix.hpp"
 #include "core/secret_key.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 
@@ -61,7 +61,7 @@ class SecretClustering {
   NoisyClusters release(const NoiseKey& key, std::uint64_t label, int iteration, double sigma) const;
   // Several labels' releases at once, each what release() gives it alone: the sampling of every
   // label on the host threads, each label's exchange of sampled rows in request order (every rank
-  // must make the same requests), then one NearestCentreKernel::release_centres for every label's
+  // must make the same requests), then one NearestCentreKernel::noisy_centre_means for every label's
   // centres (on a GPU: one upload, one launch, one download), the sizes gathered in request order.
   // Every request's clustering must use the same kernel.
   static std::vector<NoisyClusters> release_batch(std::span<const ReleaseRequest> requests);
@@ -74,7 +74,7 @@ class SecretClustering {
 
  private:
   // The sampled rows of this rank's centres [first, first + mine), from every rank, by centre:
-  // centre i's are members[start[i] .. start[i + 1]) (CentreReleaseTask's encoding: v >= 0 is this
+  // centre i's are members[start[i] .. start[i + 1]) (NoisyMeansTask's encoding: v >= 0 is this
   // rank's private row v, v < 0 row -1 - v of `arrived`).
   struct OwnedRows {
     MatrixF arrived;

@@ -1,25 +1,9 @@
 // --device: parsing, resolution (auto: the GPU when there is one), and the CUDA backend's
 // stand-ins in a build without CUDA, where no device is ever usable.
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
 #include "core/error.hpp"
 
 namespace secpe {
-
-Device parse_device(const std::string& name) {
-  if (name == "cpu") return Device::kCpu;
-  if (name == "cuda") return Device::kCuda;
-  if (name == "auto") return Device::kAuto;
-  throw InputError("unknown device '" + name + "' (expected cpu, cuda or auto)");
-}
-
-std::string device_name(Device device) {
-  switch (device) {
-    case Device::kCpu: return "cpu";
-    case Device::kCuda: return "cuda";
-    case Device::kAuto: return "auto";
-  }
-  return "?";
-}
 
 bool cuda_screen_is_tf32(const std::string& screen) {
   if (screen == "fp32") return false;
@@ -47,10 +31,6 @@ bool cuda_tf32_available() { return false; }
 
 std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions&) {
   throw InputError("this secpe was built without CUDA: no cuda kernel");
-}
-
-double cuda_gemm_seconds(std::span<const GemmShape>, int, bool) {
-  throw InputError("this secpe was built without CUDA: no cuBLAS baseline");
 }
 #endif
 

@@ -1,21 +1,25 @@
 #pragma once
 // Nearest-centre search: for each row of X, the nearest row of C. One interface (FAISS-style
 // Index), several kernels behind it; every kernel must agree with the reference kernel,
-// ties going to the lowest centre index.
+// ties going to the lowest centre index. The factory and the interface's defaults are in
+// compute/nearest.cpp; the arithmetic the backends share in compute/impl/; the backends in
+// compute/cpu/ and compute/cuda/; their benchmarks in src/bench/.
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 
 #include "compute/metric.hpp"
+#include "core/enum_names.hpp"
 #include "core/matrix.hpp"
 
 namespace secpe {
 
 class SecretStreamFamily;  // core/secret_rng.hpp
 
-Metric parse_metric(const std::string& name);  // "l2" | "ip" | "cosine"; InputError otherwise
-std::string metric_name(Metric metric);
+inline constexpr EnumNames<Metric, 3> kMetricNames{{{Metric::kL2, "l2"}, {Metric::kInnerProduct, "ip"}, {Metric::kCosine, "cosine"}}};
+inline Metric parse_metric(const std::string& name) { return parse_name(kMetricNames, name, "the metric"); }
+inline std::string metric_name(Metric metric) { return std::string(name_of(kMetricNames, metric)); }
 
 // Rows a kernel keeps for repeated searches and sums (FAISS-style: added once, searched many
 // times): k-means' rows, Aug-PE's voters. A GPU kernel holds a copy of them and their exact norms
@@ -67,10 +71,10 @@ struct SearchTask {
 };
 
 // One label's part of SecPE's release (cluster/secret_clustering.hpp) for
-// NearestCentreKernel::release_centres: `mine` centres from global index `first`, each released
+// NearestCentreKernel::noisy_centre_means: `mine` centres from global index `first`, each released
 // by privacy/centre_release.hpp from the fixed-point sum of its sampled rows and its secret stream
 // (stream first + i of `noise`, the label's (kNoise, label, iteration) family).
-struct CentreReleaseTask {
+struct NoisyMeansTask {
   const KeptRows* rows = nullptr;         // the label's clipped private rows on this rank (kept)
   const MatrixF* arrived = nullptr;       // sampled rows sent by other ranks (may be empty)
   // Centre i's sampled rows are members[start[i] .. start[i + 1]): v >= 0 is row v of `rows`,
@@ -87,9 +91,9 @@ struct CentreReleaseTask {
   std::shared_ptr<const DeviceCopy>* copy = nullptr;  // out (optional): the kernel's copy of the released centres, if it keeps one
 };
 
-// The host's release of centres [begin, end) of the task (the default release_centres, and what
+// The host's release of centres [begin, end) of the task (the default noisy_centre_means, and what
 // a GPU kernel's built-in check compares its release with), on `threads` threads.
-void release_centres_on_host(const CentreReleaseTask& task, std::size_t begin, std::size_t end, int threads);
+void noisy_means_on_host(const NoisyMeansTask& task, std::size_t begin, std::size_t end, int threads);
 
 class NearestCentreKernel {
  public:
@@ -116,7 +120,7 @@ class NearestCentreKernel {
   virtual void search_mutual(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
                              std::span<double> score, std::span<std::int32_t> centre_nearest,
                              std::span<double> centre_score) const;
-  // Per-centre sums in fixed point (compute/fixed_point.hpp): for every row i of x with include[i]
+  // Per-centre sums in fixed point (compute/impl/fixed_point.hpp): for every row i of x with include[i]
   // set (every row when include is empty), sums[c*d + j] += round(x_ij 2^32) (to nearest, ties to
   // even) and counts[c] += 1, c = centre_of[i]. Integer arithmetic, so the result is exact and the
   // same for any blocking, thread count or backend. The default is the CPU implementation
@@ -139,20 +143,21 @@ class NearestCentreKernel {
                                    std::span<std::int64_t> counts) const {
     add_to_centres(x.rows(), centre_of, include, sums, counts);
   }
-  // SecPE's release of several labels' centres (CentreReleaseTask): the default runs on the host
+  // SecPE's release of several labels' centres (NoisyMeansTask): the default runs on the host
   // threads; a GPU kernel releases every task's centres at once on the device (the same bits:
-  // privacy/centre_release.hpp), checked against the host (compute/cuda_backend.hpp).
-  virtual void release_centres(std::span<const CentreReleaseTask> tasks) const;
+  // privacy/centre_release.hpp), checked against the host (compute/cuda/cuda_backend.hpp).
+  virtual void noisy_centre_means(std::span<const NoisyMeansTask> tasks) const;
   // Worker threads the kernel uses (1 unless it says otherwise).
   virtual int threads() const { return 1; }
 };
 
-// Where the searches run: the CPU, a CUDA GPU (compute/cuda_backend.hpp), or the GPU when this
+// Where the searches run: the CPU, a CUDA GPU (compute/cuda/cuda_backend.hpp), or the GPU when this
 // process has one and the CPU otherwise.
 enum class Device { kCpu, kCuda, kAuto };
 
-Device parse_device(const std::string& name);  // "cpu" | "cuda" | "auto"; InputError otherwise
-std::string device_name(Device device);
+inline constexpr EnumNames<Device, 3> kDeviceNames{{{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}, {Device::kAuto, "auto"}}};
+inline Device parse_device(const std::string& name) { return parse_name(kDeviceNames, name, "the device"); }
+inline std::string device_name(Device device) { return std::string(name_of(kDeviceNames, device)); }
 
 // The device a run uses: kAuto is kCuda when a CUDA device is usable, else kCpu and `note` (if
 // given) says why; kCuda without a usable device (or in a build without CUDA) is an InputError.

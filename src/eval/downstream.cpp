@@ -11,7 +11,7 @@
 #include "core/log.hpp"
 #include "core/parallel.hpp"
 #include "core/timer.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "text/ngrams.hpp"
 
 namespace secpe {

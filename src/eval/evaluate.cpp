@@ -6,22 +6,12 @@
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "eval/downstream.hpp"
 #include "eval/knn_coverage.hpp"
 #include "text/ngrams.hpp"
 
 namespace secpe {
-
-std::string features_name(ClassifierFeatures features) {
-  return features == ClassifierFeatures::kTfidf ? "tfidf" : "embeddings";
-}
-
-ClassifierFeatures parse_features(const std::string& name) {
-  if (name == "tfidf") return ClassifierFeatures::kTfidf;
-  if (name == "embeddings") return ClassifierFeatures::kEmbeddings;
-  throw InputError("classifier features are tfidf or embeddings, not '" + name + "'");
-}
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "eval/classification.hpp"
 #include "eval/diversity.hpp"
 #include "eval/lengths.hpp"
@@ -27,8 +28,10 @@ namespace secpe {
 class Communicator;
 
 enum class ClassifierFeatures { kTfidf, kEmbeddings };
-std::string features_name(ClassifierFeatures features);           // "tfidf" | "embeddings"
-ClassifierFeatures parse_features(const std::string& name);       // InputError otherwise
+inline constexpr EnumNames<ClassifierFeatures, 2> kClassifierFeaturesNames{
+    {{ClassifierFeatures::kTfidf, "tfidf"}, {ClassifierFeatures::kEmbeddings, "embeddings"}}};
+inline std::string features_name(ClassifierFeatures features) { return std::string(name_of(kClassifierFeaturesNames, features)); }
+inline ClassifierFeatures parse_features(const std::string& name) { return parse_name(kClassifierFeaturesNames, name, "classifier features"); }
 
 struct EvalOptions {
   std::vector<ClassifierFeatures> features = {ClassifierFeatures::kTfidf};

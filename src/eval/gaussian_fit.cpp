@@ -5,8 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "compute/fixed_point.hpp"
-#include "dist/communicator.hpp"
+#include "compute/impl/fixed_point.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-#include "compute/exact_score.hpp"
+#include "compute/impl/exact_score.hpp"
 #include "core/error.hpp"
 
 namespace secpe {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

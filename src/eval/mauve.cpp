@@ -7,7 +7,7 @@
 #include "cluster/kmeans.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 namespace {

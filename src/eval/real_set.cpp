@@ -3,7 +3,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "text/ngrams.hpp"
 
 namespace secpe {

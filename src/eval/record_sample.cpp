@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/rng.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

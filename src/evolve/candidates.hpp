@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/matrix.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "text/embedder.hpp"
 #include "text/generator.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/secret_key.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/methods/method.hpp"
 #include "evolve/run_models.hpp"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "privacy/ledger.hpp"
 #include "text/embedder.hpp"
 #include "text/generator.hpp"

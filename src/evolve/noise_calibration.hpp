@@ -10,7 +10,7 @@
 #include <span>
 
 #include "core/secret_matrix.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/secret_certification.hpp"
 #include "privacy/public_profile.hpp"
 #include "privacy/secret_noise.hpp"

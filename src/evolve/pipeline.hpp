@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "eval/real_set.hpp"
 #include "evolve/methods/method.hpp"
 #include "evolve/run_budget.hpp"

@@ -17,7 +17,7 @@
 
 #include "cluster/secret_clustering.hpp"
 #include "core/matrix.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

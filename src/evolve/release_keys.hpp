@@ -42,7 +42,7 @@
 
 #include "core/matrix.hpp"
 #include "core/secret_key.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

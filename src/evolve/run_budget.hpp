@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/dataset_ledger.hpp"
 #include "evolve/methods/method.hpp"
 #include "evolve/run_options.hpp"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "eval/real_set.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/run_options.hpp"

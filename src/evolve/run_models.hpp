@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "compute/nearest.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/run_options.hpp"
 #include "evolve/shard.hpp"
 #include "text/embedder.hpp"

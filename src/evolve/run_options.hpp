@@ -7,6 +7,7 @@
 #include "cluster/kmeans.hpp"
 #include "compute/metric.hpp"
 #include "compute/nearest.hpp"
+#include "core/enum_names.hpp"
 #include "core/secret_key.hpp"
 #include "evolve/shard.hpp"
 #include "http/http_embedder.hpp"
@@ -20,7 +21,8 @@ namespace secpe {
 // Who votes in Aug-PE: every record of the label (as in Aug-PE and the paper's comparison), or
 // only the private ones (records holding a secret; the public ones are known anyway).
 enum class AugPEVoters { kAll, kPrivate };
-std::string augpe_voters_name(AugPEVoters voters);  // "all" | "private"
+inline constexpr EnumNames<AugPEVoters, 2> kAugPEVotersNames{{{AugPEVoters::kAll, "all"}, {AugPEVoters::kPrivate, "private"}}};
+inline std::string augpe_voters_name(AugPEVoters voters) { return std::string(name_of(kAugPEVotersNames, voters)); }
 
 // A run's options: public, recorded in run.json (paths by file name) and covered by the release
 // digest where they determine the releases (evolve/release_keys.hpp). The run's secrets are apart,

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/checkpoint.hpp"
 #include "evolve/run_options.hpp"
 #include "io/dataset.hpp"

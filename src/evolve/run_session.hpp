@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/run_options.hpp"
 
 namespace secpe {
@@ -24,8 +24,8 @@ struct RunRequest {
   // run.json's record of the command: its options as given (paths by file name; the session adds
   // the settled seed and nonce), the machine, and the libraries it was built with.
   nlohmann::ordered_json recorded_options = nlohmann::ordered_json::object();
-  nlohmann::ordered_json machine;
-  nlohmann::ordered_json libraries;
+  nlohmann::ordered_json machine = nullptr;    // set by the CLI on the rank itself
+  nlohmann::ordered_json libraries = nullptr;
 };
 
 // The publishable outputs a run writes to --out, as run.json lists them.

@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "privacy/secret_noise.hpp"
 
 namespace secpe {

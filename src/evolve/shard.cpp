@@ -8,21 +8,6 @@
 
 namespace secpe {
 
-ShardBy parse_shard_by(const std::string& name) {
-  for (const ShardBy by : {ShardBy::kAuto, ShardBy::kRecord, ShardBy::kLabel})
-    if (name == shard_by_name(by)) return by;
-  throw InputError("--shard-by must be auto, record or label, not '" + name + "'");
-}
-
-std::string shard_by_name(ShardBy by) {
-  switch (by) {
-    case ShardBy::kAuto: return "auto";
-    case ShardBy::kRecord: return "record";
-    case ShardBy::kLabel: return "label";
-  }
-  return "auto";
-}
-
 ShardBy resolve_shard_by(ShardBy by, int ranks, const std::vector<std::int64_t>& records_per_label) {
   if (by != ShardBy::kAuto) return by;
   if (ranks < 2 || records_per_label.size() < static_cast<std::size_t>(ranks)) return ShardBy::kRecord;

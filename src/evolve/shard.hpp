@@ -19,15 +19,17 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/matrix.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "io/dataset.hpp"
 
 namespace secpe {
 
 enum class ShardBy { kAuto, kRecord, kLabel };
-ShardBy parse_shard_by(const std::string& name);  // auto | record | label (InputError naming --shard-by)
-std::string shard_by_name(ShardBy by);
+inline constexpr EnumNames<ShardBy, 3> kShardByNames{{{ShardBy::kAuto, "auto"}, {ShardBy::kRecord, "record"}, {ShardBy::kLabel, "label"}}};
+inline ShardBy parse_shard_by(const std::string& name) { return parse_name(kShardByNames, name, "--shard-by"); }
+inline std::string shard_by_name(ShardBy by) { return std::string(name_of(kShardByNames, by)); }
 // kAuto resolved: by label when there are several ranks, at least as many labels as ranks, and no
 // label holds more than twice a rank's even share of the records (else that label's rank would
 // hold the most memory and do the most k-means and Aug-PE work alone while the others wait).

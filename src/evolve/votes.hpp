@@ -7,7 +7,7 @@
 #include "cluster/secret_clustering.hpp"
 #include "compute/nearest.hpp"
 #include "core/matrix.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

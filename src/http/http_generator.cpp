@@ -16,12 +16,6 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-GenerationApi parse_generation_api(const std::string& name) {
-  if (name == "chat") return GenerationApi::kChat;
-  if (name == "completions") return GenerationApi::kCompletions;
-  throw InputError("the generation API must be chat or completions, not '" + name + "'");
-}
-
 std::string parse_generation_response(const std::string& body, GenerationApi api, const std::string& url) {
   const std::string bad = url + ": malformed completion response: ";
   const auto j = nlohmann::json::parse(body, nullptr, false);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "http/http_client.hpp"
 #include "http/response_cache.hpp"
 #include "text/generator.hpp"
@@ -15,7 +16,8 @@
 namespace secpe {
 
 enum class GenerationApi { kChat, kCompletions };
-GenerationApi parse_generation_api(const std::string& name);  // "chat" | "completions"; InputError otherwise
+inline constexpr EnumNames<GenerationApi, 2> kGenerationApiNames{{{GenerationApi::kChat, "chat"}, {GenerationApi::kCompletions, "completions"}}};
+inline GenerationApi parse_generation_api(const std::string& name) { return parse_name(kGenerationApiNames, name, "the generation API"); }
 
 struct HttpGeneratorOptions {
   HttpClientOptions client;

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
+
 namespace secpe {
 
 struct Corpus {
@@ -24,6 +26,7 @@ struct Corpus {
 };
 
 enum class OnBadRecord { kError, kSkip };
+inline constexpr EnumNames<OnBadRecord, 2> kOnBadRecordNames{{{OnBadRecord::kError, "error"}, {OnBadRecord::kSkip, "skip"}}};
 
 struct CsvReadOptions {
   std::string text_column = "text";
@@ -79,6 +82,8 @@ std::vector<std::string> read_jsonl_field_names(const std::filesystem::path& pat
 // "jsonl", or empty for the file's extension (".jsonl": jsonl, else augpe-csv); InputError
 // ("must be augpe-csv or jsonl, not ...", for the caller to prefix with its option) otherwise.
 enum class CorpusFormat { kAugpeCsv, kJsonl };
+inline constexpr EnumNames<CorpusFormat, 3> kCorpusFormatNames{
+    {{CorpusFormat::kAugpeCsv, "augpe-csv"}, {CorpusFormat::kJsonl, "jsonl"}, {CorpusFormat::kAugpeCsv, "csv"}}};
 CorpusFormat corpus_format(const std::filesystem::path& path, const std::string& given);
 // A whole corpus of either format, JSON lines reading the fields that CSV reads as columns.
 Corpus read_corpus(const std::filesystem::path& path, CorpusFormat format, const CsvReadOptions& options);

@@ -65,9 +65,7 @@ std::vector<std::string> prefixes_written(const std::vector<std::string>& prefix
 
 CorpusFormat corpus_format(const std::filesystem::path& path, const std::string& given) {
   if (given.empty()) return path.extension() == ".jsonl" ? CorpusFormat::kJsonl : CorpusFormat::kAugpeCsv;
-  if (given == "augpe-csv" || given == "csv") return CorpusFormat::kAugpeCsv;
-  if (given == "jsonl") return CorpusFormat::kJsonl;
-  throw InputError("must be augpe-csv or jsonl, not '" + given + "'");
+  return parse_name(kCorpusFormatNames, given, "");
 }
 
 Corpus read_corpus(const std::filesystem::path& path, CorpusFormat format, const CsvReadOptions& options) {
@@ -92,7 +90,10 @@ std::vector<int> input_column_order(const std::vector<std::string>& names, const
 
 std::string column_order_text(const std::vector<int>& order) {
   std::string text;
-  for (const int k : order) text += (text.empty() ? "" : ",") + std::to_string(k);
+  for (const int k : order) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(k);
+  }
   return text;
 }
 

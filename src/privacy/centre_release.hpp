@@ -13,7 +13,7 @@
 namespace secpe {
 
 // The centre's noisy mean into out[0 .. d), its noisy size returned. sum(j): coordinate j of the
-// fixed-point sum (compute/fixed_point.hpp, 2^-32 units) of its m_pri sampled private rows (an
+// fixed-point sum (compute/impl/fixed_point.hpp, 2^-32 units) of its m_pri sampled private rows (an
 // array on the host; summed on the fly on a device); public_row: its public centre clipped to
 // clip_radius; n_pub: its public size.
 template <typename Noise, typename Sum>

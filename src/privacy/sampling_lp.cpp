@@ -150,16 +150,6 @@ GroupWeights concentrated(const std::vector<double>& w, const std::vector<std::i
 
 }  // namespace
 
-const char* to_string(SamplingLpPath path) {
-  switch (path) {
-    case SamplingLpPath::kEmpty: return "empty";
-    case SamplingLpPath::kAllOnes: return "all-ones";
-    case SamplingLpPath::kPerSecret: return "per-secret";
-    case SamplingLpPath::kClp: return "clp";
-  }
-  return "?";
-}
-
 namespace {
 
 void check_eta(std::int32_t m, std::span<const double> eta) {

@@ -23,6 +23,7 @@
 #include <span>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/secret_matrix.hpp"
 
 namespace secpe {
@@ -33,7 +34,11 @@ enum class SamplingLpPath {
   kPerSecret,  // every record holds at most one finite-eta secret: w = min(1, eta_j / n_j)
   kClp,        // the general case, COIN-OR Clp on the grouped LP
 };
-const char* to_string(SamplingLpPath path);
+inline constexpr EnumNames<SamplingLpPath, 4> kSamplingLpPathNames{{{SamplingLpPath::kEmpty, "empty"},
+                                                                   {SamplingLpPath::kAllOnes, "all-ones"},
+                                                                   {SamplingLpPath::kPerSecret, "per-secret"},
+                                                                   {SamplingLpPath::kClp, "clp"}}};
+inline std::string to_string(SamplingLpPath path) { return std::string(name_of(kSamplingLpPathNames, path)); }
 
 // Primal simplex is by far the fastest here (see sampling_lp.cpp); the others are for comparisons.
 enum class ClpAlgorithm { kPrimal, kDual, kBarrier };

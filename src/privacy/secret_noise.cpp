@@ -17,31 +17,6 @@
 
 namespace secpe {
 
-CalibrationMode parse_calibration(const std::string& name) {
-  if (name == "exact") return CalibrationMode::kExact;
-  if (name == "paper") return CalibrationMode::kPaper;
-  if (name == "public-profile") return CalibrationMode::kPublicProfile;
-  throw InputError("SecPE's calibration must be exact, paper or public-profile (gdp is Aug-PE's), not '" + name + "'");
-}
-
-std::string calibration_name(CalibrationMode mode) {
-  switch (mode) {
-    case CalibrationMode::kExact: return "exact";
-    case CalibrationMode::kPaper: return "paper";
-    case CalibrationMode::kPublicProfile: return "public-profile";
-  }
-  return "?";
-}
-
-const char* to_string(BoundSource source) {
-  switch (source) {
-    case BoundSource::kAccountant: return "accountant";
-    case BoundSource::kCoarseAccountant: return "coarse-accountant";
-    case BoundSource::kDominated: return "dominated";
-  }
-  return "?";
-}
-
 // One label's share of the model.
 struct SecretNoiseModel::LabelModel {
   LabelNoise noise;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/secret_matrix.hpp"
 #include "privacy/blow_up.hpp"
 #include "privacy/budgets.hpp"
@@ -34,8 +35,12 @@ namespace secpe {
 
 // kPublicProfile: sigma from the user's public caps alone (privacy/public_profile.hpp).
 enum class CalibrationMode { kExact, kPaper, kPublicProfile };
-CalibrationMode parse_calibration(const std::string& name);  // "exact" | "paper" | "public-profile"
-std::string calibration_name(CalibrationMode mode);
+inline constexpr EnumNames<CalibrationMode, 3> kCalibrationNames{
+    {{CalibrationMode::kExact, "exact"}, {CalibrationMode::kPaper, "paper"}, {CalibrationMode::kPublicProfile, "public-profile"}}};
+inline CalibrationMode parse_calibration(const std::string& name) {
+  return parse_name(kCalibrationNames, name, "SecPE's calibration (gdp is Aug-PE's)");
+}
+inline std::string calibration_name(CalibrationMode mode) { return std::string(name_of(kCalibrationNames, mode)); }
 
 // One label's calibration. Only `sigma` is published (privacy.json, and it depends on the private
 // data except under the public profile); the rest are the calibration's private inputs, kept in
@@ -56,7 +61,10 @@ enum class BoundSource : std::uint8_t {
   kCoarseAccountant,  // the same accountant on a coarser loss grid (a larger slack_target): as rigorous, a little looser
   kDominated,         // the bound of a certified profile that dominates the secret's (privacy/holder_profiles.hpp)
 };
-const char* to_string(BoundSource source);
+inline constexpr EnumNames<BoundSource, 3> kBoundSourceNames{{{BoundSource::kAccountant, "accountant"},
+                                                             {BoundSource::kCoarseAccountant, "coarse-accountant"},
+                                                             {BoundSource::kDominated, "dominated"}}};
+inline std::string to_string(BoundSource source) { return std::string(name_of(kBoundSourceNames, source)); }
 
 struct SecretNoisePlan {
   CalibrationMode mode = CalibrationMode::kExact;

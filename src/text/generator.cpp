@@ -450,24 +450,6 @@ std::string NgramGenerator::random_from(const Model* lm, CounterRng& rng) const 
   return vocab_->words[static_cast<std::size_t>(best)] + ".";
 }
 
-std::string variation_mode_name(VariationMode mode) {
-  switch (mode) {
-    case VariationMode::kSentences: return "sentences";
-    case VariationMode::kResample: return "resample";
-    case VariationMode::kRephrase: return "rephrase";
-    case VariationMode::kSpan: break;
-  }
-  return "span";
-}
-
-VariationMode parse_variation_mode(const std::string& name) {
-  if (name == "sentences") return VariationMode::kSentences;
-  if (name == "span") return VariationMode::kSpan;
-  if (name == "resample") return VariationMode::kResample;
-  if (name == "rephrase") return VariationMode::kRephrase;
-  throw InputError("variation mode must be rephrase, resample, span or sentences, not '" + name + "'");
-}
-
 std::string NgramGenerator::vary(std::size_t label, const std::string& parent, CounterRng& rng) const {
   const Model* lm = label_model(label);
   if (options_.variation == VariationMode::kResample && topic_model_.empty()) return random_from(lm, rng);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/rng.hpp"
 
 namespace secpe {
@@ -41,8 +42,12 @@ enum class VariationMode {
   kRephrase,   // every sentence re-generated around one of its content words: the parent's topic,
                // names and sentiment words are kept, its wording is new (an LLM's "rephrase")
 };
-std::string variation_mode_name(VariationMode mode);   // "span" | "sentences" | "resample" | "rephrase"
-VariationMode parse_variation_mode(const std::string& name);  // InputError otherwise
+inline constexpr EnumNames<VariationMode, 4> kVariationModeNames{{{VariationMode::kRephrase, "rephrase"},
+                                                                  {VariationMode::kResample, "resample"},
+                                                                  {VariationMode::kSpan, "span"},
+                                                                  {VariationMode::kSentences, "sentences"}}};
+inline std::string variation_mode_name(VariationMode mode) { return std::string(name_of(kVariationModeNames, mode)); }
+inline VariationMode parse_variation_mode(const std::string& name) { return parse_name(kVariationModeNames, name, "the variation mode"); }
 
 // What the built-in generator learns: `texts` train the all-label model, and label l's own model
 // (interpolated with it) learns from the texts at `label_texts[l]`; a label without any uses the

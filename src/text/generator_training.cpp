@@ -43,22 +43,6 @@ std::vector<std::string> flatten(const std::vector<std::vector<std::string>>& te
 
 }  // namespace
 
-std::string generator_labels_name(GeneratorLabels labels) {
-  switch (labels) {
-    case GeneratorLabels::kPooled: return "pooled";
-    case GeneratorLabels::kPrompt: return "prompt";
-    case GeneratorLabels::kPerLabel: break;
-  }
-  return "per-label";
-}
-
-GeneratorLabels parse_generator_labels(const std::string& name) {
-  if (name == "per-label") return GeneratorLabels::kPerLabel;
-  if (name == "pooled") return GeneratorLabels::kPooled;
-  if (name == "prompt") return GeneratorLabels::kPrompt;
-  throw InputError("must be per-label, pooled or prompt, not '" + name + "'");
-}
-
 std::string stem_word(const std::string& word) {
   std::string w;
   for (const char c : word) w += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;

@@ -15,14 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "text/generator.hpp"
 #include "text/prompts.hpp"
 
 namespace secpe {
 
 enum class GeneratorLabels { kPerLabel, kPooled, kPrompt };
-std::string generator_labels_name(GeneratorLabels labels);         // "per-label" | "pooled" | "prompt"
-GeneratorLabels parse_generator_labels(const std::string& name);  // InputError otherwise
+inline constexpr EnumNames<GeneratorLabels, 3> kGeneratorLabelsNames{
+    {{GeneratorLabels::kPerLabel, "per-label"}, {GeneratorLabels::kPooled, "pooled"}, {GeneratorLabels::kPrompt, "prompt"}}};
+inline std::string generator_labels_name(GeneratorLabels labels) { return std::string(name_of(kGeneratorLabelsNames, labels)); }
+inline GeneratorLabels parse_generator_labels(const std::string& name) { return parse_name(kGeneratorLabelsNames, name, ""); }
 
 // texts_per_label[l]: label l's public training texts.
 GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source);

@@ -10,7 +10,6 @@
 
 namespace secpe {
 
-std::string learned_embedder_kind_name(LearnedEmbedderKind kind) { return kind == LearnedEmbedderKind::kPpmiSif ? "ppmi-sif" : "tfidf-svd"; }
 
 int learned_embedder_ngrams(LearnedEmbedderKind kind) { return kind == LearnedEmbedderKind::kPpmiSif ? 1 : 2; }
 

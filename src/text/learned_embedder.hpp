@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 
+#include "core/enum_names.hpp"
 #include "text/embedder.hpp"
 #include "text/tfidf.hpp"
 
@@ -21,7 +22,9 @@ namespace secpe {
 inline constexpr int kLearnedEmbedderMinDim = 64, kLearnedEmbedderMaxDim = 1024;
 
 enum class LearnedEmbedderKind { kTfidfSvd, kPpmiSif };
-std::string learned_embedder_kind_name(LearnedEmbedderKind kind);  // "tfidf-svd" | "ppmi-sif"
+inline constexpr EnumNames<LearnedEmbedderKind, 2> kLearnedEmbedderKindNames{
+    {{LearnedEmbedderKind::kTfidfSvd, "tfidf-svd"}, {LearnedEmbedderKind::kPpmiSif, "ppmi-sif"}}};
+inline std::string learned_embedder_kind_name(LearnedEmbedderKind kind) { return std::string(name_of(kLearnedEmbedderKindNames, kind)); }
 int learned_embedder_ngrams(LearnedEmbedderKind kind);             // 2 | 1 (the vocabulary's n-gram length)
 
 class LearnedEmbedder final : public Embedder {

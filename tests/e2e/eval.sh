@@ -98,7 +98,7 @@ expect 2 "$T/s.csv:1: the header has no column 'stars'" -- "$SECPE" eval --synth
 expect 2 "$T/nocommon.csv:1: the header has no column 'label1'" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/nocommon.csv" --label-columns label1
 expect 2 "label column 'label1': no value of $T/s.csv ('Arts & Entertainment', .*) occurs in $T/nooverlap.csv ('Nowhere')" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/nooverlap.csv" --out "$T/x.json"
 expect 2 "$T/bad.csv:3: unterminated quoted field" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/bad.csv" --out "$T/x.json"
-expect 2 "--features: classifier features are tfidf or embeddings, not 'words'" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --features words
+expect 2 "--features: classifier features must be tfidf or embeddings, not 'words'" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --features words
 expect 2 "--knn must be at least 1" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --knn 0
 expect 2 "unknown compute kernel 'fast'" -- "$SECPE" eval --synthetic "$T/s.csv" --real "$T/r.csv" --kernel fast
 expect 2 "$T/bad.csv:3:" -- mpirun -n 2 --oversubscribe "$SECPE" eval --synthetic "$T/s.csv" --real "$T/bad.csv" --out "$T/x.json" --chunk-records 1

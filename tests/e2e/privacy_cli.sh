@@ -88,7 +88,7 @@ expect2 "r must be in (p, 1)" "$SECPE" privacy --simulate --records 100 --r-over
 expect2 "--iterations must be in .1, 100000., not 0" "$SECPE" privacy --simulate --records 100 --iterations 0
 printf 'secret,p,r\nnobody at all,1e-4,1e-3\n' > "$T/bad.csv"
 expect2 "bad.csv:2: the secret is not in" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --budgets "$T/bad.csv" --quiet
-expect2 "--calibration: SecPE.s calibration must be exact, paper or public-profile" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --calibration fancy --quiet
+expect2 "--calibration: SecPE.s calibration (gdp is Aug-PE.s) must be exact, paper or public-profile" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --calibration fancy --quiet
 expect2 "--method augpe uses --calibration gdp" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --method augpe --calibration exact --quiet
 expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '0'" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --votes-per-center 0 --quiet
 expect2 "--votes-per-center must be auto or an integer in \[1, 1000000\], not '2x'" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --votes-per-center 2x --quiet

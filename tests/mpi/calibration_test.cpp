@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "bench/synth_embeddings.hpp"
-#include "dist/mpi_communicator.hpp"
+#include "comms/mpi_communicator.hpp"
 #include "evolve/noise_calibration.hpp"
 #include "privacy/gaussian.hpp"
 

@@ -11,7 +11,7 @@
 #include "cluster/secret_clustering.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "dist/mpi_communicator.hpp"
+#include "comms/mpi_communicator.hpp"
 #include "evolve/votes.hpp"
 
 namespace secpe {

@@ -3,7 +3,7 @@
 // report, timings aside, as over MPI_COMM_SELF.
 #include <gtest/gtest.h>
 
-#include "dist/mpi_communicator.hpp"
+#include "comms/mpi_communicator.hpp"
 #include "eval/evaluate.hpp"
 #include "eval/report.hpp"
 #include "text/demo_corpus.hpp"

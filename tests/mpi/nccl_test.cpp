@@ -3,9 +3,9 @@
 // in a build without NCCL.
 #include <gtest/gtest.h>
 
-#include "compute/cuda_backend.hpp"
-#include "dist/mpi_communicator.hpp"
-#include "dist/nccl_communicator.hpp"
+#include "compute/cuda/cuda_backend.hpp"
+#include "comms/mpi_communicator.hpp"
+#include "comms/nccl_communicator.hpp"
 
 namespace secpe {
 namespace {

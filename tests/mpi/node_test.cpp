@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "compute/gpu_plan.hpp"
-#include "dist/mpi_communicator.hpp"
+#include "compute/impl/gpu_plan.hpp"
+#include "comms/mpi_communicator.hpp"
 
 namespace secpe {
 namespace {

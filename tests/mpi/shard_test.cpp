@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <numeric>
 
-#include "dist/mpi_communicator.hpp"
+#include "comms/mpi_communicator.hpp"
 #include "evolve/shard.hpp"
 #include "io/dataset.hpp"
 

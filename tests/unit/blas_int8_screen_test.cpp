@@ -10,8 +10,8 @@
 
 #include "blas_test_util.hpp"
 #include "compute/cpu/int8_gemm.hpp"
-#include "compute/exact_score.hpp"
-#include "compute/search_bound.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/search_bound.hpp"
 
 namespace secpe {
 namespace {

@@ -11,7 +11,7 @@
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/screen_choice.hpp"
 #include "core/error.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 namespace {

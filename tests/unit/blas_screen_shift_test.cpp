@@ -1,5 +1,5 @@
 // The narrow screens' shift (compute/cpu/screen_gemm.hpp, "Shift"; the bound in
-// compute/search_bound.hpp, "Shifted screens") and the cascade of screens
+// compute/impl/search_bound.hpp, "Shifted screens") and the cascade of screens
 // (compute/cpu/screen_cascade.hpp): the shift is chosen where centres share a common part, the
 // rounding of residuals is measured rigorously, the shifted bound holds and is nearly tight when
 // every rounding error points the same way, and searches on narrow-cone data (all vectors near
@@ -15,8 +15,8 @@
 #include "compute/cpu/bf16_gemm.hpp"
 #include "compute/cpu/int8_gemm.hpp"
 #include "compute/cpu/screen_cascade.hpp"
-#include "compute/exact_score.hpp"
-#include "compute/search_bound.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/search_bound.hpp"
 
 namespace secpe {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compute/cpu/blas_kernel.hpp"
-#include "compute/fixed_point.hpp"
+#include "compute/impl/fixed_point.hpp"
 
 namespace secpe {
 namespace {

@@ -11,9 +11,9 @@
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
 #include "core/error.hpp"
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
 #include "compute/verify.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/votes.hpp"
 #include "kernel_test_util.hpp"
 

@@ -3,7 +3,7 @@
 // give the CUDA kernel.
 #include <gtest/gtest.h>
 
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 

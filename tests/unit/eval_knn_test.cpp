@@ -2,7 +2,7 @@
 // brute force, with both kernels.
 #include <gtest/gtest.h>
 
-#include "compute/exact_score.hpp"
+#include "compute/impl/exact_score.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "eval/knn_coverage.hpp"

@@ -1,4 +1,4 @@
-// The CUDA kernel's exact rescoring emulated on the CPU: compute/exact_order.hpp is the header the
+// The CUDA kernel's exact rescoring emulated on the CPU: compute/impl/exact_order.hpp is the header the
 // device code compiles (compute/cuda/kernels.cu: rescore), and here the same functions, in the same
 // loop structure (32 lanes taking every 32nd candidate, k rounds, each a shuffle-down tree over the
 // lanes), must give exact::pair_score's and exact::best_k_of's bits on random, tied, duplicate,
@@ -11,8 +11,8 @@
 #include <numeric>
 #include <random>
 
-#include "compute/exact_order.hpp"
-#include "compute/exact_score.hpp"
+#include "compute/impl/exact_order.hpp"
+#include "compute/impl/exact_score.hpp"
 #include "kernel_test_util.hpp"
 
 namespace secpe {

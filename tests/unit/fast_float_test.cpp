@@ -1,4 +1,4 @@
-// The fast deterministic float routines (compute/fast_float.hpp): the documented summation
+// The fast deterministic float routines (compute/impl/fast_float.hpp): the documented summation
 // order bit for bit, independence of alignment, agreement with the exact double scores within the
 // float error bound, and exact fixed-point accumulation.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "compute/exact_score.hpp"
-#include "compute/fast_float.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/fast_float.hpp"
 
 namespace secpe {
 namespace {

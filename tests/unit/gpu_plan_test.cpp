@@ -1,4 +1,4 @@
-// The CUDA backend's host-side planning (compute/gpu_plan.hpp), on the CPU: tile sizes stay in
+// The CUDA backend's host-side planning (compute/impl/gpu_plan.hpp), on the CPU: tile sizes stay in
 // their memory budget, segments cover every included row exactly once with each centre once per
 // tile, the kept rows' sum runs cover every row once, kept rows stay only when the reserve is
 // left, a batch's blocks are aligned and disjoint, the device follows the local rank, and the
@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "bench/bench_report.hpp"
-#include "compute/cuda_backend.hpp"
-#include "compute/gpu_plan.hpp"
+#include "compute/cuda/cuda_backend.hpp"
+#include "compute/impl/gpu_plan.hpp"
 
 namespace secpe::gpu {
 namespace {

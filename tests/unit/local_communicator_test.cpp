@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 namespace {

@@ -549,7 +549,7 @@ void run_scale(std::size_t records, std::int32_t secrets) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("[ scale    ] %zu records, %d secrets: %zu groups, LP %zu x %zu, %d iterations, path %s, "
               "objective %.6f, gap %.3g, repaired %zu (max relative excess %.3g), Clp %.2f s, total %.2f s\n",
-              records, secrets, r.groups, r.lp_rows, r.lp_columns, r.solver_iterations, to_string(r.path),
+              records, secrets, r.groups, r.lp_rows, r.lp_columns, r.solver_iterations, to_string(r.path).c_str(),
               r.objective, r.dual_bound - r.objective, r.repaired_secrets, r.max_violation, r.solver_seconds, seconds);
   ::testing::Test::RecordProperty("solve_seconds", std::to_string(seconds));
   EXPECT_EQ(r.path, SamplingLpPath::kClp);

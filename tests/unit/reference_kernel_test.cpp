@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "compute/cpu/reference_kernel.hpp"
-#include "compute/exact_score.hpp"
+#include "compute/impl/exact_score.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"

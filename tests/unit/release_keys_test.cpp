@@ -11,7 +11,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/secret_key.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/pipeline.hpp"
 #include "evolve/private_state.hpp"
 #include "evolve/release_keys.hpp"

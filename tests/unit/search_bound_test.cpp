@@ -1,4 +1,4 @@
-// The shared candidate bound (compute/search_bound.hpp), checked against what it bounds: the
+// The shared candidate bound (compute/impl/search_bound.hpp), checked against what it bounds: the
 // approximate score from a float dot product (any summation order) and from TF32-rounded inputs
 // (as tensor cores round them, their sums possibly truncated) never differs from the exact score
 // by more than score_error.
@@ -8,8 +8,8 @@
 #include <cmath>
 #include <random>
 
-#include "compute/exact_score.hpp"
-#include "compute/search_bound.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/search_bound.hpp"
 
 namespace secpe {
 namespace {

@@ -1,7 +1,7 @@
 // The secret noise as a GPU draws it, run on the CPU: ChaCha20's scalar block (the device's)
 // against the vectorised one (the host's), the device's word streams and normals against
 // SecretRng's, and a whole release of SecPE's centres by the device's code
-// (compute/release_label.hpp) against the host's release, bit for bit. Also what version 2 of
+// (compute/impl/noisy_means_label.hpp) against the host's release, bit for bit. Also what version 2 of
 // the noise (correctly rounded exp and log) changed against version 1 (the C library's).
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compute/nearest.hpp"
-#include "compute/release_label.hpp"
+#include "compute/impl/noisy_means_label.hpp"
 #include "core/chacha20.hpp"
 #include "core/random_draws.hpp"
 #include "core/secret_rng.hpp"
@@ -68,7 +68,7 @@ TEST(SecretNormal, VersionTwoChangesAlmostNothing) {
 }
 
 // A release of two labels (one with rows sent by another rank) by the device's code, run on the
-// CPU, against the host's release_centres: every centre and size bit for bit.
+// CPU, against the host's noisy_centre_means: every centre and size bit for bit.
 TEST(SecretNormal, DeviceReleaseCodeIsTheHostsRelease) {
   const Eigen::Index d = 37, k = 9, n_rows = 60;
   MatrixF rows = MatrixF::Random(n_rows, d) * 0.2f, arrived = MatrixF::Random(3, d) * 0.2f, pub = MatrixF::Random(k, d) * 0.1f;
@@ -81,21 +81,21 @@ TEST(SecretNormal, DeviceReleaseCodeIsTheHostsRelease) {
   MatrixF host_centres(7, d), device_centres(7, d);
   std::vector<double> host_sizes(7), device_sizes(7);
   for (const double sigma : {0.0, 0.7, 3.5}) {
-    const CentreReleaseTask task{.rows = &kept_rows, .arrived = &arrived, .members = members, .start = start, .public_part = &kept_pub,
+    const NoisyMeansTask task{.rows = &kept_rows, .arrived = &arrived, .members = members, .start = start, .public_part = &kept_pub,
                                  .public_sizes = public_sizes, .first = 2, .noise = &noise, .sigma = sigma, .clip_radius = 0.9,
                                  .centres = &host_centres, .sizes = host_sizes};
-    release_centres_on_host(task, 0, 7, 2);
-    ReleaseLabel label{{}, rows.data(), arrived.data(), members.data(), nullptr, pub.data(), public_sizes.data(), 2, 7, 0, d, sigma, 0.9,
+    noisy_means_on_host(task, 0, 7, 2);
+    NoisyMeansLabel label{{}, rows.data(), arrived.data(), members.data(), nullptr, pub.data(), public_sizes.data(), 2, 7, 0, d, sigma, 0.9,
                        device_centres.data(), device_sizes.data()};
     const std::vector<std::int64_t> start64(start.begin(), start.end());
     label.start = start64.data();
     const std::array<std::uint32_t, 8> key = noise.subkey_words();
     std::copy(key.begin(), key.end(), label.key);
-    for (std::int64_t g = 0; g < 7; ++g) release_label_centre(label, g, &secret_ziggurat());
+    for (std::int64_t g = 0; g < 7; ++g) noisy_means_of_centre(label, g, &secret_ziggurat());
     EXPECT_EQ(std::memcmp(host_centres.data(), device_centres.data(), sizeof(float) * 7 * d), 0) << sigma;
     EXPECT_EQ(std::memcmp(host_sizes.data(), device_sizes.data(), sizeof(double) * 7), 0) << sigma;
   }
-  const ReleaseLabel labels[3] = {{.centre0 = 0}, {.centre0 = 7}, {.centre0 = 7}};
+  const NoisyMeansLabel labels[3] = {{.centre0 = 0}, {.centre0 = 7}, {.centre0 = 7}};
   EXPECT_EQ(label_of(labels, 3, 0), 0);
   EXPECT_EQ(label_of(labels, 3, 6), 0);
   EXPECT_EQ(label_of(labels, 3, 7), 2);  // an empty label (no centre) is skipped

@@ -1,4 +1,4 @@
-// The GPU's one-read candidate selection (compute/select_order.hpp) emulated on the CPU: a warp
+// The GPU's one-read candidate selection (compute/impl/select_order.hpp) emulated on the CPU: a warp
 // (32 threads) or a block (256) per row, each thread scanning its stripe, then the threshold from
 // the group's minimum, then the held candidates or a second read. It must select exactly the
 // centres within the row's width of the best approximate score, and so a superset of what the
@@ -10,8 +10,8 @@
 #include <set>
 #include <vector>
 
-#include "compute/search_bound.hpp"
-#include "compute/select_order.hpp"
+#include "compute/impl/search_bound.hpp"
+#include "compute/impl/select_order.hpp"
 
 namespace secpe {
 namespace {

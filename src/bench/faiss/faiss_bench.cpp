@@ -15,7 +15,7 @@
 #include "core/log.hpp"
 #include "core/rng.hpp"
 #include "core/timer.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "io/dataset.hpp"
 
 namespace secpe {

@@ -3,7 +3,7 @@
 // rounded to bf16 (to nearest, ties to even: relative error at most 2^-8 per coordinate) and
 // multiplied with float accumulation, G = bf16(X) bf16(C)^T. The products of two bf16 are exact in
 // float, so G's error is the float summation's plus the input rounding's, which the shared bound
-// (compute/search_bound.hpp) covers with each vector's measured rounding error
+// (compute/impl/search_bound.hpp) covers with each vector's measured rounding error
 // (relative_rounding_error); the scores themselves always come from the exact path.
 //
 // Three engines compute it. AMX (Sapphire Rapids and later: 16x16 float tiles, TDPBF16PS) where
@@ -40,7 +40,7 @@ inline std::uint16_t round_to_bf16(float v) {
 }
 
 // An upper bound on |v - v'| / |v|, v' being v in bf16 as the engines read it (0 for v = 0): the
-// input rounding unit of the search bound (compute/search_bound.hpp) for this vector. At most 2^-8
+// input rounding unit of the search bound (compute/impl/search_bound.hpp) for this vector. At most 2^-8
 // (plus a hair for the double arithmetic of the estimate) unless v has subnormal coordinates; for
 // typical data about 2^-9.3, which is why the bf16 screen measures it instead of assuming 2^-8.
 double relative_rounding_error(const float* v, Eigen::Index d);

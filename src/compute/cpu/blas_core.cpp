@@ -55,18 +55,6 @@ std::vector<std::string> faster_cores(IsaTier cpu, IsaTier current) {
   return out;
 }
 
-std::string tier_name(IsaTier tier) {
-  switch (tier) {
-    case IsaTier::kAvx512Bf16: return "AVX512-BF16";
-    case IsaTier::kAvx512: return "AVX-512";
-    case IsaTier::kAvx2: return "AVX2+FMA";
-    case IsaTier::kAvx: return "AVX";
-    case IsaTier::kSse: return "SSE";
-    case IsaTier::kUnknown: break;
-  }
-  return "unknown";
-}
-
 BlasCore blas_core() {
   BlasCore core;
   core.name = openblas_get_corename();

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/enum_names.hpp"
+
 namespace secpe {
 
 // Instruction-set tiers of x86-64 sgemm kernels, in order of speed.
@@ -30,7 +32,13 @@ BlasCore blas_core();
 // and the cores worth trying on a CPU of `cpu_tier` that are faster than `current`, best first.
 IsaTier core_tier(std::string_view name);
 std::vector<std::string> faster_cores(IsaTier cpu_tier, IsaTier current);
-std::string tier_name(IsaTier tier);
+inline constexpr EnumNames<IsaTier, 6> kIsaTierNames{{{IsaTier::kAvx512Bf16, "AVX512-BF16"},
+                                                      {IsaTier::kAvx512, "AVX-512"},
+                                                      {IsaTier::kAvx2, "AVX2+FMA"},
+                                                      {IsaTier::kAvx, "AVX"},
+                                                      {IsaTier::kSse, "SSE"},
+                                                      {IsaTier::kUnknown, "unknown"}}};
+inline std::string tier_name(IsaTier tier) { return std::string(name_of(kIsaTierNames, tier)); }
 
 // The one-line warning when the running core is slower than the CPU allows, with the fix.
 std::optional<std::string> blas_core_warning(const BlasCore& core);

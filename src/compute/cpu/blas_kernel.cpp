@@ -10,10 +10,10 @@
 // index) are the reference's answer, bit for bit.
 //
 // The bound (approx_score, score_error, exact_only) and the order of results are shared with the
-// GPU kernel: compute/search_bound.hpp, where the bound is derived. A narrow screen (bf16, int8:
+// GPU kernel: compute/impl/search_bound.hpp, where the bound is derived. A narrow screen (bf16, int8:
 // compute/cpu/screen_gemm.hpp) only changes where G comes from and the bound's input units.
 // The bounds are computed in lanes of eight doubles (a 64-byte GCC vector type) by inline functions
-// (compute/search_bound.hpp's included): GCC's warning that returning one depends on AVX-512
+// (compute/impl/search_bound.hpp's included): GCC's warning that returning one depends on AVX-512
 // concerns no call that is made.
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-#include "compute/exact_score.hpp"
+#include "compute/impl/exact_score.hpp"
 #include "compute/cpu/bf16_gemm.hpp"
 #include "compute/cpu/screen_cascade.hpp"
 #include "compute/cpu/screen_gemm.hpp"
@@ -43,34 +43,9 @@
 
 namespace secpe {
 
-namespace {
-
-constexpr BlasScreen kScreens[] = {BlasScreen::kAuto, BlasScreen::kFp32, BlasScreen::kBf16, BlasScreen::kBf16Emulated,
-                                   BlasScreen::kInt8, BlasScreen::kInt8Emulated};
-
-}  // namespace
-
 const char* ScreenStats::level_name(int level) {
   static constexpr const char* kNames[kLevels] = {"int8", "bf16", "fp32"};
   return level >= 0 && level < kLevels ? kNames[level] : "?";
-}
-
-BlasScreen parse_blas_screen(const std::string& name) {
-  for (const BlasScreen s : kScreens)
-    if (name == blas_screen_name(s)) return s;
-  throw InputError("unknown blas screen '" + name + "' (expected auto, fp32, bf16, int8, bf16-emulated or int8-emulated)");
-}
-
-std::string blas_screen_name(BlasScreen screen) {
-  switch (screen) {
-    case BlasScreen::kAuto: return "auto";
-    case BlasScreen::kFp32: return "fp32";
-    case BlasScreen::kBf16: return "bf16";
-    case BlasScreen::kBf16Emulated: return "bf16-emulated";
-    case BlasScreen::kInt8: return "int8";
-    case BlasScreen::kInt8Emulated: return "int8-emulated";
-  }
-  return "auto";
 }
 
 std::optional<screen::Engine> screen_engine(BlasScreen screen) {
@@ -586,7 +561,7 @@ void fold_rows(const Search& s, Eigen::Index r0, Eigen::Index mb, Eigen::Index c
 // Each row's bound and offsets for this block's screen (row_offset: P; centre_offset: Q, where the
 // centres have one for this row). A narrow screen's come from its rounding of the rows (a row
 // rounded as x - m reads the centres' shifted offsets; one rounded as itself, for L2, |c|^2):
-// compute/search_bound.hpp, "Shifted screens".
+// compute/impl/search_bound.hpp, "Shifted screens".
 void row_bounds(const Search& s, Eigen::Index r0, Eigen::Index mb, Workspace& ws) {
   const auto n = static_cast<std::size_t>(mb);
   const bool l2 = s.metric == Metric::kL2;

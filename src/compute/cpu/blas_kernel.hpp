@@ -7,6 +7,7 @@
 
 #include "compute/cpu/screen_gemm.hpp"
 #include "compute/nearest.hpp"
+#include "core/enum_names.hpp"
 
 namespace secpe {
 
@@ -34,8 +35,14 @@ enum class BlasScreen {
   kInt8,          // AVX512-VNNI where it runs, else AVX-VNNI, else fp32
   kInt8Emulated,  // the int8 engines' integers computed one product at a time: any CPU, slow (tests)
 };
-BlasScreen parse_blas_screen(const std::string& name);  // InputError for an unknown name
-std::string blas_screen_name(BlasScreen screen);
+inline constexpr EnumNames<BlasScreen, 6> kBlasScreenNames{{{BlasScreen::kAuto, "auto"},
+                                                            {BlasScreen::kFp32, "fp32"},
+                                                            {BlasScreen::kBf16, "bf16"},
+                                                            {BlasScreen::kInt8, "int8"},
+                                                            {BlasScreen::kBf16Emulated, "bf16-emulated"},
+                                                            {BlasScreen::kInt8Emulated, "int8-emulated"}}};
+inline BlasScreen parse_blas_screen(const std::string& name) { return parse_name(kBlasScreenNames, name, "the blas screen"); }
+inline std::string blas_screen_name(BlasScreen screen) { return std::string(name_of(kBlasScreenNames, screen)); }
 
 // What auto screens with, by the number of centres of a search: the tier with the largest
 // min_centres not above it, fp32 below the first (e.g. bf16 from 32 centres, int8 from 1024).
@@ -86,7 +93,7 @@ struct BlasKernelOptions {
   std::optional<AutoScreen> auto_choice = std::nullopt;  // auto: this instead of auto_screen()
   ScreenStats* stats = nullptr;  // where every search adds its counters (null: none kept)
   // Narrow screens round residuals from the centres' mean where the centres share a common part
-  // (screen::choose_shift; compute/search_bound.hpp, "Shifted screens"); false: never (comparisons).
+  // (screen::choose_shift; compute/impl/search_bound.hpp, "Shifted screens"); false: never (comparisons).
   bool screen_shift = true;
   // > 0: candidates per row above which a block hands the rest of a search to the next screen of
   // the cascade (int8, bf16, fp32), for every screen; 0: each screen's measured limit (tests set it

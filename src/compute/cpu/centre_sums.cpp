@@ -9,8 +9,8 @@
 #include <cmath>
 #include <vector>
 
-#include "compute/fast_float.hpp"
-#include "compute/fixed_point.hpp"
+#include "compute/impl/fast_float.hpp"
+#include "compute/impl/fixed_point.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"

@@ -1,6 +1,6 @@
 // The 16-accumulator loops are written so that the vectoriser only packs lanes (no reassociation):
 // each accumulator is one lane, so SSE, AVX2 and AVX-512 clones give the same bits.
-#include "compute/fast_float.hpp"
+#include "compute/impl/fast_float.hpp"
 
 #include <bit>
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "compute/cpu/screen_tiles.hpp"
-#include "compute/fast_float.hpp"
+#include "compute/impl/fast_float.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)

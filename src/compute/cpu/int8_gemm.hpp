@@ -10,7 +10,7 @@
 //   |g - x.c| <= |g - x'.c'| + |x'.c' - x.c|
 //             <= gamma_3 |x'| |c'| + (u_x + u_c + u_x u_c) |x| |c|,
 // since x'.c' - x.c = (x' - x).c' + x.(c' - c) and |c'| <= (1 + u_c) |c|: the shared bound of
-// compute/search_bound.hpp with 3 roundings instead of d.
+// compute/impl/search_bound.hpp with 3 roundings instead of d.
 //
 // VPDPBUSD multiplies unsigned bytes by signed ones, four pairs per 32-bit lane. The centres are
 // stored unsigned, q_c + 128, and the rows signed, so the engines sum q_c . q_x + 128 sum_j q_xj

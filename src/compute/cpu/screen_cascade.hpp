@@ -14,7 +14,7 @@
 
 #include "compute/cpu/screen_gemm.hpp"
 #include "compute/metric.hpp"
-#include "compute/search_bound.hpp"
+#include "compute/impl/search_bound.hpp"
 
 namespace secpe::screen {
 

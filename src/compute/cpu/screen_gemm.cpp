@@ -8,7 +8,7 @@
 
 #include "compute/cpu/bf16_gemm.hpp"
 #include "compute/cpu/int8_gemm.hpp"
-#include "compute/exact_score.hpp"
+#include "compute/impl/exact_score.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -29,18 +29,6 @@ bool available(Engine engine) {
     case Engine::kInt8Emulated: return true;
   }
   return false;
-}
-
-std::string engine_name(Engine engine) {
-  switch (engine) {
-    case Engine::kBf16Amx: return "bf16 (AMX)";
-    case Engine::kBf16Avx512: return "bf16 (AVX512-BF16)";
-    case Engine::kBf16Emulated: return "bf16 (emulated)";
-    case Engine::kInt8Avx512: return "int8 (AVX512-VNNI)";
-    case Engine::kInt8Avx: return "int8 (AVX-VNNI)";
-    case Engine::kInt8Emulated: return "int8 (emulated)";
-  }
-  return "?";
 }
 
 bool is_int8(Engine engine) {

@@ -1,7 +1,7 @@
 #pragma once
 // The low-precision GEMMs behind the blas kernel's screens (compute/cpu/blas_kernel.hpp). X and C
 // are rounded to a narrow type and multiplied fast; the products only pick candidates, within the
-// rigorous bound of compute/search_bound.hpp, and every score comes from the exact rescoring.
+// rigorous bound of compute/impl/search_bound.hpp, and every score comes from the exact rescoring.
 //
 // Two number formats, each with engines chosen at run time (per-function target attributes: the
 // library builds for any x86-64 and runs anywhere) and a portable emulation that runs on any CPU:
@@ -17,7 +17,7 @@
 // Shift. Text embeddings share a large common component: their centres lie in a narrow cone, and
 // rounding them loses u |c| where the centres differ by much less. A screen may therefore round
 // residuals: each centre as c - m, each row as x - m where that is shorter than x, m being the
-// centres' mean in float (choose_shift); the bound (compute/search_bound.hpp, "Shifted screens")
+// centres' mean in float (choose_shift); the bound (compute/impl/search_bound.hpp, "Shifted screens")
 // adds x.m and m.c back in double. The residual V = v - m is rounded from fl(v - m) in float, and
 // its error is measured in double from v and m themselves: with V^_j = fl(v_j - m_j) (double,
 // within ud = 2^-53 of V_j relatively; a difference of two floats never underflows in double) and
@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/matrix.hpp"
 
 namespace secpe::screen {
@@ -61,7 +62,13 @@ inline Eigen::Index padded(Eigen::Index n) { return (n + kPad - 1) / kPad * kPad
 enum class Engine { kBf16Amx, kBf16Avx512, kBf16Emulated, kInt8Avx512, kInt8Avx, kInt8Emulated };
 
 bool available(Engine engine);         // the CPU (and, for AMX, Linux) lets it run here
-std::string engine_name(Engine engine);  // e.g. "int8 (AVX512-VNNI)"
+inline constexpr EnumNames<Engine, 6> kEngineNames{{{Engine::kBf16Amx, "bf16 (AMX)"},
+                                                    {Engine::kBf16Avx512, "bf16 (AVX512-BF16)"},
+                                                    {Engine::kBf16Emulated, "bf16 (emulated)"},
+                                                    {Engine::kInt8Avx512, "int8 (AVX512-VNNI)"},
+                                                    {Engine::kInt8Avx, "int8 (AVX-VNNI)"},
+                                                    {Engine::kInt8Emulated, "int8 (emulated)"}}};
+inline std::string engine_name(Engine engine) { return std::string(name_of(kEngineNames, engine)); }
 bool is_int8(Engine engine);
 
 // Whether the engine can screen vectors of dimension d whose norms are `min_norm` (the smallest

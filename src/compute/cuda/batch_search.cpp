@@ -15,8 +15,8 @@
 #include <optional>
 
 #include "compute/cuda/cuda_kernel_impl.hpp"
-#include "compute/exact_score.hpp"
-#include "compute/gpu_plan.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/gpu_plan.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 

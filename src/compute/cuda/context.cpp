@@ -20,7 +20,7 @@ Context::Context(int device, bool tf32) : device_(device) {
       SECPE_CUBLAS_CHECK(cublasCreate(&s.blas));
       SECPE_CUBLAS_CHECK(cublasSetStream(s.blas, s.stream));
       // Pedantic float unless TF32 was asked for: no reduced-precision shortcut (TF32, emulation)
-      // may slip in, since the candidate bound assumes a float GEMM (compute/search_bound.hpp).
+      // may slip in, since the candidate bound assumes a float GEMM (compute/impl/search_bound.hpp).
       SECPE_CUBLAS_CHECK(cublasSetMathMode(s.blas, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH));
     }
     SECPE_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));

@@ -3,7 +3,7 @@
 // per-centre sums, the built-in check), batch_search.cpp (searches on the device: rows kept or
 // uploaded whole, candidates rescored on the device, one upload, one download and one wait per
 // batch), streamed_search.cpp (the safe path: rows streamed in tiles, candidates rescored on
-// the host threads) and release_centres.cpp (SecPE's release on the device).
+// the host threads) and noisy_means.cpp (SecPE's release on the device).
 #include <memory>
 #include <mutex>
 #include <span>
@@ -12,7 +12,7 @@
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cuda/device_memory.hpp"
 #include "compute/cuda/kernels.hpp"
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
 #include "core/timer.hpp"
 
 namespace secpe {
@@ -34,7 +34,7 @@ class DeviceKeptRows final : public KeptRows {
   cuda::DeviceBuffer<double> dnorms;
 };
 
-// The centres of a release on the device (every label's, release_centres.cpp) and their norms
+// The centres of a release on the device (every label's, noisy_means.cpp) and their norms
 // (|c|, |c|^2, 1/|c|: three runs), where the release made them: the votes' search reads them
 // there (DeviceCentres). Reused once no copy refers to it any more.
 struct ReleasedBatch {
@@ -104,7 +104,7 @@ class CudaKernelImpl final : public CudaKernel {
                       std::span<std::int64_t> sums, std::span<std::int64_t> counts) const override;
   void add_kept_to_centres(const KeptRows& x, std::span<const std::int32_t> centre_of, std::span<const std::uint8_t> include,
                            std::span<std::int64_t> sums, std::span<std::int64_t> counts) const override;
-  void release_centres(std::span<const CentreReleaseTask> tasks) const override;
+  void noisy_centre_means(std::span<const NoisyMeansTask> tasks) const override;
 
  private:
   // batch_search.cpp: the tasks the device can take (validated, with their norms) run there;
@@ -121,11 +121,11 @@ class CudaKernelImpl final : public CudaKernel {
   void stream_search_k(const MatrixF& x, const MatrixF& centres, Metric metric, int k, std::span<std::int32_t> nearest,
                        std::span<double> score) const;
   void stream_task(const SearchTask& task, Metric metric) const;
-  // release_centres.cpp: SecPE's release on the device; false when the built-in check failed.
-  bool release_on_device(std::span<const CentreReleaseTask> tasks) const;
-  bool check_release(std::span<const CentreReleaseTask> tasks, bool full) const;
+  // noisy_means.cpp: SecPE's release on the device; false when the built-in check failed.
+  bool release_on_device(std::span<const NoisyMeansTask> tasks) const;
+  bool check_release(std::span<const NoisyMeansTask> tasks, bool full) const;
   std::shared_ptr<ReleasedBatch> released_batch(std::size_t floats, std::size_t doubles) const;
-  void keep_released(std::span<const CentreReleaseTask* const> live, const std::shared_ptr<ReleasedBatch>& batch) const;
+  void keep_released(std::span<const NoisyMeansTask* const> live, const std::shared_ptr<ReleasedBatch>& batch) const;
   // cuda_kernel.cpp
   void upload_staged(void* device, const void* host, std::size_t bytes) const;
   void wait(cudaStream_t stream) const;

@@ -10,7 +10,7 @@
 
 #include "compute/cuda/cuda_check.hpp"
 #include "compute/cuda/phase_timeline.hpp"
-#include "compute/gpu_plan.hpp"
+#include "compute/impl/gpu_plan.hpp"
 
 namespace secpe::cuda {
 
@@ -103,7 +103,7 @@ class Context {
     DeviceBuffer<gpu::TileSegment> runs;
     std::size_t out_bytes = 0;  // of the current batch's results: scores (double), then nearest (int32)
   } batch;
-  // A release of SecPE's centres (release_centres.cpp): its inputs in one upload, the released
+  // A release of SecPE's centres (noisy_means.cpp): its inputs in one upload, the released
   // centres and sizes in one download.
   struct ReleaseIo {
     PinnedBuffer<unsigned char> in, out;

@@ -6,8 +6,8 @@
 #include <climits>
 #include <stdexcept>
 
-#include "compute/exact_order.hpp"
-#include "compute/select_order.hpp"
+#include "compute/impl/exact_order.hpp"
+#include "compute/impl/select_order.hpp"
 
 namespace secpe::cuda {
 namespace {
@@ -77,7 +77,7 @@ __global__ void select_candidates(const float* __restrict__ g, std::int64_t n, c
   if (threadIdx.x == 0) count[r] = found;
 }
 
-// k = 1 in one read of the row (compute/select_order.hpp): a warp per row for rows of up to
+// k = 1 in one read of the row (compute/impl/select_order.hpp): a warp per row for rows of up to
 // kWarpRowLimit centres, a block per row beyond. The candidates go out through ballots (a warp)
 // or a shared counter (a block), in any order, as select_candidates' do.
 constexpr std::int64_t kWarpRowLimit = 4096;
@@ -185,7 +185,7 @@ __global__ void add_segments(const float* __restrict__ rows, std::int64_t d, con
 
 // One warp per row: the lanes rescore the row's candidates (lane q: candidates q, q + 32, ...),
 // keep the scores in shared memory, then take the k best in rounds, each round a warp-wide
-// minimum after the previous winner (compute/exact_order.hpp, emulated on the CPU in its test).
+// minimum after the previous winner (compute/impl/exact_order.hpp, emulated on the CPU in its test).
 constexpr int kRescoreWarps = 4;
 
 __device__ exact_order::Scored warp_min(exact_order::Scored mine) {

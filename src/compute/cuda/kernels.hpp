@@ -6,9 +6,9 @@
 
 #include <cstdint>
 
-#include "compute/tile_segment.hpp"
-#include "compute/search_bound.hpp"
-#include "compute/release_label.hpp"
+#include "compute/impl/tile_segment.hpp"
+#include "compute/impl/search_bound.hpp"
+#include "compute/impl/noisy_means_label.hpp"
 
 namespace secpe::cuda {
 
@@ -41,7 +41,7 @@ void launch_select_candidates(const float* g, std::int64_t rows, std::int64_t n,
                               Metric metric, bound::ScoreBound score_bound, int k, int capacity, std::int32_t* cand,
                               std::int32_t* count, cudaStream_t stream);
 
-// k = 1: launch_select_candidates' candidates in one read of each row (compute/select_order.hpp),
+// k = 1: launch_select_candidates' candidates in one read of each row (compute/impl/select_order.hpp),
 // with one error bound per row from the centres' largest norm and inverse norm (max_norm,
 // max_inv_norm: 1 / the smallest norm under cosine, else 0): a superset of its candidates.
 void launch_select_one(const float* g, std::int64_t rows, std::int64_t n, const double* row_norm, CentreNorms centres, double max_norm,
@@ -50,7 +50,7 @@ void launch_select_one(const float* g, std::int64_t rows, std::int64_t n, const 
 
 // For rows row0 .. row0 + rows - 1 of x, with cand/count as launch_select_candidates wrote them
 // for that tile (row r's list at cand + r * capacity): each listed centre of c rescored exactly
-// (compute/exact_order.hpp: exact::pair_score's bits), and the k best, in the order of
+// (compute/impl/exact_order.hpp: exact::pair_score's bits), and the k best, in the order of
 // bound::better, written to nearest[r * k + j], score[r * k + j]. A row whose list overflowed
 // (count > capacity) gets nearest[r * k] = -1: the host rescores it against every centre.
 // k <= kMaxDeviceK, capacity <= kMaxCapacity.
@@ -73,7 +73,7 @@ void launch_add_segments(const float* rows, std::int64_t d, const gpu::TileSegme
 // Every centre of `labels` (centre0 ascending, `centres` in all) released by
 // privacy/centre_release.hpp: one thread per centre sums its rows in fixed point and draws its
 // secret stream (chacha20::BlockStream, core/secret_normal.hpp with `tables`).
-void launch_release(const ReleaseLabel* labels, int n_labels, std::int64_t centres, const SecretZiggurat* tables,
+void launch_release(const NoisyMeansLabel* labels, int n_labels, std::int64_t centres, const SecretZiggurat* tables,
                     cudaStream_t stream);
 
 }  // namespace secpe::cuda

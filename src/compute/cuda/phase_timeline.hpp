@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
 
 namespace secpe::cuda {
 

@@ -9,8 +9,8 @@
 #include <numeric>
 
 #include "compute/cuda/cuda_kernel_impl.hpp"
-#include "compute/exact_score.hpp"
-#include "compute/gpu_plan.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/gpu_plan.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 

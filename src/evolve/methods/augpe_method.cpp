@@ -12,7 +12,6 @@
 
 namespace secpe {
 
-std::string augpe_voters_name(AugPEVoters voters) { return voters == AugPEVoters::kAll ? "all" : "private"; }
 
 namespace {
 

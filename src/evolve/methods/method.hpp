@@ -16,7 +16,7 @@
 
 #include "compute/nearest.hpp"
 #include "core/secret_key.hpp"
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 #include "evolve/candidates.hpp"
 #include "evolve/release_estimate.hpp"
 #include "evolve/run_options.hpp"

@@ -12,6 +12,9 @@ What is checked, in every file:
 - repository paths in code (inline `code` and fenced blocks) that start with src/, jobs/, tests/,
   slurm/, analysis/ or docs/ (and data/README.md) exist; a path with * must match a file; paths
   with <placeholders> are skipped; out/ and data/ are what runs write, so they are not checked;
+  a source path written from its folder under src/ (`compute/impl/exact_score.hpp`,
+  `evolve/run_session`) names a file (with or without its extension) or a folder;
+- docs/architecture.md's folder table names every folder of src/, two levels deep;
 - `secpe COMMAND` in code: COMMAND (and a sub-command of bench or privacy) exists, and every
   --option after it on the same command line is listed by `secpe COMMAND --help`. Inline code that
   starts with a command name without `secpe` (`bench kernel --screen`) counts too. Arguments after
@@ -178,6 +181,25 @@ class Checker:
                     self.problem(where, f"no file matches '{path}'")
             elif not os.path.exists(full):
                 self.problem(where, f"'{path}' does not exist")
+        # A source path written from its folder (`compute/impl/exact_score.hpp`, `evolve/run_session`):
+        # a file, with or without its extension, or a folder under src/.
+        tops = "|".join(sorted(e.name for e in os.scandir(os.path.join(self.src, "src")) if e.is_dir()))
+        for m in re.finditer(rf"(?<![\w./$-])((?:{tops})/[\w./-]*\w)", code):
+            base = os.path.join(self.src, "src", m.group(1))
+            if not any(os.path.exists(base + ext) for ext in ("", ".hpp", ".cpp")):
+                self.problem(where, f"'{m.group(1)}' is not a file or folder under src/")
+
+    def check_folder_map(self):
+        """docs/architecture.md's folder table names every folder of src/ (two levels deep)."""
+        text = open(os.path.join(self.src, "docs", "architecture.md"), encoding="utf-8").read()
+        rows = "\n".join(l for l in text.split("\n") if l.startswith("| `src/"))
+        for top in sorted(os.scandir(os.path.join(self.src, "src")), key=lambda e: e.name):
+            if not top.is_dir():
+                continue
+            for folder in [top] + [e for e in os.scandir(top.path) if e.is_dir()]:
+                name = os.path.relpath(folder.path, self.src)
+                if f"`{name}`" not in rows and f"`{name}/" not in rows:
+                    self.problem("docs/architecture.md", f"the folder table does not name {name}")
 
     # --- ini blocks --------------------------------------------------------------------------------
     def check_ini(self, where, lines):
@@ -381,6 +403,7 @@ def main():
     for doc in docs:
         checker.check_file(doc)
     checker.check_guide(docs)
+    checker.check_folder_map()
     check_runnable(checker, src)
     for p in checker.problems:
         print(p)

@@ -3,7 +3,7 @@
 // benchmarks construct one; algorithms take `const Communicator&`.
 #include <mpi.h>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 

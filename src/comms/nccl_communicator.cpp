@@ -1,5 +1,5 @@
 // Built only with NCCL (CMakeLists.txt: SECPE_NCCL).
-#include "dist/nccl_communicator.hpp"
+#include "comms/nccl_communicator.hpp"
 
 #include <nccl.h>
 
@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "compute/cuda/device_memory.hpp"
-#include "compute/cuda_backend.hpp"
-#include "compute/gpu_plan.hpp"
+#include "compute/cuda/cuda_backend.hpp"
+#include "compute/impl/gpu_plan.hpp"
 #include "core/error.hpp"
 
 #define SECPE_NCCL_CHECK(call) SECPE_CHECK_STATUS(call, ncclSuccess, ncclGetErrorString)

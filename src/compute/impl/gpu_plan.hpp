@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "compute/tile_segment.hpp"
+#include "compute/impl/tile_segment.hpp"
 
 namespace secpe::gpu {
 

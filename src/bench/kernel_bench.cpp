@@ -1,4 +1,4 @@
-#include "compute/kernel_bench.hpp"
+#include "bench/kernel_bench.hpp"
 
 #include <memory>
 #include <algorithm>
@@ -8,9 +8,11 @@
 #include <random>
 #include <vector>
 
+#include "bench/cuda/sgemm_bench.hpp"
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
+#include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
 
@@ -160,5 +162,11 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   verify_head(config, x, c, idx, score, r);
   return r;
 }
+
+#ifndef SECPE_HAVE_CUDA
+double cuda_gemm_seconds(std::span<const GemmShape>, int, bool) {
+  throw InputError("this secpe was built without CUDA: no cuBLAS baseline");
+}
+#endif
 
 }  // namespace secpe

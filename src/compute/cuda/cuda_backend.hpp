@@ -27,7 +27,7 @@ bool cuda_tf32_available();
 bool cuda_screen_is_tf32(const std::string& screen);
 
 struct CudaKernelOptions {
-  int device = -1;   // CUDA device; -1: the one for this process's local rank (compute/gpu_plan.hpp)
+  int device = -1;   // CUDA device; -1: the one for this process's local rank (compute/impl/gpu_plan.hpp)
   int threads = 0;   // host threads (norms, packing, fallbacks; 0: as BlasKernelOptions::threads)
   bool tf32 = false; // TF32 tensor cores for the GEMM: faster, a wider bound, more rows rescored
   // Device memory per tile of rows: bounds the distance tiles (and the rows of a search too large
@@ -41,7 +41,7 @@ struct CudaKernelOptions {
   // Exact rescoring of the candidates on the device (fp64, exact::pair_score's order and bits);
   // false: on the host threads (the path the built-in check falls back to).
   bool device_rescoring = true;
-  // SecPE's release (NearestCentreKernel::release_centres) on the device when the labels' rows are
+  // SecPE's release (NearestCentreKernel::noisy_centre_means) on the device when the labels' rows are
   // kept there; false: on the host threads.
   bool device_release = true;
   // Tests only: the device path's results are altered (the last row of every search gets a
@@ -102,7 +102,7 @@ struct DeviceTraffic {
   std::uint64_t batches = 0;             // search batches (each: one upload, one download, one wait)
   std::uint64_t host_rescored_rows = 0;  // rows rescored on the host (a candidate list overflowed, or the safe path)
   std::uint64_t check_failures = 0;      // built-in checks that failed (see CudaKernel)
-  std::uint64_t releases = 0;            // SecPE releases made on the device (release_centres)
+  std::uint64_t releases = 0;            // SecPE releases made on the device (noisy_centre_means)
   DevicePhases phases;                   // with CudaKernelOptions::time_phases; zeros otherwise
   DeviceTraffic operator-(const DeviceTraffic& o) const {
     return {bytes_up - o.bytes_up, bytes_down - o.bytes_down, syncs - o.syncs, batches - o.batches,
@@ -132,15 +132,5 @@ class CudaKernel : public NearestCentreKernel {
 };
 
 std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions& options);
-
-// One GEMM shape: X (m x d) times C (n x d) transposed.
-struct GemmShape {
-  std::int64_t m = 0, n = 0, d = 0;
-};
-// cuBLAS SGEMM alone (TF32 tensor cores with `tf32`) on each shape, one after the other on one
-// stream, data already on the device, output in row tiles of at most 2^26 entries: the best
-// device seconds of `repeats` for the whole list, after a warm-up. The GEMM floor of secpe
-// bench's searches on the GPU.
-double cuda_gemm_seconds(std::span<const GemmShape> shapes, int repeats, bool tf32);
 
 }  // namespace secpe

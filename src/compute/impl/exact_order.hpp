@@ -1,5 +1,5 @@
 #pragma once
-// The exact score of compute/exact_score.hpp written once for the host and the device: nvcc
+// The exact score of compute/impl/exact_score.hpp written once for the host and the device: nvcc
 // compiles it into the CUDA rescoring kernel (compute/cuda/kernels.cu), the C++ compiler into the
 // unit test that emulates that kernel on the CPU (tests/unit/exact_order_test.cpp), which checks
 // it against exact::pair_score and exact::best_k_of bit for bit. The same terms in the same order,
@@ -14,7 +14,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "compute/search_bound.hpp"
+#include "compute/impl/search_bound.hpp"
 #include "core/ieee_ops.hpp"
 
 namespace secpe::exact_order {

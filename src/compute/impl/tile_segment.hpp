@@ -1,5 +1,5 @@
 #pragma once
-// What the host tells the device about one tile of add_to_centres (compute/gpu_plan.hpp makes
+// What the host tells the device about one tile of add_to_centres (compute/impl/gpu_plan.hpp makes
 // them, compute/cuda/kernels.cu reads them): plain C++17, as the device code is compiled.
 #include <cstdint>
 

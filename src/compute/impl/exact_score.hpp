@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "compute/nearest.hpp"
-#include "compute/search_bound.hpp"
+#include "compute/impl/search_bound.hpp"
 
 namespace secpe::exact {
 
@@ -79,11 +79,11 @@ inline void pair_scores4(Metric metric, const float* x, const float* const c[4],
   }
 }
 
-// The order of results: lower score first, ties to the lower centre index (compute/search_bound.hpp).
+// The order of results: lower score first, ties to the lower centre index (compute/impl/search_bound.hpp).
 using bound::better;
 
 // How several exact sums are run at once, each path giving the bits of the sequential sum: in the
-// lanes of an AVX-512 register where the CPU has it (kAuto: compute/lanes8.hpp), else in
+// lanes of an AVX-512 register where the CPU has it (kAuto: compute/impl/lanes8.hpp), else in
 // interleaved chains. The tests run both.
 enum class SumPath { kAuto, kChains };
 

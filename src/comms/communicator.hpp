@@ -1,7 +1,7 @@
 #pragma once
 // The communicator handle passed to every distributed algorithm (cuVS kmeans_mg style): the
 // algorithms see only these collectives, never MPI itself. Implementations: MpiCommunicator
-// (dist/mpi_communicator.hpp, the ranks of an MPI communicator) and LocalCommunicator (one
+// (comms/mpi_communicator.hpp, the ranks of an MPI communicator) and LocalCommunicator (one
 // process, no MPI: the privacy audit and single-process benchmarks); an NCCL one can join them.
 //
 // Reproducibility rule: every reduction here is exact (integers, fixed point, min/max with an

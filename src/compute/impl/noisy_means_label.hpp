@@ -1,6 +1,6 @@
 #pragma once
 // SecPE's release on a GPU, one thread per centre: what the host hands over for each label
-// (compute/cuda/release_centres.cpp) and what a thread does with it (compute/cuda/release.cu),
+// (compute/cuda/noisy_means.cpp) and what a thread does with it (compute/cuda/noisy_means.cu),
 // plain C++17 for the host and the device alike, so that the unit test runs the device's code on
 // the CPU against the host's release (tests/unit/secret_normal_test.cpp).
 #include <cstdint>
@@ -13,13 +13,13 @@
 
 namespace secpe {
 
-// One label of the release (CentreReleaseTask): its centre i (global index first + i) is thread
+// One label of the release (NoisyMeansTask): its centre i (global index first + i) is thread
 // centre0 + i of the launch. Device pointers on a GPU.
-struct ReleaseLabel {
+struct NoisyMeansLabel {
   std::uint32_t key[8];             // the label's noise family's subkey (zeroed after the launch)
   const float* rows;                // the label's private rows (kept), d floats each
   const float* arrived;             // rows sent by other ranks
-  const std::int64_t* members;      // CentreReleaseTask::members
+  const std::int64_t* members;      // NoisyMeansTask::members
   const std::int64_t* start;        // mine + 1
   const float* public_part;         // K x d (kept)
   const std::int64_t* public_sizes; // K
@@ -37,7 +37,7 @@ struct StreamNormals {
 };
 
 // The label of thread g: the last whose first thread is at or before g (labels by centre0).
-SECPE_HOST_DEVICE inline int label_of(const ReleaseLabel* labels, int n_labels, std::int64_t g) {
+SECPE_HOST_DEVICE inline int label_of(const NoisyMeansLabel* labels, int n_labels, std::int64_t g) {
   int lo = 0, hi = n_labels - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
@@ -49,7 +49,7 @@ SECPE_HOST_DEVICE inline int label_of(const ReleaseLabel* labels, int n_labels, 
 
 // Centre i of label t: its fixed-point sum made on the fly (rounded as add_fixed_point rounds),
 // its stream first + i, the release of privacy/centre_release.hpp.
-SECPE_HOST_DEVICE inline void release_label_centre(const ReleaseLabel& t, std::int64_t i, const SecretZiggurat* tables) {
+SECPE_HOST_DEVICE inline void noisy_means_of_centre(const NoisyMeansLabel& t, std::int64_t i, const SecretZiggurat* tables) {
   const std::int64_t c = t.first + i, b = t.start[i], e = t.start[i + 1];
   const auto sum = [&](long long j) {
     long long s = 0;

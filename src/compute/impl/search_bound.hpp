@@ -5,7 +5,7 @@
 //
 // A kernel computes G = X C^T in float (sgemm), turns each entry into an approximate score A
 // (approx_score) and bounds |A - R| by E (score_error), R being the exact score
-// (compute/exact_score.hpp). Any centre whose lower bound A - E exceeds the k-th smallest upper
+// (compute/impl/exact_score.hpp). Any centre whose lower bound A - E exceeds the k-th smallest upper
 // bound A + E of its row cannot be among the k best, nor tie with them; the others are rescored
 // exactly.
 //

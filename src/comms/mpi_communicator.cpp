@@ -1,4 +1,4 @@
-#include "dist/mpi_communicator.hpp"
+#include "comms/mpi_communicator.hpp"
 
 #include <cstddef>
 #include <limits>

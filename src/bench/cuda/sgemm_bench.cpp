@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "bench/cuda/sgemm_bench.hpp"
 #include "compute/cuda/device_memory.hpp"
-#include "compute/cuda_backend.hpp"
-#include "compute/gpu_plan.hpp"
+#include "compute/cuda/cuda_backend.hpp"
+#include "compute/impl/gpu_plan.hpp"
 #include "core/error.hpp"
 
 namespace secpe {

@@ -1,4 +1,4 @@
-#include "compute/gpu_plan.hpp"
+#include "compute/impl/gpu_plan.hpp"
 
 #include <algorithm>
 #include <cstdlib>

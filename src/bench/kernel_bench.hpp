@@ -8,7 +8,7 @@
 #include <string>
 
 #include "compute/cpu/blas_kernel.hpp"
-#include "compute/cuda_backend.hpp"
+#include "compute/cuda/cuda_backend.hpp"
 
 namespace secpe {
 

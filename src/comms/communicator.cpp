@@ -1,5 +1,5 @@
-#include "dist/communicator.hpp"
-#include "dist/nccl_communicator.hpp"
+#include "comms/communicator.hpp"
+#include "comms/nccl_communicator.hpp"
 
 #include <unistd.h>
 

@@ -3,7 +3,7 @@
 // distance tile G = X C^T, written once for the device (compute/cuda/kernels.cu) and for the unit
 // test that emulates it on the CPU (tests/unit/select_order_test.cpp).
 //
-// The bound of compute/search_bound.hpp with one error E for the whole row: E = score_error at the
+// The bound of compute/impl/search_bound.hpp with one error E for the whole row: E = score_error at the
 // largest centre norm (and largest inverse norm), which bounds every centre's error (the terms
 // grow with both). With A_j the approximate score of centre j and M = min_j A_j, the centres that
 // can be the nearest, or tie with it, are among those with A_j <= M + 2E (`width` = 2E): the
@@ -17,7 +17,7 @@
 // collecting every centre under the threshold (a tie among many: rare).
 #include <cstdint>
 
-#include "compute/search_bound.hpp"
+#include "compute/impl/search_bound.hpp"
 #include "core/host_device.hpp"
 #include "core/ieee_ops.hpp"
 

@@ -1,9 +1,9 @@
 // The last step of every fast kernel: its candidates rescored with the exact formula, so the
-// answer is the reference's whatever found the candidates (compute/exact_score.hpp).
+// answer is the reference's whatever found the candidates (compute/impl/exact_score.hpp).
 #include <algorithm>
 
-#include "compute/exact_score.hpp"
-#include "compute/lanes8.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/lanes8.hpp"
 
 namespace secpe::exact {
 namespace {

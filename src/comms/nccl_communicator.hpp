@@ -6,12 +6,12 @@
 #include <cstddef>
 #include <memory>
 
-#include "dist/communicator.hpp"
+#include "comms/communicator.hpp"
 
 namespace secpe {
 
 // An NCCL communicator over the same ranks as `base` (which must outlive it), on CUDA device
-// `device` (-1: the local rank's, as the CUDA kernel picks it: compute/gpu_plan.hpp). Collective:
+// `device` (-1: the local rank's, as the CUDA kernel picks it: compute/impl/gpu_plan.hpp). Collective:
 // every rank of `base` calls it. nullptr (use `base`) in a build without NCCL (SECPE_HAVE_NCCL),
 // or when ranks share a GPU (NCCL needs one per rank).
 std::unique_ptr<Communicator> make_nccl_communicator(const Communicator& base, int device = -1);

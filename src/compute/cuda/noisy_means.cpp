@@ -1,6 +1,6 @@
-// SecPE's release on the device (NearestCentreKernel::release_centres): every label's centres in
+// SecPE's release on the device (NearestCentreKernel::noisy_centre_means): every label's centres in
 // one upload (the sampled rows' indices, the public sizes, rows sent by other ranks, the labels'
-// noise subkeys), one launch (release.cu: a thread per centre sums its rows and draws its secret
+// noise subkeys), one launch (noisy_means.cu: a thread per centre sums its rows and draws its secret
 // stream) and one download (the released centres and sizes). The private rows and the public
 // centres are read where the kernel keeps them, and the released centres stay on the device for
 // the votes' search (DeviceCentres, with their exact norms). The bits are the host's
@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "compute/cuda/cuda_kernel_impl.hpp"
-#include "compute/exact_score.hpp"
-#include "compute/gpu_plan.hpp"
+#include "compute/impl/exact_score.hpp"
+#include "compute/impl/gpu_plan.hpp"
 #include "core/parallel.hpp"
 #include "core/secret_rng.hpp"
 
@@ -44,9 +44,9 @@ class ZeroOnExit {
 
 // The upload's blocks: the labels' descriptors, the ziggurat's tables, then per label its
 // members, centre offsets, public sizes and arrived rows.
-std::vector<std::size_t> upload_sizes(std::span<const CentreReleaseTask* const> live) {
-  std::vector<std::size_t> sizes{live.size() * sizeof(ReleaseLabel), sizeof(SecretZiggurat)};
-  for (const CentreReleaseTask* t : live) {
+std::vector<std::size_t> upload_sizes(std::span<const NoisyMeansTask* const> live) {
+  std::vector<std::size_t> sizes{live.size() * sizeof(NoisyMeansLabel), sizeof(SecretZiggurat)};
+  for (const NoisyMeansTask* t : live) {
     sizes.insert(sizes.end(), {8 * t->members.size(), 8 * t->start.size(), 8 * t->public_sizes.size(),
                                sizeof(float) * static_cast<std::size_t>(t->arrived->size())});
   }
@@ -54,7 +54,7 @@ std::vector<std::size_t> upload_sizes(std::span<const CentreReleaseTask* const> 
 }
 
 // Label q's inputs into the staging buffer at its blocks (2 + 4q ...).
-void stage_label(const CentreReleaseTask& t, unsigned char* h, const gpu::Packing& in, std::size_t q) {
+void stage_label(const NoisyMeansTask& t, unsigned char* h, const gpu::Packing& in, std::size_t q) {
   const auto at = [&](std::size_t b) { return h + in.offsets[2 + 4 * q + b]; };
   if (!t.members.empty()) std::memcpy(at(0), t.members.data(), 8 * t.members.size());
   auto* start = reinterpret_cast<std::int64_t*>(at(1));
@@ -65,10 +65,10 @@ void stage_label(const CentreReleaseTask& t, unsigned char* h, const gpu::Packin
 
 }  // namespace
 
-void CudaKernelImpl::release_centres(std::span<const CentreReleaseTask> tasks) const {
+void CudaKernelImpl::noisy_centre_means(std::span<const NoisyMeansTask> tasks) const {
   const std::lock_guard<std::recursive_mutex> lock(mutex_);
   bool device = options_.device_release && !safe_;
-  for (const CentreReleaseTask& t : tasks) {
+  for (const NoisyMeansTask& t : tasks) {
     if (t.sizes.empty()) continue;
     const DeviceKeptRows* rows = ours(*t.rows);
     const DeviceKeptRows* pub = ours(*t.public_part);
@@ -79,12 +79,12 @@ void CudaKernelImpl::release_centres(std::span<const CentreReleaseTask> tasks) c
       if (release_on_device(tasks)) return;
     } catch (const std::runtime_error& e) {
       context_.drain();
-      if (context_.release_io.din.get()) cudaMemset(context_.release_io.din.get(), 0, tasks.size() * sizeof(ReleaseLabel));  // the subkeys
+      if (context_.release_io.din.get()) cudaMemset(context_.release_io.din.get(), 0, tasks.size() * sizeof(NoisyMeansLabel));  // the subkeys
       cudaGetLastError();
       fail(std::string("SecPE's release on the device failed: ") + e.what());
     }
   }
-  NearestCentreKernel::release_centres(tasks);
+  NearestCentreKernel::noisy_centre_means(tasks);
 }
 
 std::shared_ptr<ReleasedBatch> CudaKernelImpl::released_batch(std::size_t floats, std::size_t doubles) const {
@@ -106,17 +106,17 @@ std::shared_ptr<ReleasedBatch> CudaKernelImpl::released_batch(std::size_t floats
   return batch;
 }
 
-bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks) const {
-  std::vector<const CentreReleaseTask*> live;  // the tasks with centres on this rank
-  for (const CentreReleaseTask& t : tasks)
+bool CudaKernelImpl::release_on_device(std::span<const NoisyMeansTask> tasks) const {
+  std::vector<const NoisyMeansTask*> live;  // the tasks with centres on this rank
+  for (const NoisyMeansTask& t : tasks)
     if (!t.sizes.empty()) live.push_back(&t);
   if (live.empty()) return true;
   const std::size_t n = live.size();
   const auto d = static_cast<std::size_t>(live.front()->public_part->rows().cols());
   std::size_t total = 0;
-  for (const CentreReleaseTask* t : live) {
+  for (const NoisyMeansTask* t : live) {
     if (static_cast<std::size_t>(t->public_part->rows().cols()) != d || t->start.size() != t->sizes.size() + 1)
-      throw std::logic_error("release_centres: the labels' shapes do not match");
+      throw std::logic_error("noisy_centre_means: the labels' shapes do not match");
     total += t->sizes.size();
   }
   std::optional<PhaseClock> clock(std::in_place, timed(), DevicePhase::kReleaseHost);
@@ -130,17 +130,17 @@ bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks)
   const std::shared_ptr<ReleasedBatch> batch = released_batch(total * d, 3 * total);
   unsigned char* h = r.in.get();
   const unsigned char* din = r.din.get();
-  auto* labels = reinterpret_cast<ReleaseLabel*>(h + in.offsets[0]);
-  const ZeroOnExit zero_keys(labels, n * sizeof(ReleaseLabel));
+  auto* labels = reinterpret_cast<NoisyMeansLabel*>(h + in.offsets[0]);
+  const ZeroOnExit zero_keys(labels, n * sizeof(NoisyMeansLabel));
   std::memcpy(h + in.offsets[1], &secret_ziggurat(), sizeof(SecretZiggurat));
   std::int64_t centre0 = 0;
   for (std::size_t q = 0; q < n; ++q) {
-    const CentreReleaseTask& t = *live[q];
+    const NoisyMeansTask& t = *live[q];
     stage_label(t, h, in, q);
     const DeviceKeptRows* rows = ours(*t.rows);
     const auto mine = static_cast<std::int64_t>(t.sizes.size());
     const auto block = [&](std::size_t b) { return din + in.offsets[2 + 4 * q + b]; };
-    ReleaseLabel& l = labels[q];
+    NoisyMeansLabel& l = labels[q];
     const std::array<std::uint32_t, 8> key = t.noise->subkey_words();
     std::copy(key.begin(), key.end(), l.key);
     l.rows = rows && rows->resident ? rows->data.get() : nullptr;
@@ -159,10 +159,10 @@ bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks)
   context_.timeline.start(stream);
   upload(r.din.get(), h, in.total, stream);
   context_.timeline.mark(DevicePhase::kUpload);
-  cuda::launch_release(reinterpret_cast<const ReleaseLabel*>(din), static_cast<int>(n), static_cast<std::int64_t>(total),
+  cuda::launch_release(reinterpret_cast<const NoisyMeansLabel*>(din), static_cast<int>(n), static_cast<std::int64_t>(total),
                        reinterpret_cast<const SecretZiggurat*>(din + in.offsets[1]), stream);
   SECPE_CUDA_CHECK(cudaGetLastError());
-  SECPE_CUDA_CHECK(cudaMemsetAsync(r.din.get(), 0, n * sizeof(ReleaseLabel), stream));  // the subkeys, once used
+  SECPE_CUDA_CHECK(cudaMemsetAsync(r.din.get(), 0, n * sizeof(NoisyMeansLabel), stream));  // the subkeys, once used
   context_.timeline.mark(DevicePhase::kRelease);
   auto* out_centres = reinterpret_cast<float*>(r.out.get());
   auto* out_sizes = reinterpret_cast<double*>(r.out.get() + sizes_at);
@@ -174,7 +174,7 @@ bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks)
   clock.emplace(timed(), DevicePhase::kReleaseHost);
   run_chunks(threads(), n, [&](int, std::size_t b, std::size_t e) {  // the labels side by side: 100 MB at Yelp scale
     for (std::size_t q = b; q < e; ++q) {
-      const CentreReleaseTask& t = *live[q];
+      const NoisyMeansTask& t = *live[q];
       const auto at = static_cast<std::size_t>(labels[q].centre0);
       std::memcpy(t.centres->data(), out_centres + at * d, sizeof(float) * t.sizes.size() * d);
       std::memcpy(t.sizes.data(), out_sizes + at, sizeof(double) * t.sizes.size());
@@ -196,7 +196,7 @@ bool CudaKernelImpl::release_on_device(std::span<const CentreReleaseTask> tasks)
 
 // The released centres' exact norms (host) and their triples (device, uploaded through the
 // staging buffer), then each label's copy for the votes' search.
-void CudaKernelImpl::keep_released(std::span<const CentreReleaseTask* const> live, const std::shared_ptr<ReleasedBatch>& batch) const {
+void CudaKernelImpl::keep_released(std::span<const NoisyMeansTask* const> live, const std::shared_ptr<ReleasedBatch>& batch) const {
   const std::size_t n = live.size();
   std::vector<std::vector<double>> norms(n);
   std::vector<std::size_t> at(n + 1, 0);
@@ -230,16 +230,16 @@ void CudaKernelImpl::keep_released(std::span<const CentreReleaseTask* const> liv
 }
 
 // The host's release of every centre (full) or of each label's last centre, against the device's.
-bool CudaKernelImpl::check_release(std::span<const CentreReleaseTask> tasks, bool full) const {
-  for (const CentreReleaseTask& t : tasks) {
+bool CudaKernelImpl::check_release(std::span<const NoisyMeansTask> tasks, bool full) const {
+  for (const NoisyMeansTask& t : tasks) {
     const std::size_t mine = t.sizes.size();
     if (mine == 0) continue;
     const std::size_t begin = full ? 0 : mine - 1;
     MatrixF centres(t.centres->rows(), t.centres->cols());
     std::vector<double> sizes(mine);
-    CentreReleaseTask host = t;
+    NoisyMeansTask host = t;
     host.centres = &centres, host.sizes = sizes, host.copy = nullptr;
-    release_centres_on_host(host, begin, mine, threads());
+    noisy_means_on_host(host, begin, mine, threads());
     const auto d = static_cast<std::size_t>(centres.cols());
     for (std::size_t i = begin; i < mine; ++i) {
       const auto row = static_cast<Eigen::Index>(i);

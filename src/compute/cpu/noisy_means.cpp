@@ -1,4 +1,4 @@
-// SecPE's release of centres on the host threads (NearestCentreKernel::release_centres' default):
+// SecPE's release of centres on the host threads (NearestCentreKernel::noisy_centre_means' default):
 // each centre's sum is made where its noise is added, in a buffer that stays in cache, so no
 // K x d array of sums is cleared, filled and read again; centres are shared out over the threads
 // (each has its own stream, so the values do not depend on which thread draws them).
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "compute/fixed_point.hpp"
+#include "compute/impl/fixed_point.hpp"
 #include "compute/nearest.hpp"
 #include "core/parallel.hpp"
 #include "core/secret_rng.hpp"
@@ -14,7 +14,7 @@
 
 namespace secpe {
 
-void release_centres_on_host(const CentreReleaseTask& task, std::size_t begin, std::size_t end, int threads) {
+void noisy_means_on_host(const NoisyMeansTask& task, std::size_t begin, std::size_t end, int threads) {
   const MatrixF& rows = task.rows->rows();
   const MatrixF& pub = task.public_part->rows();
   const Eigen::Index d = pub.cols();
@@ -37,8 +37,8 @@ void release_centres_on_host(const CentreReleaseTask& task, std::size_t begin, s
   });
 }
 
-void NearestCentreKernel::release_centres(std::span<const CentreReleaseTask> tasks) const {
-  for (const CentreReleaseTask& t : tasks) release_centres_on_host(t, 0, t.sizes.size(), threads());
+void NearestCentreKernel::noisy_centre_means(std::span<const NoisyMeansTask> tasks) const {
+  for (const NoisyMeansTask& t : tasks) noisy_means_on_host(t, 0, t.sizes.size(), threads());
 }
 
 }  // namespace secpe
