@@ -97,15 +97,20 @@ Json read_json(const std::filesystem::path& path) {
   }
 }
 
-// How the candidates were made and voted on, from run.json's options (all public): the generator,
-// with the built-in one's label mode and topics, the variation, and SecPE's votes per centre.
-std::string generation_line(const nlohmann::json& options, const std::string& method) {
+// How the candidates were made and voted on, from run.json's options and summary (all public): the
+// generator, with the built-in one's label mode and topics (as resolved), the variation, and
+// SecPE's votes per centre.
+std::string generation_line(const nlohmann::json& run) {
+  const nlohmann::json& options = run["options"];
+  const std::string method = run.value("method", "");
   const auto option = [&](const char* name) { return options.value(name, std::string("?")); };
   std::string line = option("generator");
   if (line == "builtin") {
     line += ' ';
     line += option("generator-labels");
-    if (const std::string topics = option("generator-topics"); topics != "0" && topics != "?") line += " (" + topics + " topics)";
+    std::string topics = option("generator-topics");
+    if (run.contains("summary") && run["summary"].contains("generator_topics")) topics = std::to_string(run["summary"]["generator_topics"].get<int>());
+    if (topics != "0" && topics != "?") line += " (" + topics + " topics)";
   }
   line += ", variation " + option("variation");
   if (method == "secpe") line += ", votes per centre " + option("votes-per-center");
@@ -138,7 +143,7 @@ void inspect_output(const std::filesystem::path& dir) {
                     : "")
             << "\n"
             << "timings      private (they follow the private record count): secpe inspect on the run's state folder shows them\n";
-  if (run.contains("options")) std::cout << "generation   " << generation_line(run["options"], run.value("method", "")) << "\n";
+  if (run.contains("options")) std::cout << "generation   " << generation_line(run) << "\n";
   if (privacy.contains("leak_scan")) {  // counts of PII patterns in the released texts (public)
     const auto& scan = privacy["leak_scan"];
     std::cout << "leak scan    " << scan["synthetic"].value("flagged", 0) << " of " << scan["synthetic"].value("texts", 0)

@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include <charconv>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -194,6 +195,16 @@ std::vector<std::string> split_list(const std::string& s, char sep) {
   while (std::getline(in, item, sep)) out.push_back(item);
   if (!s.empty() && s.back() == sep) out.emplace_back();
   return out;
+}
+
+std::optional<int> auto_or_integer(const std::string& name, const std::string& value, int lo, int hi) {
+  if (value == "auto") return std::nullopt;
+  int k = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), k);
+  if (error != std::errc() || end != value.data() + value.size() || k < lo || k > hi) {
+    throw InputError("--" + name + " must be auto or an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], not '" + value + "'");
+  }
+  return k;
 }
 
 OnBadRecord parse_on_bad_record(const std::string& value) {

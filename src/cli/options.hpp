@@ -4,6 +4,7 @@
 // command: one job file can hold [corpus], [import] and [run]). The command line wins.
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ T option_in(const po::variables_map& vm, const std::string& name, T lo, T hi) {
   }
   return value;
 }
+
+// An option that takes auto or an integer in [lo, hi]: nullopt for auto; InputError naming --NAME
+// and the range otherwise.
+std::optional<int> auto_or_integer(const std::string& name, const std::string& value, int lo, int hi);
 
 // Output paths are checked before any work: InputError naming --OPTION when `path` cannot take
 // the output file (not new and not a regular file, or not in a writable folder), or when `dir`

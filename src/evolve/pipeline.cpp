@@ -166,7 +166,8 @@ RunResult run_pipeline(const Communicator& comm, const RunOptions& options, cons
   // centre's rank, so the traffic counts sampled private records (secpe bench measures traffic).
   result.summary = {{"public_records", public_records(shard)}, {"labels", num_labels}, {"secrets", info.num_secrets},
                     {"embedding_dim", info.embedding_dim}, {"embedder", models.embedder->name()},
-                    {"generator", models.generator->describe()}, {"kernel", models.kernel->name()},
+                    {"generator", models.generator->describe()}, {"generator_topics", models.generator_topics},
+                    {"kernel", models.kernel->name()},
                     {"shard_by", shard_by_name(shard.by)},
                     {"dataset_provenance", public_provenance(info.provenance)}};
   // Every stage's wall time, this invocation's (a resumed run's earlier part is not in it): private,

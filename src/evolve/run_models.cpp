@@ -35,8 +35,22 @@ void warn_if_cut(const Communicator& comm, const std::vector<std::vector<std::st
 // The name of this rank's writes in the HTTP caches of the state folder.
 std::string cache_writer(const Communicator& comm) { return std::string("r").append(std::to_string(comm.rank())); }
 
+// --generator-topics auto, resolved from the training texts' count (public), said on rank 0.
+int generator_topics(const Communicator& comm, const RunOptions& options, const std::vector<std::vector<std::string>>& texts) {
+  if (options.generator_topics != kAutoGeneratorTopics) return options.generator_topics;
+  std::size_t n = 0;
+  for (const auto& label : texts) n += label.size();
+  const int topics = auto_generator_topics(n);
+  if (comm.is_root()) {
+    log_info("--generator-topics auto: " + std::to_string(topics) + " latent topics for " + std::to_string(n) +
+             " public training texts (one per " + std::to_string(kTextsPerAutoTopic) + ", at most " + std::to_string(kMaxAutoTopics) + ")");
+  }
+  return topics;
+}
+
 // The built-in generator learns from public texts; the HTTP one needs only the labels and prompts.
-std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunOptions& options, const Shard& shard) {
+// `topics` gets the latent topics it uses.
+std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunOptions& options, const Shard& shard, int& topics) {
   const DatasetInfo& info = shard.info();
   PromptTemplates prompts = options.prompts.empty() ? PromptTemplates::builtin(info.labels) : PromptTemplates::load(options.prompts, info.labels);
   if (options.http_generator) {
@@ -48,11 +62,12 @@ std::unique_ptr<Generator> make_generator(const Communicator& comm, const RunOpt
   const auto texts = options.generator_corpus.empty() ? public_training_texts(shard.reader, options.generator_texts)
                                                      : corpus_training_texts(options.generator_corpus, info.labels);
   warn_if_cut(comm, texts, options.generator.max_words);
+  topics = generator_topics(comm, options, texts);
   // File names only: a path may say more about the data than the run should publish.
   const std::string source = options.generator_corpus.empty()
                                  ? "the public records (no secret) of " + options.data.filename().string()
                                  : options.generator_corpus.filename().string();
-  return std::make_unique<NgramGenerator>(generator_training(options.generator_labels, texts, source, prompts, options.generator_topics),
+  return std::make_unique<NgramGenerator>(generator_training(options.generator_labels, texts, source, prompts, topics),
                                           options.generator);
 }
 
@@ -62,9 +77,11 @@ Models build_models(const Communicator& comm, const RunOptions& options, const S
   HttpEmbedderOptions http_embedding = options.http_embedding;
   http_embedding.cache_dir = options.state_dir;
   http_embedding.cache_writer = cache_writer(comm);
-  Models m{.generator = make_generator(comm, options, shard),
+  int topics = 0;
+  Models m{.generator = make_generator(comm, options, shard, topics),
            .embedder = dataset_embedder(shard.reader, options.data, &http_embedding),
-           .kernel = make_kernel(options.kernel, options.threads, options.device)};
+           .kernel = make_kernel(options.kernel, options.threads, options.device),
+           .generator_topics = topics};
   if (options.verify) {
     // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.
     const MatrixF& x = shard.embeddings;

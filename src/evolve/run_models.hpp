@@ -16,6 +16,7 @@ struct Models {
   std::unique_ptr<Generator> generator;
   std::unique_ptr<Embedder> embedder;
   std::unique_ptr<NearestCentreKernel> kernel;
+  int generator_topics = 0;  // the built-in pooled generator's latent topics (--generator-topics, auto resolved)
 };
 
 Models build_models(const Communicator& comm, const RunOptions& options, const Shard& shard);

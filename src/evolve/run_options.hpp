@@ -59,7 +59,8 @@ struct RunOptions {
   AugPEVoters augpe_voters = AugPEVoters::kAll;
   NgramGeneratorOptions generator;
   GeneratorLabels generator_labels = GeneratorLabels::kPerLabel;  // how labels reach the built-in generator
-  int generator_topics = 0;         // pooled: latent topics of the public texts, a model each (0: one model)
+  int generator_topics = 0;         // pooled: latent topics of the public texts, a model each (0: one model;
+                                    // kAutoGeneratorTopics: chosen from the training texts' count)
   bool http_generator = false;              // generate with a model behind an API instead of the built-in one
   HttpGeneratorOptions http_generation;     // its connection and sampling (cache: state_dir, set by the pipeline)
   std::filesystem::path prompts;            // its prompt file, or the built-in generator's (prompt labels); empty: the built-in prompts

@@ -64,6 +64,11 @@ GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>
   return t;
 }
 
+int auto_generator_topics(std::size_t training_texts) {
+  const std::size_t topics = std::min<std::size_t>(kMaxAutoTopics, training_texts / kTextsPerAutoTopic);
+  return topics < 2 ? 0 : static_cast<int>(topics);
+}
+
 GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source, int topics) {
   GeneratorTraining t{.texts = flatten(texts_per_label),
                       .label_texts = std::vector<std::vector<std::size_t>>(texts_per_label.size()),

@@ -27,6 +27,16 @@ inline constexpr EnumNames<GeneratorLabels, 3> kGeneratorLabelsNames{
 inline std::string generator_labels_name(GeneratorLabels labels) { return std::string(name_of(kGeneratorLabelsNames, labels)); }
 inline GeneratorLabels parse_generator_labels(const std::string& name) { return parse_name(kGeneratorLabelsNames, name, ""); }
 
+// --generator-topics auto: the pooled model's latent topics chosen from the number of its training
+// texts, one topic per kTextsPerAutoTopic of them and at most kMaxAutoTopics (the paper's Yelp
+// setting, 50 topics, from 2,500 texts on: the Yelp dev set's training split, about 3,500 of them public,
+// where docs/studies.md measured it, and PubMed's 2,868 have it); fewer than two
+// topics' worth is none.
+inline constexpr int kAutoGeneratorTopics = -1;
+inline constexpr int kMaxAutoTopics = 50;
+inline constexpr std::size_t kTextsPerAutoTopic = 50;
+int auto_generator_topics(std::size_t training_texts);
+
 // texts_per_label[l]: label l's public training texts.
 GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source);
 // With `topics` > 0, the pooled texts are also split into that many latent topics, learned without

@@ -104,6 +104,22 @@ import json, sys
 opt = lambda run: json.load(open(f"{sys.argv[1]}/{run}/run.json"))["options"]["votes-per-center"]
 assert opt("exact") == "auto: 1" and opt("pooled") == "auto: 4" and opt("pooled4") == "4" and opt("paper") == "3", (opt("exact"), opt("pooled"))
 PY
-"$SECPE" inspect "$T/pooled" | grep -qx "generation   builtin pooled, variation resample, votes per centre auto: 4" || fail "secpe inspect: no generation line"
+# --generator-topics auto: one topic per 50 public training texts, at most 50, recorded in the
+# summary (the option as given) and shown by secpe inspect.
+topics=$(python3 - "$T/pooled/run.json" <<'PY'
+import json, re, sys
+run = json.load(open(sys.argv[1]))
+texts = int(re.search(r"trained on (\d+) public texts", run["summary"]["generator"]).group(1))
+expected = min(50, texts // 50) if texts >= 100 else 0
+assert run["options"]["generator-topics"] == "auto", run["options"]["generator-topics"]
+assert run["summary"]["generator_topics"] == expected, (run["summary"]["generator_topics"], texts)
+assert expected == 0 or f"{expected} latent topics" in run["summary"]["generator"], run["summary"]["generator"]
+print(expected)
+PY
+) || fail "--generator-topics auto in run.json"
+[ "$topics" -gt 0 ] || fail "the demo's pooled run chose no topics"
+"$SECPE" inspect "$T/pooled" | grep -qx "generation   builtin pooled ($topics topics), variation resample, votes per centre auto: 4" || fail "secpe inspect: no generation line"
+expect2 "--generator-topics must be auto or an integer in \[0, 100000\], not 'many'" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --generator-labels pooled --generator-topics many --quiet
+expect2 "--generator-topics applies to --generator-labels pooled only" "$SECPE" run --data "$T/demo.h5" --out "$T/x" --generator-topics 5 --quiet
 "$SECPE" inspect "$T/aug" | grep -qx "generation   builtin per-label, variation resample" || fail "secpe inspect: Aug-PE's generation line"
 echo "privacy_cli: ok"

@@ -12,7 +12,9 @@
 #   binary before the change as RUNNER, then test the binary after it, and commit the digests.
 # History: recorded by the binary before issue 38 (df41c45); privacy.json and run.json recorded
 # again with issue 39, which added the cumulative figures (across_runs, r_cumulative) and the
-# --experiment option; synthetic.csv, initial.csv and metrics.jsonl are still df41c45's. The runs
+# --experiment option, and run.json again with --generator-topics auto (its option recorded as
+# given, the topics used in the summary); synthetic.csv, initial.csv and metrics.jsonl are still
+# df41c45's. The runs
 # share one privacy ledger (the preamble's): the three rank counts are one release, counted once,
 # so their privacy.json files are identical.
 source "$(dirname "$0")/lib/preamble.sh"

@@ -195,6 +195,16 @@ TEST(TextGenerator, PooledTrainingIgnoresLabels) {
   EXPECT_THROW(parse_generator_labels("labels"), InputError);
 }
 
+// --generator-topics auto: one topic per 50 training texts, at most 50, none below two topics' worth.
+TEST(NgramGenerator, AutoTopicsFollowTheTrainingTexts) {
+  EXPECT_EQ(auto_generator_topics(0), 0);
+  EXPECT_EQ(auto_generator_topics(99), 0);  // one topic's worth: the one pooled model
+  EXPECT_EQ(auto_generator_topics(100), 2);
+  EXPECT_EQ(auto_generator_topics(1200), 24);
+  EXPECT_EQ(auto_generator_topics(2868), 50);  // PubMed's public abstracts: the paper's 50
+  EXPECT_EQ(auto_generator_topics(1939290), 50);
+}
+
 // Two subjects with no shared content word: the pizza place's reviews and the dentist's, in
 // sentences drawn from each subject's own list.
 std::vector<std::string> two_subject_texts() {
