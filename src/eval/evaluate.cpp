@@ -115,8 +115,7 @@ EvalReport evaluate(const Corpus& synthetic, const RealSet& real, const EvalOpti
   report.seconds.precision_recall = t.seconds();
   t.restart();
   if (n > 0) {
-    report.mauve = mauve(synthetic_embedded, real_embedded, {.clusters = 0, .max_iterations = 100, .seed = options.seed, .kernel = options.kernel,
-                                                             .threads = options.threads});
+    report.mauve = mauve(synthetic_embedded, real_embedded, {.seed = options.seed, .kernel = options.kernel, .threads = options.threads});
   }
   report.seconds.mauve = t.seconds();
 
