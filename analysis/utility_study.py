@@ -71,7 +71,11 @@ def read_runs(out):
         key = (m["ablation"] or "", m["mode"], m["embedder"], m["method"], m["rp"] or "-")
         runs.setdefault(key, {})[int(m["seed"])] = read_run(folder)
         with open(os.path.join(folder, "run.json")) as f:
-            topics = int(json.load(f)["options"].get("generator-topics", "0"))
+            run = json.load(f)
+        # The topics used (--generator-topics auto resolved; runs before it record the option only).
+        topics = run.get("summary", {}).get("generator_topics")
+        if topics is None:
+            topics = int(run["options"].get("generator-topics", "0"))
         mode_names[m["mode"]] = f"{m['mode']} ({topics} topics)" if topics else m["mode"]
     return runs, mode_names
 
