@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/http_options.hpp"
 #include "cli/options.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "evolve/private_state.hpp"
@@ -106,10 +107,8 @@ void describe_import_options(po::options_description& desc) {
     ("secret-quantile", po::value<double>()->default_value(RandomWordOptions{}.quantile, "0.2"), "random-word mode: frequency quantile the words are taken around")
     ("secret-max-private-share", po::value<double>()->default_value(RandomWordOptions{}.max_private_share, "0.3"),
      "random-word mode: take no word that would make more than this share of the records private (the next word out from the quantile is taken instead); 1: no limit, the paper's setting")
-    ("embedder", po::value<std::string>()->default_value("auto"),
-     "auto (ppmi-sif where the public records hold enough words for it, else hashing), hashing (feature hashing, nothing learned), tfidf-svd (TF-IDF + truncated SVD learned from the public records only), "
-     "ppmi-sif (word vectors of the factorised PPMI matrix of the public records' word co-occurrences, SIF-weighted) or "
-     "http (a model behind an OpenAI-compatible /embeddings API, e.g. Text Embeddings Inference: EVERY text, private ones included, is sent there)")
+    ("embedder", po::value<std::string>()->default_value(kAutoEmbedder),
+     ("auto (ppmi-sif where the public records hold enough words for it, else hashing), " + embedder_kinds_help()).c_str())
     ("embedding-dim", po::value<int>()->default_value(256), "embedding dimension (hashing, auto: 1 to 65536; tfidf-svd, ppmi-sif: 64 to 1024; http: the model's, checked when given)")
     ("state-dir", po::value<std::string>(), "--embedder http: private folder of the response cache (embeddings of private texts; default OUT.state). Never publish it")
     ("embedder-vocabulary", po::value<std::size_t>()->default_value(TfidfSvdOptions{}.vocabulary),
@@ -123,34 +122,35 @@ void describe_import_options(po::options_description& desc) {
   add_force_option(desc, "--out");
 }
 
+std::vector<std::string> with_auto(std::vector<std::string> names) {
+  names.insert(names.begin(), kAutoEmbedder);
+  return names;
+}
+
 EmbedderChoice embedder_choice_from(const po::variables_map& vm, const std::filesystem::path& out, int threads) {
-  EmbedderChoice c;
-  const std::string embedder_kind = vm["embedder"].as<std::string>();
-  if (embedder_kind != "auto" && embedder_kind != "hashing" && embedder_kind != "tfidf-svd" && embedder_kind != "ppmi-sif" && embedder_kind != "http") {
-    throw InputError("--embedder must be auto, hashing, tfidf-svd, ppmi-sif or http, not '" + embedder_kind + "'");
-  }
-  c.kind = embedder_kind;
-  c.learned = embedder_kind == "tfidf-svd" || embedder_kind == "ppmi-sif";
-  c.http = embedder_kind == "http";
+  EmbedderChoice c{.kind = vm["embedder"].as<std::string>(), .settings = {}};
+  const bool automatic = c.kind == kAutoEmbedder;
+  const EmbedderKind* kind = automatic ? nullptr : &embedder_kind(c.kind, kAutoEmbedder);  // an unknown one is refused, naming the known ones
+  const bool learned = kind && kind->learned(), remote = kind && kind->remote();
   refuse_shared_api_key(vm);
-  if (!c.http) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "embed-api-key-env", "state-dir", "concurrency", "http-timeout", "http-retries", "http-backoff", "http-max-response-mb"}, "--embedder http");
-  c.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
+  if (!remote) refuse_http_options(vm, {"embed-url", "embed-model", "embed-batch", "embed-api-key-env", "state-dir", "concurrency", "http-timeout", "http-retries", "http-backoff", "http-max-response-mb"}, "--embedder http");
+  c.settings.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>()) : default_state_dir(out);
   for (const char* name : {"embedder-vocabulary", "embedder-min-df"}) {
-    if (!c.learned && embedder_kind != "auto" && !vm[name].defaulted()) {
-      throw InputError(std::string("--") + name + " applies to --embedder auto, tfidf-svd or ppmi-sif only");
+    if (!learned && !automatic && !vm[name].defaulted()) {
+      throw InputError(std::string("--") + name + " applies to --embedder " + or_list(with_auto(embedder_kind_names(true))) + " only");
     }
   }
-  const int dim = c.learned ? option_in(vm, "embedding-dim", kLearnedEmbedderMinDim, kLearnedEmbedderMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
-  if (c.http) {
-    c.http_options = http_embedder_options(vm, true);
-    c.http_options.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
-    c.http_options.cache_dir = c.state_dir;
-    c.http_options.cache_writer = "import";
+  const int dim = learned ? option_in(vm, "embedding-dim", kLearnedEmbedderMinDim, kLearnedEmbedderMaxDim) : option_in(vm, "embedding-dim", 1, 65536);
+  if (remote) {
+    c.settings.http = http_embedder_options(vm, true);
+    c.settings.http.dim = vm["embedding-dim"].defaulted() ? 0 : dim;
+    c.settings.http.cache_dir = c.settings.state_dir;
+    c.settings.http.cache_writer = "import";
   }
-  c.svd_options = {.dim = dim,
-                   .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
-                   .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", c.learned ? static_cast<std::size_t>(dim) : 1, 1u << 24),
-                   .threads = threads};
+  c.settings.fit = {.dim = dim,
+                    .min_df = option_in<std::size_t>(vm, "embedder-min-df", 1, 1u << 30),
+                    .vocabulary = option_in<std::size_t>(vm, "embedder-vocabulary", learned ? static_cast<std::size_t>(dim) : 1, 1u << 24),
+                    .threads = threads};
   return c;
 }
 

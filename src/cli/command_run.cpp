@@ -12,10 +12,12 @@
 #include "cli/mpi_session.hpp"
 #include "cli/options.hpp"
 #include "cluster/kmeans.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "evolve/methods/method.hpp"
 #include "evolve/dataset_ledger.hpp"
+#include "evolve/generators/generator_kind.hpp"
 #include "evolve/private_state.hpp"
 #include "evolve/run_session.hpp"
 #include "evolve/votes.hpp"
@@ -113,7 +115,7 @@ void generator_labels_from(const po::variables_map& vm, RunOptions& c) {
 int votes_per_centre_from(const std::string& value, const RunOptions& c) {
   const std::optional<int> k = auto_or_integer("votes-per-center", value, 1, 1000000);
   if (k) return *k;
-  return !c.http_generator && c.generator_labels == GeneratorLabels::kPerLabel ? 1 : kSpreadVotesPerCentre;
+  return generator_kind(c.generator_kind).learns_from_texts() && c.generator_labels == GeneratorLabels::kPerLabel ? 1 : kSpreadVotesPerCentre;
 }
 
 RunOptions run_config_from(const po::variables_map& vm) {
@@ -163,12 +165,16 @@ RunOptions run_config_from(const po::variables_map& vm) {
     throw InputError(std::string("--variation: ") + e.what());
   }
   if (!(c.generator.blank_fraction > 0 && c.generator.blank_fraction <= 1)) throw InputError("--blank-fraction must be in (0, 1]");
-  c.http_generator = http_generator_options(vm, c.http_generation);
+  http_generator_options(vm, c.http_generation);
+  c.generator_kind = vm["generator"].as<std::string>();
+  const bool learning = generator_kind(c.generator_kind).learns_from_texts();
   generator_labels_from(vm, c);
   c.votes_per_centre = votes_per_centre_from(vm["votes-per-center"].as<std::string>(), c);
-  if (c.http_generator && !vm["generator-labels"].defaulted()) throw InputError("--generator-labels applies to the built-in generator only (--generator builtin)");
-  if (!c.http_generator && vm.count("prompts") && c.generator_labels != GeneratorLabels::kPrompt)
-    throw InputError("--prompts applies to --generator http or --generator-labels prompt only");
+  if (!learning && !vm["generator-labels"].defaulted()) {
+    throw InputError("--generator-labels applies to generators that learn from texts only (--generator " + or_list(generator_kind_names(true)) + ")");
+  }
+  if (learning && vm.count("prompts") && c.generator_labels != GeneratorLabels::kPrompt)
+    throw InputError("--prompts applies to --generator " + or_list(generator_kind_names(false)) + " or --generator-labels prompt only");
   if (vm.count("prompts")) {
     c.prompts = vm["prompts"].as<std::string>();
     if (!std::filesystem::is_regular_file(c.prompts)) throw InputError("--prompts: cannot read '" + c.prompts.string() + "'");

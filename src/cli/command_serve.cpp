@@ -10,7 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "evolve/dataset_embedder.hpp"
+#include "embedders/dataset_embedder.hpp"
 #include "evolve/training_texts.hpp"
 #include "http/openai_service.hpp"
 #include "io/corpus.hpp"

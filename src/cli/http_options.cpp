@@ -1,6 +1,7 @@
 #include "cli/http_options.hpp"
 
 #include "core/error.hpp"
+#include "evolve/generators/generator_kind.hpp"
 
 namespace secpe::cli {
 
@@ -28,7 +29,7 @@ void add_http_embedder_options(po::options_description& desc, bool run) {
 void add_http_generator_options(po::options_description& desc) {
   const HttpGeneratorOptions d;
   desc.add_options()
-    ("generator", po::value<std::string>()->default_value("builtin"), "builtin (the offline trigram model) or http (a model behind an OpenAI-compatible API; only public text goes there)")
+    ("generator", po::value<std::string>()->default_value("builtin"), generator_kinds_help().c_str())
     ("gen-url", po::value<std::string>(), "--generator http: base URL, e.g. http://node:8000/v1")
     ("gen-model", po::value<std::string>(), "--generator http: the model name the server knows")
     ("gen-api-key-env", po::value<std::string>(), "--generator http: NAME of the environment variable holding the generation endpoint's API key (sent as a Bearer token to that endpoint only, never printed or written)")
@@ -85,8 +86,8 @@ void refuse_http_options(const po::variables_map& vm, const std::vector<std::str
 
 bool http_generator_options(const po::variables_map& vm, HttpGeneratorOptions& options) {
   const std::string kind = vm["generator"].as<std::string>();
-  if (kind != "builtin" && kind != "http") throw InputError("--generator must be builtin or http, not '" + kind + "'");
-  if (kind == "builtin") {
+  generator_kind(kind);  // an unknown one is refused, naming the known ones
+  if (kind != "http") {
     refuse_http_options(vm, {"gen-url", "gen-model", "gen-api", "gen-api-key-env", "temperature", "max-tokens"}, "--generator http");
     return false;
   }

@@ -25,8 +25,8 @@ void add_http_generator_options(po::options_description& desc);
 HttpClientOptions http_client_options(const po::variables_map& vm, const std::string& url_option, const std::string& key_option);
 // The embedder's settings: import needs --embed-url and --embed-model.
 HttpEmbedderOptions http_embedder_options(const po::variables_map& vm, bool required);
-// Whether --generator http was chosen (InputError for another value than builtin or http, or
-// --gen-* options with the built-in generator); fills `options` when it was.
+// Whether --generator http was chosen (InputError for a --generator no kind has, or --gen-*
+// options with another generator); fills `options` when it was.
 bool http_generator_options(const po::variables_map& vm, HttpGeneratorOptions& options);
 
 // InputError naming --gen-api-key-env and --embed-api-key-env when --api-key-env was given.

@@ -15,4 +15,10 @@ void throw_unknown_name(std::string_view what, std::string_view name, const std:
   throw InputError(message);
 }
 
+std::string or_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
 }  // namespace secpe

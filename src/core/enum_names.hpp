@@ -6,11 +6,15 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace secpe {
 
 // The refusal parse_name throws: an InputError "WHAT must be NAMES, not 'NAME'".
 [[noreturn]] void throw_unknown_name(std::string_view what, std::string_view name, const std::string& names);
+
+// "a, b or c", for the names of a registry (methods, embedders, generators).
+std::string or_list(const std::vector<std::string>& names);
 
 template <typename E>
 struct EnumName {

@@ -10,6 +10,7 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "evolve/evolution.hpp"
+#include "evolve/generators/generator_kind.hpp"
 #include "evolve/leak_report.hpp"
 #include "evolve/release_keys.hpp"
 #include "evolve/run_estimate.hpp"
@@ -70,7 +71,7 @@ RunInputs prepare_run(const Communicator& comm, const RunOptions& options) {
   in.shard = std::make_unique<Shard>(comm, options.data, shard_by_for(options.shard_by, in.method->shards_by_record()));
   const Shard& shard = *in.shard;
   const DatasetInfo& info = shard.info();
-  if (!info.has_text && options.generator_corpus.empty() && !options.http_generator) {
+  if (!info.has_text && options.generator_corpus.empty() && generator_kind(options.generator_kind).learns_from_texts()) {
     throw InputError(options.data.string() + ": the dataset has no texts; give the generator a corpus of public texts");
   }
   const std::size_t num_labels = shard.num_labels();

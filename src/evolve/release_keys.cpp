@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/secret_normal.hpp"
+#include "evolve/generators/generator_kind.hpp"
 #include "evolve/run_options.hpp"
 
 namespace secpe {
@@ -63,13 +64,9 @@ nlohmann::ordered_json release_settings(const RunOptions& c) {
   // files written); the HTTP servers' URLs and client settings (moving a server changes no
   // result; what it returns is bound by the candidates' digest). Paths are replaced by the
   // content of their files (release_digest).
-  nlohmann::ordered_json http_generator;
-  if (c.http_generator) {
-    http_generator = {{"model", c.http_generation.model},
-                      {"api", c.http_generation.api == GenerationApi::kChat ? "chat" : "completions"},
-                      {"temperature", c.http_generation.temperature},
-                      {"max_tokens", c.http_generation.max_tokens}};
-  }
+  // The generator kind's own settings; the key is named for the one kind that had any when the
+  // keying was fixed (secpe release keys v1), so that the digests of earlier runs still hold.
+  const nlohmann::ordered_json generator_settings = generator_kind(c.generator_kind).release_settings(c);
   return {{"keying", "secpe release keys v1"},
           {"noise_version", kSecretNoiseVersion},
           {"method", c.method},
@@ -102,7 +99,7 @@ nlohmann::ordered_json release_settings(const RunOptions& c) {
           {"generator_labels", generator_labels_name(c.generator_labels)},
           {"generator_topics", c.generator_topics},
           {"generator_texts", c.generator_texts},
-          {"http_generator", http_generator}};
+          {"http_generator", generator_settings}};
 }
 
 std::string file_digest(const Communicator& comm, const std::filesystem::path& path, int threads) {

@@ -61,7 +61,7 @@ struct RunOptions {
   GeneratorLabels generator_labels = GeneratorLabels::kPerLabel;  // how labels reach the built-in generator
   int generator_topics = 0;         // pooled: latent topics of the public texts, a model each (0: one model;
                                     // kAutoGeneratorTopics: chosen from the training texts' count)
-  bool http_generator = false;              // generate with a model behind an API instead of the built-in one
+  std::string generator_kind = "builtin";  // --generator: a kind of evolve/generators/generator_kind.hpp
   HttpGeneratorOptions http_generation;     // its connection and sampling (cache: state_dir, set by the pipeline)
   std::filesystem::path prompts;            // its prompt file, or the built-in generator's (prompt labels); empty: the built-in prompts
   HttpEmbedderOptions http_embedding;       // connection of a dataset's HTTP embedder (base URL, model: see dataset_embedder)

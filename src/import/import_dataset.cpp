@@ -11,11 +11,12 @@
 #include "core/log.hpp"
 #include "core/parallel.hpp"
 #include "core/timer.hpp"
-#include "evolve/dataset_embedder.hpp"
+#include "embedders/dataset_embedder.hpp"
+#include "embedders/embedder_kind.hpp"
 #include "io/dataset.hpp"
 #include "io/imported_embeddings.hpp"
 #include "text/embedder.hpp"
-#include "text/ppmi_sif_embedder.hpp"
+#include "text/learned_embedder.hpp"
 
 namespace secpe {
 namespace {
@@ -91,43 +92,24 @@ std::vector<std::string> label_texts(const LabelSet& labels) {
 }
 
 
-// The built-in embedder `kind`: hashing, or a learned one (tfidf-svd, ppmi-sif) fitted here, its
-// model going into `contents`; auto is ppmi-sif, or hashing where ppmi-sif cannot be fitted (a
-// dimension outside its range, or public records holding fewer words than the dimension).
-std::unique_ptr<Embedder> builtin_embedder(const std::string& kind, const TfidfSvdOptions& options, const std::vector<std::string>& texts,
-                                           DatasetContents& contents) {
-  const auto hashing = [&] { return std::make_unique<HashingEmbedder>(options.dim); };
-  if (kind == "hashing") return hashing();
-  if (kind == "auto" && (options.dim < kLearnedEmbedderMinDim || options.dim > kLearnedEmbedderMaxDim)) {
+// The embedder --embedder asks for (embedders/embedder_kind.hpp); auto is ppmi-sif, or hashing
+// where ppmi-sif cannot be fitted (a dimension outside its range, or public records holding fewer
+// words than the dimension).
+std::unique_ptr<Embedder> chosen_embedder(const EmbedderChoice& choice, const std::vector<std::string>& texts, DatasetContents& contents) {
+  if (choice.kind != kAutoEmbedder) return embedder_kind(choice.kind).make(choice.settings, texts, contents);
+  const EmbedderKind& hashing = embedder_kind("hashing");
+  const int dim = choice.settings.fit.dim;
+  if (dim < kLearnedEmbedderMinDim || dim > kLearnedEmbedderMaxDim) {
     log_info("--embedder auto: the hashing embedder (ppmi-sif takes dimensions " + std::to_string(kLearnedEmbedderMinDim) + " to " +
              std::to_string(kLearnedEmbedderMaxDim) + ")");
-    return hashing();
+    return hashing.make(choice.settings, texts, contents);
   }
-  // The learned embedder sees the public records only: nothing in the model (vocabulary, weights,
-  // projection) depends on a record that holds a secret.
-  std::vector<std::string_view> public_texts;
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    if (!contents.secrets.is_private(i)) public_texts.push_back(texts[i]);
-  }
-  const bool words = kind != "tfidf-svd";
-  log_info("fitting the " + std::string(words ? "ppmi-sif" : "tfidf-svd") + " embedder on " + std::to_string(public_texts.size()) + " public records");
-  const Timer timer;
-  std::unique_ptr<LearnedEmbedder> fitted;
   try {
-    fitted = std::make_unique<LearnedEmbedder>(
-        words ? fit_ppmi_sif(public_texts, {.dim = options.dim, .min_df = options.min_df, .vocabulary = options.vocabulary, .threads = options.threads})
-              : fit_tfidf_svd(public_texts, options));
+    return embedder_kind("ppmi-sif").make(choice.settings, texts, contents);
   } catch (const InputError& e) {
-    if (kind != "auto") throw;
     log_warn(std::string(e.what()) + "; --embedder auto uses the hashing embedder instead");
-    return hashing();
+    return hashing.make(choice.settings, texts, contents);
   }
-  log_info(fitted->name() + " fitted in " + std::to_string(timer.seconds()) + " s");
-  contents.embedder_model = {.terms = fitted->vectorizer().terms(), .idf = fitted->vectorizer().idf(), .projection = fitted->projection()};
-  contents.provenance["embedder_public_records"] = std::to_string(public_texts.size());
-  contents.provenance["embedder_min_df"] = std::to_string(options.min_df);
-  contents.provenance["embedder_max_vocabulary"] = std::to_string(options.vocabulary);
-  return fitted;
 }
 
 
@@ -233,17 +215,9 @@ std::string embed_records(const ImportOptions& options, const std::vector<std::s
              contents.provenance["embedding_model"] + " from " + file.string() + " (rows L2-normalised)");
     return kImportedEmbedderName;
   }
-  std::unique_ptr<Embedder> embedder;
-  if (embedding.http) {
-    embedder = std::make_unique<HttpEmbedder>(embedding.http_options);
-    contents.provenance["embedder_url"] = embedding.http_options.client.base_url;
-    contents.provenance["embedder_model"] = embedding.http_options.model;
-    log_info("embedding with " + embedder->name() + " at " + embedding.http_options.client.base_url + "; response cache (private) in " +
-             embedding.state_dir.string());
-  } else {
-    embedder = builtin_embedder(embedding.kind, embedding.svd_options, texts, contents);
-  }
-  embed_all(*embedder, texts, embedding.http ? 1 : (threads > 0 ? threads : default_threads()), contents);
+  const std::unique_ptr<Embedder> embedder = chosen_embedder(embedding, texts, contents);
+  const bool remote = embedding.kind != kAutoEmbedder && embedder_kind(embedding.kind).remote();
+  embed_all(*embedder, texts, remote ? 1 : (threads > 0 ? threads : default_threads()), contents);
   return embedder->name();
 }
 

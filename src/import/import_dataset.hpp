@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "http/http_embedder.hpp"
+#include "embedders/embedder_kind.hpp"
 #include "io/corpus.hpp"
 #include "text/secrets.hpp"
-#include "text/tfidf_svd_embedder.hpp"
 
 namespace secpe {
 
@@ -22,13 +21,13 @@ struct SecretChoice {
   PiiCategories pii_categories = kAllPiiCategories;
 };
 
-// The built-in or HTTP embedder the options ask for.
+// --embedder auto: ppmi-sif where it can be fitted, else hashing.
+inline constexpr const char* kAutoEmbedder = "auto";
+
+// The embedder the options ask for: a registered kind (embedders/embedder_kind.hpp) or auto.
 struct EmbedderChoice {
-  std::string kind;                    // auto, hashing, tfidf-svd, ppmi-sif or http
-  bool learned = false, http = false;  // tfidf-svd or ppmi-sif; http
-  HttpEmbedderOptions http_options;    // http
-  TfidfSvdOptions svd_options;         // hashing (its dim) and the learned embedders
-  std::filesystem::path state_dir;     // http: the private response cache
+  std::string kind = kAutoEmbedder;
+  EmbedderSettings settings;
 };
 
 // Embeddings made elsewhere (--embeddings), one row per record, in place of an embedder.

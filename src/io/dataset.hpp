@@ -68,6 +68,11 @@ struct DatasetInfo {
   int embedding_dim = 0;
   bool has_text = false;
   std::map<std::string, std::string> provenance;
+  // The provenance entry `key`, or "" where the dataset records none.
+  std::string recorded(const std::string& key) const {
+    const auto it = provenance.find(key);
+    return it == provenance.end() ? "" : it->second;
+  }
 };
 
 // A learned embedder's parameters (text/learned_embedder.hpp), fitted on public records.

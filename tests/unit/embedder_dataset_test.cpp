@@ -11,7 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "evolve/dataset_embedder.hpp"
+#include "embedders/dataset_embedder.hpp"
 #include "io/corpus.hpp"
 #include "io/dataset.hpp"
 #include "io/h5_util.hpp"
@@ -193,7 +193,7 @@ TEST(EmbedderDataset, RunRefusesADamagedOrInconsistentModel) {
          H5Fclose(file);
        }, {}, "come together"},
       {"model_missing", {}, [](DatasetContents& c) { c.embedder_model = {}; }, "(/embedder) is missing"},
-      {"other_embedder", {}, [](DatasetContents& c) { c.provenance["embedder"] = "bert-base"; }, "only with the built-in hashing, tfidf-svd or ppmi-sif"},
+      {"other_embedder", {}, [](DatasetContents& c) { c.provenance["embedder"] = "bert-base"; }, "only with the embedders hashing, tfidf-svd, ppmi-sif or http"},
       {"other_identity", {}, [](DatasetContents& c) { c.provenance["embedder"] = "tfidf-svd(d=64, V=1, digest=0)"; }, "not the"},
       {"other_kind", {}, [](DatasetContents& c) { c.provenance["embedder"] = "ppmi-sif" + c.provenance["embedder"].substr(9); }, "is ppmi-sif(d=64"},
   };

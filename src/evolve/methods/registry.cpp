@@ -1,6 +1,6 @@
 // The methods secpe run knows; --method takes each one's name(). A new method: its file beside
 // these, defining its factory, and one line in kMethods (docs/architecture.md).
-#include "core/error.hpp"
+#include "core/enum_names.hpp"
 #include "evolve/methods/method.hpp"
 
 namespace secpe {
@@ -25,10 +25,7 @@ std::vector<std::string> method_names() {
 std::unique_ptr<Method> make_method(const std::string& name) {
   for (const MethodFactory make : kMethods)
     if (std::unique_ptr<Method> method = make(); method->name() == name) return method;
-  std::string known;
-  const std::vector<std::string> names = method_names();
-  for (std::size_t i = 0; i < names.size(); ++i) known += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  throw InputError("--method must be " + known + ", not '" + name + "'");
+  throw_unknown_name("--method", name, or_list(method_names()));
 }
 
 }  // namespace secpe

@@ -1,8 +1,9 @@
 #pragma once
 // The embedder that made a dataset's embeddings, rebuilt so that `secpe run` embeds its
-// candidates in the same space: the hashing embedder from its dimension, a learned (tfidf-svd, ppmi-sif)
-// embedder from the model stored in the dataset, checked against the identity its provenance
-// records; HTTP and imported embeddings from an embedding endpoint serving the same model.
+// candidates in the same space: the registered kind (embedders/embedder_kind.hpp) whose name the
+// provenance's 'embedder' starts with rebuilds it (hashing from its dimension, a learned one from
+// the model stored in the dataset, checked against the identity recorded, HTTP from an endpoint
+// serving the same model); imported embeddings need an embedding endpoint serving their model.
 #include <filesystem>
 #include <memory>
 
