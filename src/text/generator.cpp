@@ -201,6 +201,7 @@ NgramGenerator::NgramGenerator(const GeneratorTraining& training, const NgramGen
     throw InputError("generator: blank_fraction must be in (0, 1]");
   if (!(options_.label_weight >= 0.0 && options_.label_weight <= 1.0))
     throw InputError("generator: label_weight must be in [0, 1]");
+  layout_ = std::any_of(training.texts.begin(), training.texts.end(), [](const std::string& t) { return t.find('\n') != std::string::npos; });
   // One model per distinct list of label texts (labels steered by the same prompt share theirs),
   // and the texts each model learns from besides the all-label model.
   std::map<std::vector<std::size_t>, std::size_t> distinct;
@@ -241,7 +242,7 @@ NgramGenerator::NgramGenerator(const GeneratorTraining& training, const NgramGen
   vocab.words = {"<s>", "</s>", "<unk>"};
   std::vector<std::int32_t> ids;
   for (std::size_t i = 0; i < training.texts.size(); ++i) {
-    const auto toks = tokenize(training.texts[i]);
+    const auto toks = tokens_of(training.texts[i]);
     std::uint32_t words = 0;
     for (const auto& t : toks) words += is_word_token(t) ? 1 : 0;
     if (words == 0) continue;
@@ -282,9 +283,11 @@ std::vector<std::string> Generator::generate(std::vector<GenerationTask>& tasks)
 NgramGenerator::~NgramGenerator() = default;
 
 std::string NgramGenerator::describe() const {
-  return "ngram(order 3, variation by " + variation_mode_name(options_.variation) + ", labels " + labels_ + ") trained on " +
-         std::to_string(training_texts_) + " public texts from " + source_;
+  return "ngram(order 3, variation by " + variation_mode_name(options_.variation) + ", labels " + labels_ + (layout_ ? ", layout kept" : "") +
+         ") trained on " + std::to_string(training_texts_) + " public texts from " + source_;
 }
+
+std::vector<std::string> NgramGenerator::tokens_of(std::string_view text) const { return layout_ ? tokenize_layout(text) : tokenize(text); }
 
 std::pair<const NgramGenerator::Model*, const NgramGenerator::Model*> NgramGenerator::models_of(std::size_t label, bool backward) const {
   if (label >= label_model_.size()) throw std::out_of_range("generator: label out of range");
@@ -343,7 +346,7 @@ std::string NgramGenerator::render(const std::vector<std::int32_t>& ids) const {
   std::vector<std::string> toks;
   toks.reserve(ids.size());
   for (std::int32_t t : ids) toks.push_back(t == kUnk ? std::string(".") : vocab_->words[static_cast<std::size_t>(t)]);
-  return detokenize(toks);
+  return detokenize(toks, layout_);
 }
 
 // Truncates tokens to at most max_words words, preferring to stop at a sentence end.
@@ -430,7 +433,7 @@ std::string NgramGenerator::random_from(const Model* lm, CounterRng& rng) const 
         std::vector<std::string> toks;
         for (std::int32_t t : s) toks.push_back(vocab_->words[static_cast<std::size_t>(t)]);
         cap_words(toks);
-        return detokenize(toks);
+        return detokenize(toks, layout_);
       }
       out.insert(out.end(), s.begin(), s.end());
       words += w;
@@ -453,7 +456,7 @@ std::string NgramGenerator::random_from(const Model* lm, CounterRng& rng) const 
 std::string NgramGenerator::vary(std::size_t label, const std::string& parent, CounterRng& rng) const {
   const Model* lm = label_model(label);
   if (options_.variation == VariationMode::kResample && topic_model_.empty()) return random_from(lm, rng);
-  const auto toks = tokenize(parent);
+  const auto toks = tokens_of(parent);
   if (!topic_model_.empty()) lm = topic_of(toks);  // the parent's topic: the variation stays on its subject
   if (options_.variation == VariationMode::kResample) return random_from(lm, rng);
   bool any_word = false;
@@ -521,7 +524,7 @@ std::string NgramGenerator::vary_rephrase(std::size_t label, const std::vector<s
   cap_words(out);
   bool has_word = false;
   for (const auto& t : out) has_word = has_word || is_word_token(t);
-  return has_word ? detokenize(out) : random_text(label, rng);
+  return has_word ? detokenize(out, layout_) : random_text(label, rng);
 }
 
 std::string NgramGenerator::vary_sentences(const Model* lm, const std::vector<std::string>& toks, CounterRng& rng) const {
@@ -544,7 +547,7 @@ std::string NgramGenerator::vary_sentences(const Model* lm, const std::vector<st
     for (const std::int32_t t : fresh) out.push_back(t == kUnk ? std::string(".") : vocab_->words[static_cast<std::size_t>(t)]);
   }
   cap_words(out);
-  return detokenize(out);
+  return detokenize(out, layout_);
 }
 
 std::string NgramGenerator::vary_span(const Model* lm, const std::vector<std::string>& toks, CounterRng& rng) const {
@@ -605,7 +608,7 @@ std::string NgramGenerator::vary_span(const Model* lm, const std::vector<std::st
   bool has_word = false;
   for (const auto& t : out) has_word = has_word || is_word_token(t);
   if (!has_word) return vary_sentences(lm, toks, rng);
-  return detokenize(out);
+  return detokenize(out, layout_);
 }
 
 }  // namespace secpe

@@ -128,6 +128,11 @@ class NgramGenerator final : public Generator {
   std::vector<bool> content_token_;             // per token id: a word that is no function word
   std::string source_, labels_;
   NgramGeneratorOptions options_;
+  // The training texts have line breaks: texts are tokenised and joined with their layout
+  // (tokenize_layout), so that line breaks and Markdown come back; a corpus without any keeps
+  // plain tokens, and its texts stay as before.
+  bool layout_ = false;
+  std::vector<std::string> tokens_of(std::string_view text) const;
   std::size_t training_texts_ = 0;
 };
 

@@ -3,6 +3,7 @@
 # text,label2,label1, reviews over many lines with "" escapes and Markdown, label values with colons
 # and commas. Import by header name, run, and synthetic.csv comes back in the input's column order
 # with every label value byte for byte as given; a dataset's column order is public provenance.
+# The synthetic reviews keep the corpus's line breaks and Markdown (issue 40, item 2).
 source "$(dirname "$0")/lib/preamble.sh"
 set -e  # setup and runs are not checked one by one: any that fails ends the test
 cd "$T"
@@ -34,5 +35,13 @@ given = list(csv.reader(open('reviews.csv', newline='')))[1:]
 pairs = {(r[1], r[2]) for r in given}
 assert len(rows) == 41 and all((r[1], r[2]) in pairs for r in rows[1:]), rows[1][1:]
 PY
+python3 - <<'PY' || fail "synthetic.csv loses the reviews' line breaks or Markdown"
+import csv
+texts = [r[0] for r in list(csv.reader(open('o/synthetic.csv', newline='')))[1:]]
+assert sum('\n' in t for t in texts) > 30, texts[:2]
+assert sum('**Strengths**' in t or '**Weaknesses**' in t for t in texts) > 30, texts[:2]
+assert not any('* *' in t or ' \n' in t for t in texts), [t for t in texts if '* *' in t or ' \n' in t][:2]
+PY
+grep -q 'layout kept' o/run.json || fail "run.json does not say the generator kept the layout"
 grep -q '"column_order": "0,2,1"' o/run.json || fail "run.json does not say the column order"
 echo "openreview: ok"

@@ -196,6 +196,33 @@ TEST(TextGenerator, PooledTrainingIgnoresLabels) {
 }
 
 // --generator-topics auto: one topic per 50 training texts, at most 50, none below two topics' worth.
+// A corpus with line breaks and Markdown (OpenReview's reviews) gets them back; one without any
+// is tokenised as before (its texts unchanged: tests/e2e/same_outputs.sh).
+TEST(TextGenerator, KeepsTheLayoutOfACorpusThatHasOne) {
+  std::vector<std::string> reviews;
+  const char* words[] = {"model", "training", "loss", "results", "method", "baseline", "clear", "novel"};
+  for (int i = 0; i < 60; ++i) {
+    reviews.push_back(std::string("**Strengths**\n- The ") + words[i % 8] + " is " + words[(i * 3) % 8] + ".\n\n**Weaknesses**\n- The " +
+                      words[(i * 5) % 8] + " " + words[(i + 1) % 8] + " is weak.");
+  }
+  const NgramGenerator layout({reviews}, "reviews", NgramGeneratorOptions{});
+  EXPECT_NE(layout.describe().find("layout kept"), std::string::npos);
+  int kept = 0;
+  for (std::uint64_t k = 0; k < 40; ++k) {
+    CounterRng rng(3, Stream::kGeneration, 0, k);
+    const std::string t = layout.random_text(0, rng);
+    EXPECT_EQ(t.find("* *"), std::string::npos) << t;
+    EXPECT_EQ(t.find(" \n"), std::string::npos) << t;
+    EXPECT_NE(t.back(), '\n');
+    kept += t.find("**Strengths**\n- The") != std::string::npos || t.find("**Weaknesses**\n- The") != std::string::npos;
+    CounterRng vary_rng(4, Stream::kGeneration, 1, k);
+    EXPECT_EQ(layout.vary(0, t, vary_rng).find("* *"), std::string::npos);
+  }
+  EXPECT_GT(kept, 30);
+  const NgramGenerator flat(trained().per_label, "demo corpus", NgramGeneratorOptions{});
+  EXPECT_EQ(flat.describe().find("layout"), std::string::npos);
+}
+
 TEST(NgramGenerator, AutoTopicsFollowTheTrainingTexts) {
   EXPECT_EQ(auto_generator_topics(0), 0);
   EXPECT_EQ(auto_generator_topics(99), 0);  // one topic's worth: the one pooled model

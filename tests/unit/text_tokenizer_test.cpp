@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "text/tokenizer.hpp"
 
 namespace secpe {
@@ -44,6 +46,26 @@ TEST(TextTokenizer, DetokenizeJoinsReadably) {
   EXPECT_EQ(detokenize({}), "");
   const std::string s = "Call (555) 123-4567 or mail a.b@c.com, thanks!";
   EXPECT_EQ(detokenize(tokenize(s)), s);
+}
+
+TEST(TextTokenizer, LayoutTokensKeepLineBreaksAndMarkdown) {
+  const std::string review = "**Strengths**\n- The \"method\" is clear.\n* It works.\n\n## Weaknesses\nThe `code` is ~~missing~~ --- *sadly*.";
+  const auto t = tokenize_layout(review);
+  EXPECT_EQ(t[0], "**");
+  EXPECT_EQ(t[3], "\n");
+  EXPECT_NE(std::find(t.begin(), t.end(), "\n\n"), t.end());
+  EXPECT_NE(std::find(t.begin(), t.end(), "##"), t.end());
+  EXPECT_NE(std::find(t.begin(), t.end(), "---"), t.end());
+  EXPECT_EQ(detokenize(t, true), review);
+  EXPECT_EQ(detokenize(tokenize("# Title\n+ one\n+ two")), "#Title + one + two");  // without layout: as before
+  EXPECT_EQ(detokenize(tokenize_layout("# Title\n+ one\n+ two"), true), "# Title\n+ one\n+ two");
+  // Breaks only between tokens: none first or last, spaces around them dropped, 3+ newlines a blank line.
+  EXPECT_EQ(tokenize_layout("\n\n  Hi .  \n\n\n there \n"), (std::vector<std::string>{"Hi", ".", "\n\n", "there"}));
+  // Text without layout tokenises as tokenize() does.
+  const std::string plain = "Great food, ok! I paid $5 (cash) * 2.";
+  EXPECT_EQ(tokenize_layout(plain), tokenize(plain));
+  // An emphasis left open at a line's end does not glue across the break.
+  EXPECT_EQ(detokenize({"**", "Open", "\n", "next", "**", "x", "**"}, true), "**Open\nnext **x**");
 }
 
 }  // namespace
