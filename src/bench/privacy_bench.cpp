@@ -12,18 +12,18 @@ namespace secpe {
 namespace {
 
 // This rank's records (labels and secret sets), as `secpe run` would read them by record.
-struct Shard {
+struct SyntheticShard {
   SecretMatrix secrets;
   std::vector<std::int32_t> labels;
   std::size_t num_labels = 0, records = 0, private_records = 0;
   int num_secrets = 0;
 };
 
-Shard synthetic_shard(const Communicator& comm, const SynthEmbeddingOptions& synth) {
+SyntheticShard synthetic_shard(const Communicator& comm, const SynthEmbeddingOptions& synth) {
   // Every rank builds the same matrix and keeps its shard.
   const DatasetContents data = synth_embeddings(synth);
   const auto [b, e] = comm.shard(synth.records);
-  Shard s;
+  SyntheticShard s;
   s.secrets.num_secrets = data.secrets.num_secrets;
   s.secrets.indptr.assign(data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(b), data.secrets.indptr.begin() + static_cast<std::ptrdiff_t>(e + 1));
   s.secrets.indices.assign(data.secrets.indices.begin() + s.secrets.indptr.front(), data.secrets.indices.begin() + s.secrets.indptr.back());
@@ -35,10 +35,10 @@ Shard synthetic_shard(const Communicator& comm, const SynthEmbeddingOptions& syn
   return s;
 }
 
-Shard dataset_shard(const Communicator& comm, const std::filesystem::path& path) {
+SyntheticShard dataset_shard(const Communicator& comm, const std::filesystem::path& path) {
   const DatasetReader reader(path);
   const auto [b, e] = comm.shard(reader.info().num_records);
-  Shard s;
+  SyntheticShard s;
   s.secrets = reader.secrets(b, e);
   s.labels = reader.label_ids(b, e);
   s.num_labels = reader.info().labels.values.size();
@@ -67,7 +67,7 @@ nlohmann::ordered_json bench_ledger(const Communicator& comm, const PrivacyBench
 }  // namespace
 
 nlohmann::ordered_json bench_privacy(const Communicator& comm, const PrivacyBenchOptions& o) {
-  const Shard shard = o.data.empty() ? synthetic_shard(comm, o.synth) : dataset_shard(comm, o.data);
+  const SyntheticShard shard = o.data.empty() ? synthetic_shard(comm, o.synth) : dataset_shard(comm, o.data);
   const auto budgets = uniform_budgets(static_cast<std::size_t>(shard.num_secrets), o.p, o.r);
   nlohmann::ordered_json figures = {{"records", shard.records}, {"labels", shard.num_labels}, {"secrets", shard.num_secrets}};
   if (o.data.empty()) {

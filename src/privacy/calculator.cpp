@@ -20,15 +20,15 @@ namespace {
   throw InputError(msg.str());
 }
 
-struct Prepared {
+struct PreparedRelease {
   std::vector<double> pmf;
   double factor = 1.0;
 };
 
 // The releases at common sigma `sigma` (> 0).
-std::vector<MixtureRelease> at_sigma(const std::vector<Prepared>& prepared, double scale, double sigma, int T) {
+std::vector<MixtureRelease> at_sigma(const std::vector<PreparedRelease>& prepared, double scale, double sigma, int T) {
   std::vector<MixtureRelease> out;
-  for (const Prepared& p : prepared) out.push_back({p.pmf, scale / (p.factor * sigma), T});
+  for (const PreparedRelease& p : prepared) out.push_back({p.pmf, scale / (p.factor * sigma), T});
   return out;
 }
 
@@ -43,7 +43,7 @@ CalculatorResult calculate_sigma(const std::vector<CalculatorRelease>& releases,
   if (!(o.sigma >= 0 && std::isfinite(o.sigma))) reject("sigma must be finite and >= 0", o.sigma);
 
   CalculatorResult out;
-  std::vector<Prepared> prepared;
+  std::vector<PreparedRelease> prepared;
   double paper_mu2 = 0.0;  // sum_l (Delta_l / f_l)^2, the single-Gaussian mu^2 / T at sigma = 1
   for (const CalculatorRelease& rel : releases) {
     if (rel.rho.empty()) throw InputError("calculate_sigma: a release without holders");

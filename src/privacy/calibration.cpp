@@ -18,7 +18,7 @@ template <typename T>
   throw InputError(msg.str());
 }
 
-void check_iterations(const char* function, int iterations) {
+void check_iteration_count(const char* function, int iterations) {
   if (iterations < 1) reject(function, "iterations", ">= 1", iterations);
 }
 
@@ -72,7 +72,7 @@ BatchScaling scale_to_batch(double weight_sum, double weight_max, double batch) 
 
 double paper_sigma(double expected_count, double eta, int iterations) {
   constexpr const char* kFn = "paper_sigma";
-  check_iterations(kFn, iterations);
+  check_iteration_count(kFn, iterations);
   if (!(expected_count >= 0.0 && std::isfinite(expected_count)))
     reject(kFn, "expected count", "finite and >= 0", expected_count);
   if (!(eta > 0.0)) reject(kFn, "eta", "> 0", eta);
@@ -81,7 +81,7 @@ double paper_sigma(double expected_count, double eta, int iterations) {
 
 double gdp_sigma(double mu, int iterations) {
   constexpr const char* kFn = "gdp_sigma";
-  check_iterations(kFn, iterations);
+  check_iteration_count(kFn, iterations);
   if (!(mu > 0.0 && std::isfinite(mu))) reject(kFn, "mu", "finite and > 0", mu);
   return std::sqrt(static_cast<double>(iterations)) / mu;
 }

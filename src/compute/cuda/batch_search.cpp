@@ -36,7 +36,6 @@ struct PlannedTask {
 
 namespace {
 
-constexpr std::size_t kAlign = 256;                       // of every block of the upload
 constexpr std::size_t kMargin = std::size_t{256} << 20;   // device memory left free by a batch
 // Each piece of the upload (a block, or kPiece bytes of a large one) goes up as soon as it is
 // packed, while the next one is packed.
@@ -210,7 +209,7 @@ std::vector<DeviceSearch> CudaKernelImpl::stage(std::vector<PlannedTask>& planne
     sizes.clear();
     for (const Block& b : blocks) sizes.push_back(b.bytes());
     const std::size_t out = 12 * std::accumulate(entries.begin(), entries.end(), std::size_t{0});
-    return gpu::pack(sizes, kAlign).total + out + scratch.bytes();
+    return gpu::pack(sizes, gpu::kPackAlign).total + out + scratch.bytes();
   };
   std::size_t free_bytes = 0, total_bytes = 0;
   SECPE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -223,7 +222,7 @@ std::vector<DeviceSearch> CudaKernelImpl::stage(std::vector<PlannedTask>& planne
       return {};
     }
   }
-  const gpu::Packing packing = gpu::pack(sizes, kAlign);
+  const gpu::Packing packing = gpu::pack(sizes, gpu::kPackAlign);
   auto& b = context_.batch;
   b.in.reserve(packing.total), b.din.reserve(packing.total);
   const std::size_t total_entries = std::accumulate(entries.begin(), entries.end(), std::size_t{0});

@@ -27,7 +27,6 @@
 namespace secpe {
 namespace {
 
-constexpr std::size_t kAlign = 256;  // of every block of the upload and the download
 
 // Zeroes the host's copy of the subkeys on every way out.
 class ZeroOnExit {
@@ -120,7 +119,7 @@ bool CudaKernelImpl::release_on_device(std::span<const NoisyMeansTask> tasks) co
     total += t->sizes.size();
   }
   std::optional<PhaseClock> clock(std::in_place, timed(), DevicePhase::kReleaseHost);
-  const gpu::Packing in = gpu::pack(upload_sizes(live), kAlign);
+  const gpu::Packing in = gpu::pack(upload_sizes(live), gpu::kPackAlign);
   SECPE_CUDA_CHECK(cudaSetDevice(context_.device()));
   DrainOnExit drain(context_);
   cuda::Context::ReleaseIo& r = context_.release_io;

@@ -59,5 +59,8 @@ struct Packing {
   std::size_t total = 0;
 };
 Packing pack(std::span<const std::size_t> bytes, std::size_t align);
+// The alignment of every block the CUDA backend packs (256 bytes: cudaMalloc's, so that each block
+// may be read as any type).
+inline constexpr std::size_t kPackAlign = 256;
 
 }  // namespace secpe::gpu
