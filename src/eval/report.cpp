@@ -1,6 +1,7 @@
 #include "eval/report.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
 namespace secpe {
@@ -81,8 +82,11 @@ void print_recall(const std::string& column, const ClassifierReport& k, const st
 
 Json eval_report_json(const EvalReport& r) {
   Json j;
-  j["synthetic"] = {{"file", r.synthetic_name}, {"records", r.synthetic_records}};
-  j["real"] = {{"file", r.real_name}, {"records", r.real_records}, {"bad_records_skipped", r.real_bad_records_skipped}};
+  // Files by name: a report is published beside the run's outputs, and a path may say more about
+  // the data (a user's folders) than it should.
+  const auto name = [](const std::string& file) { return std::filesystem::path(file).filename().string(); };
+  j["synthetic"] = {{"file", name(r.synthetic_name)}, {"records", r.synthetic_records}};
+  j["real"] = {{"file", name(r.real_name)}, {"records", r.real_records}, {"bad_records_skipped", r.real_bad_records_skipped}};
   j["seed"] = r.seed;
   j["embedder"] = r.embedder;
   Json labels = Json::object();
