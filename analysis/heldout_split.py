@@ -2,7 +2,8 @@
 """Deterministic held-out split of an Aug-PE CSV for utility studies.
 
 Record i (0-based, in file order) goes to the evaluation split when i % every == every - 1, else to
-the training split: 5,000 dev reviews give 4,000 / 1,000. Also writes a reference sample of real
+the training split: 5,000 dev reviews give 4,000 / 1,000. With --every 0 every record is for training
+(the held-out records come in a file of their own, as PubMed's dev.csv) and EVAL gets the header only. Also writes a reference sample of real
 training reviews (seeded) of the synthetic set's size, to train the "real reviews" reference row,
 and optionally the same reviews cut to the built-in generator's word cap (--cut-words, its
 --max-words): how far any selection of texts of the generator's length could go.
@@ -32,8 +33,9 @@ def main():
     with open(a.input, newline="") as f:
         rows = list(csv.reader(f))
     header, body = rows[0], rows[1:]
-    train = [r for i, r in enumerate(body) if i % a.every != a.every - 1]
-    held = [r for i, r in enumerate(body) if i % a.every == a.every - 1]
+    held_out = (lambda i: i % a.every == a.every - 1) if a.every > 0 else (lambda i: False)
+    train = [r for i, r in enumerate(body) if not held_out(i)]
+    held = [r for i, r in enumerate(body) if held_out(i)]
     for path, part in ((a.train, train), (a.eval, held)):
         with open(path, "w", newline="") as f:
             w = csv.writer(f)

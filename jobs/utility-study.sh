@@ -2,7 +2,10 @@
 # The utility study: is the synthetic text worth its privacy cost? (docs/studies.md)
 # On a Yelp-format corpus, a deterministic held-out split (every 5th record; the dev set gives
 # 4,000 / 1,000; analysis/heldout_split.py) is kept away from secpe; the rest is imported once per
-# embedder with the secrets of $IMPORT_ARGS, stated explicitly. Then the grid
+# embedder with the secrets of $IMPORT_ARGS, stated explicitly. Given a held-out file (HELDOUT.csv,
+# as PubMed's dev.csv), the whole corpus is for training and the file is the held-out set; a corpus
+# without labels (text only) is scored by next-word prediction instead of classification
+# (jobs/pubmed-study.sh is that study on PubMed). Then the grid
 #   generator labels ($GENERATOR_LABELS) x embedder ($EMBEDDERS) x
 #   { secpe and augpe at each r/p of $RP ("none": r/p = 9999, almost no noise),
 #     the no-private-data control (--method random) } x seed ($SEEDS),
@@ -19,26 +22,30 @@
 # $OUT/private (mode 0700) holds what may not: the split corpus, the datasets, the noise key and
 # the runs' state folders. Publish $OUT without private/.
 #
-# usage: bash jobs/utility-study.sh [STEP] [CORPUS.csv] [OUT]
+# usage: bash jobs/utility-study.sh [STEP] [CORPUS.csv] [OUT] [HELDOUT.csv]
 #   STEP: all (default: every step here), prepare (split, imports, public-share check, key,
 #   references), points (how many runs the grid has), grid (each run's index and name), point I
 #   (run I of the grid, 0-based: one Slurm array task, see slurm/utility-sweep.sbatch), analyse
 #   (table and plots)
-#   CORPUS default ../shared/data/yelp/dev.csv, OUT default out/utility-study.
+#   CORPUS default ../shared/data/yelp/dev.csv, OUT default out/utility-study, HELDOUT default none
+#   (every 5th record of CORPUS is held out).
 # Knobs (environment; the same in every step): SEEDS ("1 2 3"), RP ("2 10 none"),
 # METHODS ("secpe augpe random"), GENERATOR_LABELS ("pooled per-label prompt"),
 # EMBEDDERS ("ppmi-sif tfidf-svd hashing": the first everywhere, the others in the modes of
 # COMPARE_EMBEDDERS_IN, "pooled"), ABLATIONS ("no-private half-private"),
 # SYNTHETIC (1000), ITERATIONS (10), VARIATIONS (3), CLUSTERS (20), TOPICS (50: --generator-topics of
-# every pooled run; 0 for the one pooled model), RANKS (1), THREADS (2),
+# every pooled run; 0 for the one pooled model), MAX_WORDS (unset: secpe run's --max-words, 64; set,
+# every run's --max-words and the cut reference's length), RANKS (1), THREADS (2),
 # LAUNCH ("mpirun"; "srun" in Slurm), PROMPTS (jobs/prompts/yelp.json: the keyword lists of the
 # prompt mode), IMPORT_ARGS ("--secrets random-word --secret-count 100 --secret-quantile 0.2
 # --secret-max-private-share 0.3": secpe import's defaults, spelled out; 13% of the dev set's
 # training records private), HALF_PRIVATE_ARGS ("--secrets random-word --secret-count 1600
 # --secret-quantile 0.4 --secret-max-private-share 1": 45% private, every label keeping public ones),
 # MIN_PUBLIC_SHARE (0.2: prepare warns about a label below it; a label without public record
-# stops it), RUN_ARGS (extra secpe run options for every run), SECPE (the binary: jobs/lib/locate.sh).
+# stops it), RUN_ARGS (extra secpe run options for every run), SECPE (the binary, used as given;
+# unset: jobs/lib/locate.sh's, built first in a source tree).
 set -euo pipefail
+SECPE_GIVEN=${SECPE:+1}  # a binary given is used as it is; else the tree's is built first
 source "$(dirname "$0")/lib/locate.sh"
 cd "$SECPE_WORKDIR"
 STEP=all
@@ -47,6 +54,7 @@ INDEX=""
 if [ "$STEP" = point ]; then INDEX=${1:?point needs an index}; shift; fi
 CORPUS=${1:-../shared/data/yelp/dev.csv}
 OUT=${2:-out/utility-study}
+HELDOUT=${3:-}
 SEEDS=${SEEDS:-"1 2 3"}; RP=${RP:-"2 10 none"}; METHODS=${METHODS:-"secpe augpe random"}
 GENERATOR_LABELS=${GENERATOR_LABELS:-"pooled per-label prompt"}; EMBEDDERS=${EMBEDDERS:-"ppmi-sif tfidf-svd hashing"}
 COMPARE_EMBEDDERS_IN=${COMPARE_EMBEDDERS_IN:-pooled}
@@ -102,7 +110,7 @@ grid() {  # one line per run: NAME DATASET and its secpe run options
 check_public_share() {
   "$SECPE" inspect "$1" | awk -v min="$MIN_PUBLIC_SHARE" -v file="$1" '
     /^ +id +records +public +private +label/ { table = 1; next }
-    table && NF >= 5 && $1 ~ /^[0-9]+$/ {
+    table && NF >= 4 && $1 ~ /^[0-9]+$/ {
       label = $0; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +/, "", label)
       all += $2; pub += $3
       if ($3 == 0) { printf "utility-study: %s: label %s (%s) has no public record\n", file, $1, label > "/dev/stderr"; bad = 1 }
@@ -112,13 +120,16 @@ check_public_share() {
 }
 
 prepare() {
-  [ -f "$CORPUS" ] || { echo "utility-study: $CORPUS not found" >&2; exit 2; }
+  [ -f "$CORPUS" ] || { echo "utility-study: CORPUS.csv $CORPUS not found" >&2; exit 2; }
+  [ -z "$HELDOUT" ] || [ -f "$HELDOUT" ] || { echo "utility-study: HELDOUT.csv $HELDOUT not found" >&2; exit 2; }
   [ "$SECPE_INSTALLED" = 1 ] || bash jobs/install-deps.sh analysis  # with the plots' matplotlib
-  [ "$SECPE_INSTALLED" = 1 ] || bash jobs/build.sh secpe >/dev/null
+  [ "$SECPE_INSTALLED" = 1 ] || [ -n "$SECPE_GIVEN" ] || bash jobs/build.sh secpe >/dev/null
   mkdir -p "$OUT/references" "$PRIVATE/data"
   chmod 700 "$PRIVATE"
+  # Given a held-out file, nothing of the corpus is held out (--every 0) and the file is copied in.
   python3 "$SECPE_ROOT/analysis/heldout_split.py" "$CORPUS" "$PRIVATE/train.csv" "$PRIVATE/heldout.csv" --reference "$PRIVATE/reference.csv" \
-    --size "$SYNTHETIC" --reference-cut "$PRIVATE/reference_cut.csv" --cut-words 64
+    --size "$SYNTHETIC" --reference-cut "$PRIVATE/reference_cut.csv" --cut-words "${MAX_WORDS:-64}" ${HELDOUT:+--every 0}
+  [ -z "$HELDOUT" ] || cp "$HELDOUT" "$PRIVATE/heldout.csv"
   local emb
   for emb in "${EMBEDDER_LIST[@]}"; do
     # shellcheck disable=SC2086  # options are words
@@ -154,6 +165,7 @@ point() {  # point I: run line I of the grid, skipped when already complete (run
   # Aug-PE's record-level noise leaves secrets held by several records over their budget: the
   # baseline runs anyway, and its privacy.json says by how much.
   [[ "$rest" == *"--method augpe"* ]] && extra+=(--allow-over-budget)
+  [ -z "${MAX_WORDS:-}" ] || extra+=(--max-words "$MAX_WORDS")
   # shellcheck disable=SC2086  # the grid's options are words
   $LAUNCH -n "$RANKS" "$SECPE" run --data "$PRIVATE/data/$data.h5" --out "$OUT/runs/$name" --state-dir "$PRIVATE/state/$name" \
     --noise-key-file "$PRIVATE/noise.key" --synthetic "$SYNTHETIC" --iterations "$ITERATIONS" --variations "$VARIATIONS" \
