@@ -56,6 +56,19 @@ std::int64_t public_records(const Shard& shard) {
   return n;
 }
 
+// How the public k-means of the method's clusters ran (SecPE; null for a method without them): its
+// seeding, its limits and the Lloyd iterations the labels took. Public: it clusters public rows only.
+nlohmann::ordered_json kmeans_summary(const RunOptions& options, const Checkpoint& checkpoint) {
+  std::vector<int> iterations;
+  for (const auto& [label, outcome] : checkpoint.labels)
+    if (outcome.report.contains("kmeans_iterations")) iterations.push_back(outcome.report["kmeans_iterations"].get<int>());
+  if (iterations.empty()) return nullptr;
+  const auto [low, high] = std::minmax_element(iterations.begin(), iterations.end());
+  return {{"init", kmeans_init_name(options.kmeans_init)}, {"max_iterations", options.kmeans_iterations},
+          {"tolerance", options.kmeans_tolerance}, {"labels", iterations.size()},
+          {"iterations", {{"min", *low}, {"max", *high}}}};
+}
+
 // The delta of the reported (eps, delta) equivalents: --delta, or Aug-PE's 1 / (N ln N) with N
 // the public records (the total would tell the number of private records).
 double reported_delta(const RunOptions& options, const Shard& shard) {
@@ -171,6 +184,7 @@ RunResult run_pipeline(const Communicator& comm, const RunOptions& options, cons
                     {"kernel", models.kernel->name()},
                     {"shard_by", shard_by_name(shard.by)},
                     {"dataset_provenance", public_provenance(info.provenance)}};
+  if (nlohmann::ordered_json kmeans = kmeans_summary(options, checkpoint); !kmeans.is_null()) result.summary["kmeans"] = std::move(kmeans);
   // Every stage's wall time, this invocation's (a resumed run's earlier part is not in it): private,
   // as calibration, evolution and the leak scan work on private records.
   result.timings["run"] = {{"setup_seconds", setup_seconds}, {"calibration_seconds", calibration_seconds},

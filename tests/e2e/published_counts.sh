@@ -89,6 +89,10 @@ if p['method'] == 'secpe':
     assert p['calibration']['sigma_depends_on_private_data'] is True and 'private' in p['calibration']['sigma_note']
 s = r['summary']
 assert 'records' not in s and 'bytes_sent_rank0' not in s and s['public_records'] > 0, s
+# SecPE's public k-means says how it ran (public rows only); Aug-PE has none.
+k = s.get('kmeans')
+assert (k is None) if p['method'] == 'augpe' else (k['init'] == 'random' and k['labels'] == sum('skipped' not in l for l in p['labels']) and
+                                                  1 <= k['iterations']['min'] <= k['iterations']['max'] <= k['max_iterations']), k
 prov = s['dataset_provenance']
 assert prov['source'] == 'corpus.csv' and 'bad_records_skipped' not in prov, prov
 assert '/' not in r['options']['data'] and '/' not in (p['budget']['per_secret_file'] or ''), r['options']['data']

@@ -13,7 +13,8 @@
 # History: recorded by the binary before issue 38 (df41c45); privacy.json and run.json recorded
 # again with issue 39, which added the cumulative figures (across_runs, r_cumulative) and the
 # --experiment option, and run.json again with --generator-topics auto (its option recorded as
-# given, the topics used in the summary); synthetic.csv, initial.csv and metrics.jsonl are still
+# given, the topics used in the summary), and SecPE's run.json again with summary.kmeans (issue 41:
+# the k-means' seeding and iterations); synthetic.csv, initial.csv and metrics.jsonl are still
 # df41c45's. The runs
 # share one privacy ledger (the preamble's): the three rank counts are one release, counted once,
 # so their privacy.json files are identical.
