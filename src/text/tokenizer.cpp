@@ -17,7 +17,9 @@ std::vector<std::string> tokenize(std::string_view text) {
 namespace {
 
 bool is_marker(char c) { return c == '*' || c == '`' || c == '~' || c == '#' || c == '-' || c == '='; }
-bool is_emphasis(std::string_view t) { return !t.empty() && (t[0] == '*' || t[0] == '`' || t[0] == '~') && t.find_first_not_of(t[0]) == std::string_view::npos; }
+// t is one character c, or a run of it ("**", "---").
+bool is_run_of(std::string_view t, char c) { return !t.empty() && t.find_first_not_of(c) == std::string_view::npos; }
+bool is_emphasis(std::string_view t) { return !t.empty() && (t[0] == '*' || t[0] == '`' || t[0] == '~') && is_run_of(t, t[0]); }
 bool is_break(std::string_view t) { return t == "\n" || t == "\n\n"; }
 
 }  // namespace
@@ -31,8 +33,7 @@ std::vector<std::string> tokenize_layout(std::string_view text) {
     end = start + tok.size();
     const auto lines = std::count(gap.begin(), gap.end(), '\n');
     if (!out.empty() && lines > 0) out.emplace_back(lines == 1 ? "\n" : "\n\n");
-    const bool joins = !word && gap.empty() && tok.size() == 1 && is_marker(tok[0]) && !out.empty() && out.back()[0] == tok[0] &&
-                       out.back().find_first_not_of(tok[0]) == std::string::npos;
+    const bool joins = !word && gap.empty() && tok.size() == 1 && is_marker(tok[0]) && !out.empty() && is_run_of(out.back(), tok[0]);
     if (joins) {
       out.back() += tok;
     } else {
