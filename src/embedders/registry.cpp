@@ -1,6 +1,6 @@
 // The embedders secpe import knows; --embedder takes each one's name(). A new embedder: its file
 // beside these, defining its kind, and one line in kEmbedderKinds (docs/architecture.md).
-#include "core/enum_names.hpp"
+#include "core/kind_registry.hpp"
 #include "embedders/embedder_kind.hpp"
 
 namespace secpe {
@@ -12,27 +12,20 @@ const EmbedderKind& http_embedder_kind();
 
 namespace {
 
-using EmbedderKindRef = const EmbedderKind& (*)();
-constexpr EmbedderKindRef kEmbedderKinds[] = {&hashing_embedder_kind, &tfidf_svd_embedder_kind, &ppmi_sif_embedder_kind, &http_embedder_kind};
+constexpr KindRegistry<EmbedderKind>::Ref kEmbedderKinds[] = {&hashing_embedder_kind, &tfidf_svd_embedder_kind, &ppmi_sif_embedder_kind,
+                                                             &http_embedder_kind};
+constexpr KindRegistry<EmbedderKind> kEmbedderRegistry{kEmbedderKinds};
 
 }  // namespace
 
 std::vector<std::string> embedder_kind_names(bool learned_only) {
-  std::vector<std::string> names;
-  for (const EmbedderKindRef kind : kEmbedderKinds)
-    if (!learned_only || kind().learned()) names.push_back(kind().name());
-  return names;
+  return kEmbedderRegistry.names([&](const EmbedderKind& kind) { return !learned_only || kind.learned(); });
 }
 
-std::string embedder_kinds_help() {
-  std::vector<std::string> kinds;
-  for (const EmbedderKindRef kind : kEmbedderKinds) kinds.push_back(kind().name() + " (" + kind().description() + ")");
-  return or_list(kinds);
-}
+std::string embedder_kinds_help() { return kEmbedderRegistry.help(); }
 
 const EmbedderKind& embedder_kind(const std::string& name, const std::string& extra) {
-  for (const EmbedderKindRef kind : kEmbedderKinds)
-    if (kind().name() == name) return kind();
+  if (const EmbedderKind* kind = kEmbedderRegistry.find(name)) return *kind;
   std::vector<std::string> names = embedder_kind_names();
   if (!extra.empty()) names.insert(names.begin(), extra);
   throw_unknown_name("--embedder", name, or_list(names));
@@ -40,7 +33,7 @@ const EmbedderKind& embedder_kind(const std::string& name, const std::string& ex
 
 const EmbedderKind* embedder_kind_of(const std::string& recorded) {
   const EmbedderKind* found = nullptr;
-  for (const EmbedderKindRef kind : kEmbedderKinds) {
+  for (const auto kind : kEmbedderRegistry.kinds()) {
     const std::string name = kind().name();
     if (recorded.starts_with(name) && (!found || name.size() > found->name().size())) found = &kind();
   }

@@ -1,6 +1,6 @@
 // The generators secpe run knows; --generator takes each one's name(). A new generator: its file
 // beside these, defining its kind, and one line in kGeneratorKinds (docs/architecture.md).
-#include "core/enum_names.hpp"
+#include "core/kind_registry.hpp"
 #include "evolve/generators/generator_kind.hpp"
 
 namespace secpe {
@@ -10,27 +10,19 @@ const GeneratorKind& http_generator_kind();
 
 namespace {
 
-using GeneratorKindRef = const GeneratorKind& (*)();
-constexpr GeneratorKindRef kGeneratorKinds[] = {&builtin_generator_kind, &http_generator_kind};
+constexpr KindRegistry<GeneratorKind>::Ref kGeneratorKinds[] = {&builtin_generator_kind, &http_generator_kind};
+constexpr KindRegistry<GeneratorKind> kGeneratorRegistry{kGeneratorKinds};
 
 }  // namespace
 
 std::vector<std::string> generator_kind_names(std::optional<bool> learning) {
-  std::vector<std::string> names;
-  for (const GeneratorKindRef kind : kGeneratorKinds)
-    if (!learning || kind().learns_from_texts() == *learning) names.push_back(kind().name());
-  return names;
+  return kGeneratorRegistry.names([&](const GeneratorKind& kind) { return !learning || kind.learns_from_texts() == *learning; });
 }
 
-std::string generator_kinds_help() {
-  std::vector<std::string> kinds;
-  for (const GeneratorKindRef kind : kGeneratorKinds) kinds.push_back(kind().name() + " (" + kind().description() + ")");
-  return or_list(kinds);
-}
+std::string generator_kinds_help() { return kGeneratorRegistry.help(); }
 
 const GeneratorKind& generator_kind(const std::string& name) {
-  for (const GeneratorKindRef kind : kGeneratorKinds)
-    if (kind().name() == name) return kind();
+  if (const GeneratorKind* kind = kGeneratorRegistry.find(name)) return *kind;
   throw_unknown_name("--generator", name, or_list(generator_kind_names()));
 }
 
