@@ -67,10 +67,14 @@ def figures(report):
     return out
 
 
+def any_final(runs):
+    """The final figures of one run (the first read), {} without runs."""
+    return next(iter(next(iter(runs.values())).values()))[-1] if runs else {}
+
+
 def shape_of(runs):
     """'labelled' where the runs were scored by classifiers, else 'unlabelled' (next-word)."""
-    any_run = next(iter(next(iter(runs.values())).values()))[-1] if runs else {}
-    return "labelled" if "category" in any_run else "unlabelled"
+    return "labelled" if "category" in any_final(runs) else "unlabelled"
 
 
 def columns(shape):
@@ -187,7 +191,7 @@ def write_table(out, rows, runs, shape):
         md.append("| " + " | ".join([r["setting"], r["training set"], str(r[scores[0]]["n"]) if r["setting"] else ""] +
                                     values[:len(scores)] + gains + values[len(scores):]) + " |")
     if runs and shape == "labelled":
-        any_run = next(iter(next(iter(runs.values())).values()))[-1]
+        any_run = any_final(runs)
         md.append(f"| | majority class (always the most frequent value) | | {any_run['majority_category']:.1f} | {any_run['majority_stars']:.1f} "
                   "| | | | | | |")
     with open(os.path.join(out, "table.md"), "w") as f:
