@@ -15,7 +15,8 @@ namespace secpe::chacha20 {
 inline constexpr std::size_t kLanes = 16;
 
 // Block counter[q] of the stream with nonce nonce[q] under `key`, for q < 16: its word w (of 16,
-// little-endian as in the keystream's bytes) in out[w * 16 + q].
+// little-endian as in the keystream's bytes) in out[q * 16 + w], so that on a little-endian host
+// out + 16 q holds the block's 64 keystream bytes in order.
 void blocks(const std::array<unsigned char, 32>& key, const std::uint64_t nonce[kLanes], const std::uint64_t counter[kLanes],
             std::uint32_t out[kLanes * 16]);
 

@@ -3,9 +3,12 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <stdexcept>
 
 #include "core/chacha20.hpp"
+#include "core/secret_normal_batch.hpp"
 
 namespace secpe {
 namespace {
@@ -16,7 +19,7 @@ void store_le64(unsigned char* out, std::uint64_t v) {
 
 // Keystream word t (bytes 8t .. 8t+7, little-endian) of block q of a chacha20::blocks batch.
 std::uint64_t keystream_word(const std::uint32_t* words, std::size_t q, std::size_t t) {
-  return std::uint64_t{words[2 * t * chacha20::kLanes + q]} | std::uint64_t{words[(2 * t + 1) * chacha20::kLanes + q]} << 32;
+  return std::uint64_t{words[q * 16 + 2 * t]} | std::uint64_t{words[q * 16 + 2 * t + 1]} << 32;
 }
 
 }  // namespace
@@ -54,14 +57,29 @@ std::array<std::uint32_t, 8> SecretStreamFamily::subkey_words() const {
 
 SecretRng::SecretRng(const std::array<unsigned char, 32>& subkey, std::uint64_t stream) : subkey_(subkey), stream_(stream) {}
 
+void SecretRng::normals(std::span<double> out) {
+  const SecretZiggurat& z = secret_ziggurat();
+  static const NormalPath path = fastest_normal_path();
+  std::size_t k = 0;
+  while (k < out.size()) {
+    if (used_ == buffer_.size()) refill();
+    const std::size_t n = std::min(out.size() - k, buffer_.size() - used_);
+    const std::size_t inside = rectangle_normals(path, buffer_.data() + used_, n, z, out.data() + k);
+    used_ += inside, k += inside;
+    if (inside < n) out[k++] = normal();  // the edge: normal() reads that word again and goes on
+  }
+}
+
 void SecretRng::refill() {
   static_assert(kBlocks == chacha20::kLanes, "one refill is one batch of blocks");
   std::uint64_t nonce[kBlocks], counter[kBlocks];
   std::uint32_t words[kBlocks * 16];
   for (std::size_t q = 0; q < kBlocks; ++q) nonce[q] = stream_, counter[q] = block_ + q;
   chacha20::blocks(subkey_, nonce, counter, words);
-  for (std::size_t q = 0; q < kBlocks; ++q)
-    for (std::size_t t = 0; t < 8; ++t) buffer_[q * 8 + t] = keystream_word(words, q, t);
+  // The blocks' keystream bytes in order: on a little-endian host, word t of block q is
+  // keystream_word(words, q, t) already.
+  static_assert(std::endian::native == std::endian::little, "the keystream's words are read in place");
+  std::memcpy(buffer_.data(), words, sizeof words);
   block_ += kBlocks;
   used_ = 0;
 }

@@ -34,6 +34,9 @@ class SecretRng : public RandomDraws<SecretRng> {
   // The noise's normal: the secret ziggurat (core/secret_normal.hpp, kSecretNoiseVersion), the same
   // bits on a GPU; it hides RandomDraws::normal, which the public streams keep.
   double normal() { return secret_normal(*this, secret_ziggurat()); }
+  // out.size() normals, exactly as that many calls of normal() give them, several words at a time
+  // (the rectangle test on vector registers, the rare edge one draw at a time): a release's noise.
+  void normals(std::span<double> out);
 
  private:
   friend class SecretStreamFamily;

@@ -1,11 +1,13 @@
 // The secret noise as a GPU draws it, run on the CPU: ChaCha20's scalar block (the device's)
 // against the vectorised one (the host's), the device's word streams and normals against
 // SecretRng's, and a whole release of SecPE's centres by the device's code
-// (compute/impl/noisy_means_label.hpp) against the host's release, bit for bit. Also what version 2 of
-// the noise (correctly rounded exp and log) changed against version 1 (the C library's).
+// (compute/impl/noisy_means_label.hpp) against the host's release (its normals drawn in batches),
+// bit for bit; the host's vector paths of the normal against its scalar one. Also what version 2
+// of the noise (correctly rounded exp and log) changed against version 1 (the C library's).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "compute/impl/noisy_means_label.hpp"
 #include "core/chacha20.hpp"
 #include "core/random_draws.hpp"
+#include "core/secret_normal_batch.hpp"
 #include "core/secret_rng.hpp"
 #include "secret_test_util.hpp"
 
@@ -33,7 +36,7 @@ TEST(SecretNormal, ScalarChaCha20BlockIsTheVectorisedOne) {
   for (std::size_t q = 0; q < chacha20::kLanes; ++q) {
     std::uint32_t one[16];
     chacha20::block(words, nonce[q], counter[q], one);
-    for (int w = 0; w < 16; ++w) ASSERT_EQ(one[w], lanes[w * chacha20::kLanes + q]) << q << " " << w;
+    for (int w = 0; w < 16; ++w) ASSERT_EQ(one[w], lanes[q * 16 + w]) << q << " " << w;
   }
 }
 
@@ -50,6 +53,50 @@ TEST(SecretNormal, DeviceStreamsAndNormalsAreSecretRngs) {
       const double a = host.normal(), b = normals.normal();
       ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << c << " " << i;
     }
+  }
+}
+
+// Every vector path of the rectangle test that this CPU runs against the scalar one: the same
+// normals and the same first draw outside, wherever in a register that draw falls.
+TEST(SecretNormal, EveryRectanglePathIsTheScalarOne) {
+  const SecretStreamFamily family(counting_key(6), SecretStream::kNoise, 1, 2);
+  SecretRng rng = family.stream(7);
+  std::vector<std::uint64_t> words(300);
+  for (std::uint64_t& w : words) w = rng.next_u64();
+  const SecretZiggurat& z = secret_ziggurat();
+  int paths = 0;
+  for (const NormalPath path : {NormalPath::kAvx2, NormalPath::kAvx512}) {
+    if (!runs_here(path)) continue;
+    ++paths;
+    for (std::size_t outside = 0; outside <= 40; ++outside) {  // a draw outside at every position, or none (40)
+      std::vector<std::uint64_t> w = words;
+      if (outside < 40) w[outside] = ~std::uint64_t{0} - 127 + outside % 128;  // u = 1 - 2^-52: outside every layer
+      for (std::size_t n : {outside, outside + 1, outside + 9, std::size_t{300}}) {
+        std::vector<double> fast(n, -7.0), plain(n, -7.0);
+        const std::size_t a = rectangle_normals(path, w.data(), n, z, fast.data());
+        const std::size_t b = rectangle_normals(NormalPath::kScalar, w.data(), n, z, plain.data());
+        ASSERT_EQ(a, b) << static_cast<int>(path) << " " << outside << " " << n;
+        ASSERT_EQ(std::memcmp(fast.data(), plain.data(), sizeof(double) * a), 0) << static_cast<int>(path) << " " << outside;
+      }
+    }
+  }
+  std::printf("rectangle paths compared with the scalar one here: %d\n", paths);
+}
+
+// SecretRng::normals is normal() called as often, whatever the lengths asked for and however the
+// calls alternate with single draws.
+TEST(SecretNormal, BatchedNormalsAreOneAtATime) {
+  const SecretStreamFamily family(counting_key(9), SecretStream::kNoise, 4, 5);
+  SecretRng batched = family.stream(11), single = family.stream(11);
+  for (const std::size_t n : {1, 7, 8, 9, 127, 128, 129, 769, 5000, 0, 3}) {
+    std::vector<double> out(n);
+    batched.normals(out);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = single.normal();
+      ASSERT_EQ(std::memcmp(&x, &out[i], sizeof x), 0) << n << " " << i;
+    }
+    const double a = batched.normal(), b = single.normal();
+    ASSERT_EQ(std::memcmp(&a, &b, sizeof a), 0) << n;
   }
 }
 

@@ -1,7 +1,9 @@
 // SecPE's release of centres on the host threads (NearestCentreKernel::noisy_centre_means' default):
 // each centre's sum is made where its noise is added, in a buffer that stays in cache, so no
 // K x d array of sums is cleared, filled and read again; centres are shared out over the threads
-// (each has its own stream, so the values do not depend on which thread draws them).
+// (each has its own stream, so the values do not depend on which thread draws them). A centre's
+// d + 1 normals are drawn together (SecretRng::normals: the same values as one at a time), then
+// release_centre takes them in its order.
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -13,6 +15,15 @@
 #include "privacy/centre_release.hpp"
 
 namespace secpe {
+namespace {
+
+// Normals drawn beforehand, handed out in order.
+struct DrawnNormals {
+  const double* next;
+  double normal() { return *next++; }
+};
+
+}  // namespace
 
 void noisy_means_on_host(const NoisyMeansTask& task, std::size_t begin, std::size_t end, int threads) {
   const MatrixF& rows = task.rows->rows();
@@ -24,11 +35,13 @@ void noisy_means_on_host(const NoisyMeansTask& task, std::size_t begin, std::siz
   };
   run_chunks(chunk_count(threads, end - begin, 20.0 * double(d)), end - begin, [&](int, std::size_t b, std::size_t e) {
     std::vector<std::int64_t> sum(kd);
+    std::vector<double> normals(kd + 1);
     for (std::size_t i = begin + b; i < begin + e; ++i) {
       const std::uint64_t c = task.first + i;
       std::fill(sum.begin(), sum.end(), 0);
       for (std::size_t q = task.start[i]; q < task.start[i + 1]; ++q) add_fixed_point(sum.data(), row_of(task.members[q]), d);
-      SecretRng noise = task.noise->stream(c);
+      task.noise->stream(c).normals(normals);
+      DrawnNormals noise{normals.data()};
       const auto sum_at = [&sum](long long j) { return sum[static_cast<std::size_t>(j)]; };
       task.sizes[i] = release_centre(noise, sum_at, pub.row(static_cast<Eigen::Index>(c)).data(), d,
                                      double(task.public_sizes[c]), double(task.start[i + 1] - task.start[i]), task.sigma,
