@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace secpe::chacha20 {
 namespace {
@@ -26,20 +27,16 @@ using Lanes = std::uint32_t __attribute__((vector_size(64)));  // one state word
 }
 
 // Swaps bit b between the row index (which register) and the lane index of the 16 x 16 matrix
-// x[w][q], for every pair of rows that differ in bit b only: after the four bits, x[w][q] holds
-// what x[q][w] held. 64 two-register shuffles in all, instead of 256 scalar stores.
-template <unsigned b>
-[[gnu::always_inline]] inline void swap_index_bit(Lanes* x) {
-  Lanes low, high;
-  for (unsigned q = 0; q < kLanes; ++q) {
-    low[q] = (q & b) ? kLanes + q - b : q;   // row i keeps its lanes without bit b, takes row j's
-    high[q] = (q & b) ? kLanes + q : q + b;  // row j takes row i's lanes with bit b, keeps its own
-  }
+// x[w][q], for every pair of rows i, i | b that differ in bit b only: row i keeps its lanes
+// without bit b and takes row i | b's there, row i | b the reverse. After the four bits x[w][q]
+// holds what x[q][w] held: 64 two-register shuffles in all, instead of 256 scalar stores.
+template <unsigned b, std::size_t... q>
+[[gnu::always_inline]] inline void swap_index_bit(Lanes* x, std::index_sequence<q...>) {
   for (unsigned i = 0; i < kLanes; ++i) {
     if (i & b) continue;
-    const Lanes a = x[i], c = x[i | b];
-    x[i] = __builtin_shuffle(a, c, low);
-    x[i | b] = __builtin_shuffle(a, c, high);
+    const Lanes low = x[i], high = x[i | b];
+    x[i] = __builtin_shufflevector(low, high, ((q & b) ? kLanes + q - b : q)...);
+    x[i | b] = __builtin_shufflevector(low, high, ((q & b) ? kLanes + q : q + b)...);
   }
 }
 
@@ -78,7 +75,8 @@ void blocks(const std::array<unsigned char, 32>& key, const std::uint64_t nonce[
   }
   for (int w = 0; w < 16; ++w) x[w] += in[w];
   // x[w] holds word w of the sixteen blocks; a stream reads each block's words in order.
-  swap_index_bit<1>(x), swap_index_bit<2>(x), swap_index_bit<4>(x), swap_index_bit<8>(x);
+  constexpr auto lanes = std::make_index_sequence<kLanes>();
+  swap_index_bit<1>(x, lanes), swap_index_bit<2>(x, lanes), swap_index_bit<4>(x, lanes), swap_index_bit<8>(x, lanes);
   for (std::size_t q = 0; q < kLanes; ++q) std::memcpy(out + q * 16, &x[q], sizeof x[q]);
 }
 
