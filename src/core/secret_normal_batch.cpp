@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/avx512_warnings.hpp"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -22,13 +24,7 @@ std::size_t rectangle_scalar(const std::uint64_t* w, std::size_t k, std::size_t 
 }
 
 #if defined(__x86_64__)
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn that it
-// is uninitialised (GCC bug 105593): silenced for these paths only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
 // Eight words a register: the top 53 bits converted exactly (VCVTUQQ2PD), the layer's tables
 // gathered, the rectangle compared; the products are stored for all eight, and the count stops
 // at the first lane outside.
@@ -74,9 +70,7 @@ __attribute__((target("avx2"))) std::size_t rectangle_avx2(const std::uint64_t* 
   }
   return rectangle_scalar(w, k, n, z, out);
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+SECPE_AVX512_CODE_END
 #endif
 
 }  // namespace

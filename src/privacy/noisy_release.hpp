@@ -61,6 +61,11 @@ class GaussianRelease {
   SECPE_HOST_DEVICE double operator()(double value, Noise& noise) const {
     return snap(ieee::add_rn(value, ieee::mul_rn(noise_std_, noise.normal())));
   }
+  // What a vectorised release repeats (compute/cpu/centre_lanes.cpp): the noise's standard
+  // deviation, the grid, and its inverse (0 where the grid is 0 or subnormal).
+  SECPE_HOST_DEVICE double noise_std() const { return noise_std_; }
+  SECPE_HOST_DEVICE double grid() const { return grid_; }
+  SECPE_HOST_DEVICE double inverse() const { return inverse_; }
 
  private:
   double noise_std_, grid_, inverse_;

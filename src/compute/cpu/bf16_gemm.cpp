@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "compute/cpu/screen_tiles.hpp"
+#include "core/avx512_warnings.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -209,13 +210,7 @@ screen::Measured round_and_measure_scalar(const float* v, const float* shift, Ei
 // The same on 16 coordinates at a time (AVX-512F): the same bf16 values, bit for bit, and the sums
 // of squares in other orders, which the allowance of relative_error_bound covers. Every CPU with AMX has
 // AVX-512F, so the screen never rounds its rows one coordinate at a time.
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn that it
-// is uninitialised (GCC bug 105593): silenced for this function only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
 [[gnu::target("avx512f")]]
 screen::Measured round_and_measure_avx512(const float* v, const float* shift, Eigen::Index d, std::uint16_t* out) {
   const __m512i bias = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);
@@ -250,9 +245,7 @@ screen::Measured round_and_measure_avx512(const float* v, const float* shift, Ei
   }
   return screen::measured_residual(e + _mm512_reduce_add_pd(error), n + _mm512_reduce_add_pd(norm), d, shift != nullptr);
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+SECPE_AVX512_CODE_END
 #endif
 
 screen::Measured round_and_measure(const float* v, const float* shift, Eigen::Index d, std::uint16_t* out) {

@@ -7,6 +7,7 @@
 
 #include "compute/cpu/screen_tiles.hpp"
 #include "compute/impl/fast_float.hpp"
+#include "core/avx512_warnings.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -232,13 +233,7 @@ void gemm_emulated(const Operands& o, Eigen::Index mbp, Eigen::Index nbp) {
 }
 
 #ifdef SECPE_VNNI
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn that it
-// is uninitialised (GCC bug 105593): silenced for the engines only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
 inline std::int32_t load32(const std::int8_t* p) {
   std::int32_t v;
   std::memcpy(&v, p, sizeof v);
@@ -322,9 +317,7 @@ struct AvxTiles {
     }
   }
 };
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+SECPE_AVX512_CODE_END
 #endif
 
 }  // namespace

@@ -3,27 +3,19 @@
 // K x d array of sums is cleared, filled and read again; centres are shared out over the threads
 // (each has its own stream, so the values do not depend on which thread draws them). A centre's
 // d + 1 normals are drawn together (SecretRng::normals: the same values as one at a time), then
-// release_centre takes them in its order.
+// released eight coordinates at a time where the CPU can (compute/cpu/centre_lanes.hpp: the same
+// bits as release_centre).
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
 
+#include "compute/cpu/centre_lanes.hpp"
 #include "compute/impl/fixed_point.hpp"
 #include "compute/nearest.hpp"
 #include "core/parallel.hpp"
 #include "core/secret_rng.hpp"
-#include "privacy/centre_release.hpp"
 
 namespace secpe {
-namespace {
-
-// Normals drawn beforehand, handed out in order.
-struct DrawnNormals {
-  const double* next;
-  double normal() { return *next++; }
-};
-
-}  // namespace
 
 void noisy_means_on_host(const NoisyMeansTask& task, std::size_t begin, std::size_t end, int threads) {
   const MatrixF& rows = task.rows->rows();
@@ -41,11 +33,9 @@ void noisy_means_on_host(const NoisyMeansTask& task, std::size_t begin, std::siz
       std::fill(sum.begin(), sum.end(), 0);
       for (std::size_t q = task.start[i]; q < task.start[i + 1]; ++q) add_fixed_point(sum.data(), row_of(task.members[q]), d);
       task.noise->stream(c).normals(normals);
-      DrawnNormals noise{normals.data()};
-      const auto sum_at = [&sum](long long j) { return sum[static_cast<std::size_t>(j)]; };
-      task.sizes[i] = release_centre(noise, sum_at, pub.row(static_cast<Eigen::Index>(c)).data(), d,
-                                     double(task.public_sizes[c]), double(task.start[i + 1] - task.start[i]), task.sigma,
-                                     task.clip_radius, task.centres->row(static_cast<Eigen::Index>(i)).data());
+      task.sizes[i] = release_centre_drawn(normals.data(), sum.data(), pub.row(static_cast<Eigen::Index>(c)).data(), d,
+                                           double(task.public_sizes[c]), double(task.start[i + 1] - task.start[i]), task.sigma,
+                                           task.clip_radius, task.centres->row(static_cast<Eigen::Index>(i)).data());
     }
   });
 }

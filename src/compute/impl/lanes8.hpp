@@ -9,15 +9,11 @@
 #define SECPE_LANES8 1
 #include <immintrin.h>
 
+#include "core/avx512_warnings.hpp"
+
 namespace secpe::lanes8 {
 
-// GCC 12's AVX-512 headers start some intrinsics from _mm512_undefined_*() and then warn that it
-// is uninitialised (GCC bug 105593): silenced for these functions only.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
 
 // sum += term k of every lane's vector, k = 0 .. 7 in order, t[q] holding vector q's eight terms:
 // an 8 x 8 transpose (pairs, then quads, then halves) and eight additions.
@@ -47,9 +43,7 @@ namespace secpe::lanes8 {
 // Eight floats from p as doubles.
 [[gnu::target("avx512f"), gnu::always_inline]] inline __m512d widen(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+SECPE_AVX512_CODE_END
 
 }  // namespace secpe::lanes8
 #endif
