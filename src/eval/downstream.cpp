@@ -59,14 +59,14 @@ std::string some_values(const Range& values, Name name) {
 }
 
 // models[column][features].
-using Models = std::vector<std::vector<LogisticModel>>;
+using LabelModels = std::vector<std::vector<LogisticModel>>;
 
 // Trains every (column, features) classifier on the synthetic texts and gives every rank all of
 // them. Each model is trained on one thread (so it is the same whoever trains it): model m goes to
 // rank m % ranks, and a rank trains its models side by side on up to options.threads threads.
-Models train_classifiers(const Corpus& synthetic, const std::vector<LabelColumn>& columns,
+LabelModels train_classifiers(const Corpus& synthetic, const std::vector<LabelColumn>& columns,
                          const std::vector<FeatureMaker>& makers, const EvalOptions& options, const Communicator& comm) {
-  Models models(columns.size(), std::vector<LogisticModel>(makers.size()));
+  LabelModels models(columns.size(), std::vector<LogisticModel>(makers.size()));
   auto owner = [&](std::size_t c, std::size_t f) { return static_cast<int>((f * columns.size() + c) % comm.size()); };
   std::vector<SparseRows> rows;
   for (const FeatureMaker& maker : makers) rows.push_back(maker.rows(synthetic.texts));
@@ -117,7 +117,7 @@ std::vector<ClassIndex> class_indices(const std::vector<LabelColumn>& columns) {
 // owns; a real value that no synthetic record has is the extra class `classes.size()`.
 std::vector<std::vector<ConfusionCounts>> score_real_records(const std::vector<LabelColumn>& columns,
                                                              const std::vector<ClassIndex>& class_of,
-                                                             const std::vector<FeatureMaker>& makers, const Models& models,
+                                                             const std::vector<FeatureMaker>& makers, const LabelModels& models,
                                                              const RealSet& real, const Communicator& comm) {
   std::vector<std::vector<ConfusionCounts>> counts(columns.size());
   for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -225,7 +225,7 @@ std::vector<LabelColumnReport> downstream_reports(const Corpus& synthetic, const
     makers.push_back(f == ClassifierFeatures::kTfidf ? FeatureMaker{&*tfidf, nullptr}
                                                      : FeatureMaker{nullptr, real.embedder.get()});
   }
-  const Models models = train_classifiers(synthetic, columns, makers, options, comm);
+  const LabelModels models = train_classifiers(synthetic, columns, makers, options, comm);
   seconds.classifiers = start.seconds();
 
   start.restart();

@@ -12,7 +12,7 @@
 namespace secpe {
 namespace {
 
-std::filesystem::path key_path(const std::filesystem::path& dir) { return dir / "noise.key"; }
+std::filesystem::path noise_key_path(const std::filesystem::path& dir) { return dir / "noise.key"; }
 
 std::filesystem::path resolved(const std::filesystem::path& p) {
   return std::filesystem::weakly_canonical(std::filesystem::absolute(p));
@@ -42,7 +42,7 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
   PrivateState state;
   state.dir = dir;
   ensure_private_folder(dir, "private state folder");
-  const auto kept = key_path(dir);
+  const auto kept = noise_key_path(dir);
   if (key_file) {
     state.key = read_noise_key_file(*key_file);
     state.key_from_file = true;
@@ -67,13 +67,13 @@ PrivateState open_private_state(const std::filesystem::path& dir, bool resume,
 }
 
 void close_private_state(const PrivateState& state) {
-  if (!state.key_from_file) std::filesystem::remove(key_path(state.dir));
+  if (!state.key_from_file) std::filesystem::remove(noise_key_path(state.dir));
 }
 
 void discard_unused_private_state(const PrivateState& state) {
   std::error_code ec;
   if (state.dir.empty() || std::filesystem::exists(checkpoint_path(state.dir), ec) || std::filesystem::exists(progress_path(state.dir), ec)) return;
-  if (!state.key_from_file) std::filesystem::remove(key_path(state.dir), ec);
+  if (!state.key_from_file) std::filesystem::remove(noise_key_path(state.dir), ec);
   if (std::filesystem::is_empty(state.dir, ec)) std::filesystem::remove(state.dir, ec);
 }
 

@@ -17,7 +17,7 @@ namespace {
 // Profiles per block of a pass: the unit of work sharing, of progress, and of dominance (a block
 // is checked against the profiles certified in earlier blocks). Fixed, so that no result depends
 // on the number of workers.
-constexpr std::size_t kBlock = 128;
+constexpr std::size_t kSecretsPerBlock = 128;
 // Root searches that open the exact calibration (the most exposed secrets first).
 constexpr std::size_t kProbes = 2;
 // A bound from a lambda more than this (relative) below the final one is computed again there.
@@ -149,8 +149,8 @@ struct SecretCertifier::Impl {
     std::vector<MinLoc> result(profiles.size());
     std::vector<double> result_at(profiles.size(), lambda);
     Progress progress("certify secrets", todo.size(), kProgressSeconds, /*percent=*/true);
-    for (std::size_t b = 0; b < todo.size(); b += kBlock) {
-      const std::size_t n = std::min(kBlock, todo.size() - b);
+    for (std::size_t b = 0; b < todo.size(); b += kSecretsPerBlock) {
+      const std::size_t n = std::min(kSecretsPerBlock, todo.size() - b);
       const auto block = workers.map_coded(n, [&](std::size_t k) { return evaluate(todo[b + k], lambda); });
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t u = todo[b + k];
@@ -190,9 +190,9 @@ struct SecretCertifier::Impl {
     for (std::size_t u = 0; u < all.size(); ++u) all[u] = u;
     double largest = 0.0;
     Progress progress("certify secrets", all.size(), kProgressSeconds, /*percent=*/true);
-    for (std::size_t b = 0; b < all.size(); b += kBlock) {
+    for (std::size_t b = 0; b < all.size(); b += kSecretsPerBlock) {
       const std::vector<std::size_t> block(all.begin() + static_cast<std::ptrdiff_t>(b),
-                                           all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), b + kBlock)));
+                                           all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), b + kSecretsPerBlock)));
       search(block);
       for (const std::size_t u : block) largest = std::max(largest, root[u]);
       if (b + block.size() < all.size()) progress.step(b + block.size());
@@ -232,8 +232,8 @@ struct SecretCertifier::Impl {
     const AccountantOptions rough{.slack_target = kRankSlack};
     std::vector<double> excess(todo.size());
     Progress progress("rank secrets", todo.size(), kProgressSeconds, /*percent=*/true);
-    for (std::size_t b = 0; b < todo.size(); b += kBlock) {
-      const std::size_t n = std::min(kBlock, todo.size() - b);
+    for (std::size_t b = 0; b < todo.size(); b += kSecretsPerBlock) {
+      const std::size_t n = std::min(kSecretsPerBlock, todo.size() - b);
       const auto block = workers.map(n, [&](std::size_t k) {
         const std::size_t u = todo[b + k];
         return std::log(model.profile_bound(u, lambda, rough) / profiles[u].r);

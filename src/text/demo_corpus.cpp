@@ -93,7 +93,7 @@ const Banks& banks() {
 
 constexpr const char* kStars[] = {"1.0", "2.0", "3.0", "4.0", "5.0"};
 constexpr double kStarWeights[] = {0.150, 0.087, 0.103, 0.222, 0.438};  // Yelp dev
-constexpr std::size_t kBlock = 200;         // records that share one pool of planted secrets
+constexpr std::size_t kRecordsPerPool = 200;         // records that share one pool of planted secrets
 constexpr double kMeanUsesPerSecret = 6.0;  // target recurrences of a planted secret
 
 std::string_view pick(const Bank& b, CounterRng& rng) { return b[rng.below(b.size())]; }
@@ -119,7 +119,7 @@ void capitalize(std::string& s) {
   if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
 }
 
-std::string lower(std::string_view s) {
+std::string lowercase(std::string_view s) {
   std::string out(s);
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -135,7 +135,7 @@ std::vector<PlantedSecret> secret_pool(std::uint64_t seed, std::uint64_t block, 
   const Banks& b = banks();
   CounterRng rng(seed, Stream::kCorpus, block, 1);
   const auto size = static_cast<std::size_t>(
-      std::max(1.0, std::round(static_cast<double>(kBlock) * rate / kMeanUsesPerSecret)));
+      std::max(1.0, std::round(static_cast<double>(kRecordsPerPool) * rate / kMeanUsesPerSecret)));
   std::vector<PlantedSecret> pool;
   constexpr double kKindWeights[] = {0.35, 0.2, 0.2, 0.25};
   for (std::size_t k = 0; k < size; ++k) {
@@ -151,7 +151,7 @@ std::vector<PlantedSecret> secret_pool(std::uint64_t seed, std::uint64_t block, 
         const std::string user = style == 0   ? first + "." + surname
                                  : style == 1 ? first.substr(0, 1) + surname
                                               : first + "_" + surname.substr(0, 1) + std::to_string(10 + rng.below(90));
-        text = lower(user) + "@" + std::string(pick(b.domains, rng));
+        text = lowercase(user) + "@" + std::string(pick(b.domains, rng));
         break;
       }
       case kPhone: {
@@ -312,7 +312,7 @@ std::vector<std::int32_t> plant_secrets(const std::vector<PlantedSecret>& pool, 
     const Bank& bank = b.secret_sentences[s.kind][overall];
     const std::size_t at = 1 + rng.below(sentences.size());
     sentences.insert(sentences.begin() + static_cast<std::ptrdiff_t>(at), fill(pick(bank, rng), r, rng, s.text));
-    ids.push_back(planted.id(lower(s.text)));
+    ids.push_back(planted.id(lowercase(s.text)));
   }
   std::sort(ids.begin(), ids.end());
   return ids;
@@ -382,7 +382,7 @@ DemoCorpus make_demo_corpus(const DemoCorpusOptions& options) {
     const std::size_t words = write_body(r, stars, overall, reserved, rng, sentences);
     std::vector<std::int32_t> ids;
     if (has_secret) {
-      const std::size_t block = i / kBlock;
+      const std::size_t block = i / kRecordsPerPool;
       if (block != pool_block) {
         pool = secret_pool(options.seed, block, options.secret_rate);
         pool_block = block;

@@ -35,7 +35,7 @@ std::vector<std::string> content_stems(const std::string& text) {
 }
 
 // Every text once, label after label.
-std::vector<std::string> flatten(const std::vector<std::vector<std::string>>& texts_per_label) {
+std::vector<std::string> all_texts(const std::vector<std::vector<std::string>>& texts_per_label) {
   std::vector<std::string> all;
   for (const auto& texts : texts_per_label) all.insert(all.end(), texts.begin(), texts.end());
   return all;
@@ -55,7 +55,7 @@ std::string stem_word(const std::string& word) {
 }
 
 GeneratorTraining per_label_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source) {
-  GeneratorTraining t{.texts = flatten(texts_per_label), .label_texts = {}, .source = std::move(source), .labels = "per-label", .topic_texts = {}};
+  GeneratorTraining t{.texts = all_texts(texts_per_label), .label_texts = {}, .source = std::move(source), .labels = "per-label", .topic_texts = {}};
   std::size_t next = 0;
   for (const auto& texts : texts_per_label) {
     t.label_texts.emplace_back();
@@ -70,7 +70,7 @@ int auto_generator_topics(std::size_t training_texts) {
 }
 
 GeneratorTraining pooled_training(const std::vector<std::vector<std::string>>& texts_per_label, std::string source, int topics) {
-  GeneratorTraining t{.texts = flatten(texts_per_label),
+  GeneratorTraining t{.texts = all_texts(texts_per_label),
                       .label_texts = std::vector<std::vector<std::size_t>>(texts_per_label.size()),
                       .source = std::move(source),
                       .labels = "pooled (one model, no labels)",

@@ -11,16 +11,16 @@
 namespace secpe {
 namespace {
 
-constexpr std::size_t kBlockRows = 8192;  // public texts per sparse block
+constexpr std::size_t kTextsPerBlock = 8192;  // public texts per sparse block
 
 // The public TF-IDF matrix in row blocks.
 std::vector<SparseRows> tfidf_blocks(std::span<const std::string_view> texts, const TfidfVectorizer& vectorizer, int threads) {
-  std::vector<SparseRows> blocks((texts.size() + kBlockRows - 1) / kBlockRows);
+  std::vector<SparseRows> blocks((texts.size() + kTextsPerBlock - 1) / kTextsPerBlock);
   run_chunks(threads, blocks.size(), [&](int, std::size_t begin, std::size_t end) {
     std::vector<std::vector<std::uint64_t>> words;
     for (std::size_t b = begin; b < end; ++b) {
       words.clear();
-      for (std::size_t i = b * kBlockRows; i < std::min(texts.size(), (b + 1) * kBlockRows); ++i) words.push_back(word_keys(texts[i]));
+      for (std::size_t i = b * kTextsPerBlock; i < std::min(texts.size(), (b + 1) * kTextsPerBlock); ++i) words.push_back(word_keys(texts[i]));
       blocks[b] = vectorizer.transform(words);
     }
   });

@@ -7,7 +7,7 @@
 namespace secpe {
 namespace {
 
-class HttpKind final : public GeneratorKind {
+class HttpGeneratorKind final : public GeneratorKind {
  public:
   std::string name() const override { return "http"; }
   std::string description() const override { return "a model behind an OpenAI-compatible API; only public text goes there"; }
@@ -31,7 +31,7 @@ class HttpKind final : public GeneratorKind {
 }  // namespace
 
 const GeneratorKind& http_generator_kind() {
-  static const HttpKind kind;
+  static const HttpGeneratorKind kind;
   return kind;
 }
 
