@@ -1,10 +1,12 @@
 #include "privacy/blow_up.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
-#include <complex>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <span>
 #include <sstream>
@@ -19,6 +21,9 @@ namespace secpe {
 namespace {
 
 constexpr double kEpsMach = std::numeric_limits<double>::epsilon();
+// exp(t) for t below this is far under half the least subnormal (exp(-800) ~ 4e-348 against
+// 2.5e-324): exactly +0, so a sum may skip such terms without changing a bit (and save the call).
+constexpr double kExpIsZeroBelow = -800.0;
 constexpr int kMaxIterations = 100000;
 
 [[noreturn]] void reject(const char* function, const std::string& quantity, const char* requirement,
@@ -125,20 +130,31 @@ struct Mixture {
     loss(z, v, s);
     return v;
   }
+  // The components a sum over z's neighbourhood needs: m sorted ascending, and a component whose
+  // mean lies kFar or more from z adds an exact +0 (its tail, erfc(28.3) / 2, and its density,
+  // exp(-800), both round to zero), which leaves the running sum's bits as they are. The
+  // components of a secret with many holders can span much more than that.
+  static constexpr double kFar = 40.0;
+  std::size_t first_within(double z) const {
+    return static_cast<std::size_t>(std::upper_bound(m.begin(), m.end(), z - kFar) - m.begin());
+  }
+  std::size_t end_within(double z) const {
+    return static_cast<std::size_t>(std::lower_bound(m.begin(), m.end(), z + kFar) - m.begin());
+  }
   double sf(double z) const {  // P(Z > z)
     double s = 0.0;
-    for (std::size_t i = 0; i < m.size(); ++i) s += w[i] * normal_sf(z - m[i]);
+    for (std::size_t i = first_within(z); i < m.size(); ++i) s += w[i] * normal_sf(z - m[i]);
     return s;
   }
   double cdf(double z) const {  // P(Z <= z)
     double s = 0.0;
-    for (std::size_t i = 0; i < m.size(); ++i) s += w[i] * normal_cdf(z - m[i]);
+    for (std::size_t i = 0, end = end_within(z); i < end; ++i) s += w[i] * normal_cdf(z - m[i]);
     return s;
   }
   double pdf(double z) const {
     constexpr double kInvSqrt2Pi = 0.39894228040143267794;
     double s = 0.0;
-    for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t i = first_within(z), end = end_within(z); i < end; ++i) {
       const double d = z - m[i];
       s += w[i] * std::exp(-0.5 * d * d);
     }
@@ -221,9 +237,9 @@ LossPoint invert_loss(const Mixture& mix, double t, const LossPoint& from) {
 // once, directly (std::polar-like cos/sin, not by recurrence), so errors stay at a few ulp times
 // log2(n), and stored stage by stage so that every stage reads them contiguously. inverse:
 // conjugate twiddles, no 1/n scaling. Real and imaginary parts live in separate arrays so that a
-// stage's butterflies vectorise; with no fused multiply-add (none is enabled in either clone), the
+// stage's butterflies vectorise; with no fused multiply-add (none is enabled in any clone), the
 // result is bit for bit the same on every CPU.
-[[gnu::target_clones("avx2", "default")]]
+[[gnu::target_clones("avx512f", "avx2", "default")]]
 void fft_stages(double* re, double* im, const double* wr, const double* wi, std::size_t n, double sign,
                 std::size_t first_len) {
   for (std::size_t len = first_len; len <= n; len <<= 1) {
@@ -307,11 +323,25 @@ class Fft {
   std::vector<std::size_t> reversed_;  // bit reversal of each index
 };
 
+// The FFT of size n. The bulk of a calibration or a ledger composes thousands of small windows,
+// where computing the twiddles (n sines and cosines) costs several percent: sizes up to 2^17 are
+// built once per thread (the pool's threads live as long as the process; 6 MB of tables at most),
+// larger ones, rare and dominated by their transforms, for the call.
+std::shared_ptr<const Fft> fft_of_size(std::size_t n) {
+  constexpr int kCachedBits = 17;
+  const int bits = std::bit_width(n) - 1;
+  if (bits > kCachedBits) return std::make_shared<const Fft>(n);
+  thread_local std::array<std::shared_ptr<const Fft>, kCachedBits + 1> built;
+  auto& slot = built[static_cast<std::size_t>(bits)];
+  if (!slot) slot = std::make_shared<const Fft>(n);
+  return slot;
+}
+
 // p *= A_k, then p *= B_k for every k, where X = fft(a + i b) gives the transforms of the real
 // sequences a and b as A_k = (X_k + conj X_{-k}) / 2, B_k = (X_k - conj X_{-k}) / 2i. The same
-// arithmetic as mul() twice, written for vectorisation (the common case: every release repeats
-// T times, so one running product takes both).
-[[gnu::target_clones("avx2", "default")]]
+// arithmetic as multiply_each twice, written for vectorisation (the common case: every release
+// repeats T times, so one running product takes both).
+[[gnu::target_clones("avx512f", "avx2", "default")]]
 void multiply_by_pair(double* __restrict pr, double* __restrict pi, const double* __restrict xr,
                       const double* __restrict xi, std::size_t n) {
   auto step = [&](std::size_t k, std::size_t m) {
@@ -326,24 +356,49 @@ void multiply_by_pair(double* __restrict pr, double* __restrict pi, const double
   for (std::size_t k = 1; k < n; ++k) step(k, n - k);
 }
 
-// x^e by repeated squaring (plain real arithmetic: no NaN/inf recovery branches needed).
-std::complex<double> power(std::complex<double> x, int e) {
-  double rr = 1.0, ri = 0.0, xr = x.real(), xi = x.imag();
-  while (e > 0) {
-    if (e & 1) {
-      const double t = rr * xr - ri * xi;
-      ri = rr * xi + ri * xr;
-      rr = t;
+// x_k^e for every k, in place, by repeated squaring (plain real arithmetic: no NaN/inf recovery
+// branches needed). Every k takes the same steps, so they run in blocks across k: the arithmetic of
+// each k is that of the scalar loop, and without fused multiply-add the bits are those of any CPU.
+[[gnu::target_clones("avx512f", "avx2", "default")]]
+void raise_each(double* __restrict re, double* __restrict im, int e, std::size_t n) {
+  constexpr std::size_t kBlock = 256;  // four arrays of a block stay in L1
+  double rr[kBlock], ri[kBlock], xr[kBlock], xi[kBlock];
+  for (std::size_t b = 0; b < n; b += kBlock) {
+    const std::size_t m = std::min(kBlock, n - b);
+    for (std::size_t k = 0; k < m; ++k) {
+      rr[k] = 1.0;
+      ri[k] = 0.0;
+      xr[k] = re[b + k];
+      xi[k] = im[b + k];
     }
-    const double t = xr * xr - xi * xi;
-    xi = 2.0 * xr * xi;
-    xr = t;
-    e >>= 1;
+    for (int f = e; f > 0; f >>= 1) {
+      if (f & 1) {
+        for (std::size_t k = 0; k < m; ++k) {
+          const double t = rr[k] * xr[k] - ri[k] * xi[k];
+          ri[k] = rr[k] * xi[k] + ri[k] * xr[k];
+          rr[k] = t;
+        }
+      }
+      if (f == 1) break;  // the last square would go unused
+      for (std::size_t k = 0; k < m; ++k) {
+        const double t = xr[k] * xr[k] - xi[k] * xi[k];
+        xi[k] = 2.0 * xr[k] * xi[k];
+        xr[k] = t;
+      }
+    }
+    std::copy_n(rr, m, re + b);
+    std::copy_n(ri, m, im + b);
   }
-  return {rr, ri};
 }
-std::complex<double> mul(std::complex<double> x, std::complex<double> y) {  // no inf/NaN branches
-  return {x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real()};
+// x_k *= y_k for every k: (a + ib)(c + id) = (ac - bd) + i(ad + bc), no inf/NaN branches.
+[[gnu::target_clones("avx512f", "avx2", "default")]]
+void multiply_each(double* __restrict xr, double* __restrict xi, const double* __restrict yr, const double* __restrict yi,
+                   std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const double r = xr[k] * yr[k] - xi[k] * yi[k];
+    xi[k] = xr[k] * yi[k] + xi[k] * yr[k];
+    xr[k] = r;
+  }
 }
 
 // Spread (standard deviation) of the per-iteration loss under P, by a midpoint rule on [lo, hi].
@@ -539,7 +594,10 @@ Window chernoff_window(const std::vector<DiscreteLoss>& d, const std::vector<int
     double top = -std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < x.size(); ++i) top = std::max(top, logw[i] + lambda * x[i]);
     double sum = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) sum += std::exp(logw[i] + lambda * x[i] - top);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double t = logw[i] + lambda * x[i] - top;
+      if (t > kExpIsZeroBelow) sum += std::exp(t);  // below, exp(t) is +0 and adding it changes no bit
+    }
     return top + std::log(sum);
   };
   const double log_tau = std::log(tau);
@@ -672,7 +730,7 @@ void composed_transform(const Fft& fft, const Discretised& dl, std::vector<doubl
   // Per group, the running product of the transforms (real and imaginary parts apart).
   std::vector<std::vector<double>> prod_re(distinct.size(), std::vector<double>(N, 1.0));
   std::vector<std::vector<double>> prod_im(distinct.size(), std::vector<double>(N, 0.0));
-  auto accumulate = [](double& pr, double& pi, double xr, double xi) {  // p *= x, as mul() does
+  auto accumulate = [](double& pr, double& pi, double xr, double xi) {  // p *= x, as multiply_each does
     const double r = pr * xr - pi * xi;
     pi = pr * xi + pi * xr;
     pr = r;
@@ -698,12 +756,12 @@ void composed_transform(const Fft& fft, const Discretised& dl, std::vector<doubl
       accumulate(qr[k], qi[k], 0.5 * (aim[k] + aim[m]), -0.5 * (are[k] - are[m]));
     }
   }
-  for (std::size_t k = 0; k < N; ++k) {
-    std::complex<double> x = power({prod_re[0][k], prod_im[0][k]}, distinct[0]);
-    for (std::size_t gi = 1; gi < distinct.size(); ++gi) x = mul(x, power({prod_re[gi][k], prod_im[gi][k]}, distinct[gi]));
-    are[k] = x.real();
-    aim[k] = x.imag();
+  for (std::size_t gi = 0; gi < distinct.size(); ++gi) {
+    raise_each(prod_re[gi].data(), prod_im[gi].data(), distinct[gi], N);
+    if (gi > 0) multiply_each(prod_re[0].data(), prod_im[0].data(), prod_re[gi].data(), prod_im[gi].data(), N);
   }
+  are.swap(prod_re[0]);
+  aim.swap(prod_im[0]);
 }
 
 // The composed P-masses: v[j] at loss index base + j, with the FFT's round-off floor `noise` and
@@ -722,19 +780,20 @@ Composed compose_fft(const Discretised& dl, double tau_w) {
   if (n < dl.len_full) c.window_margin = 3.0 * tau_w;  // tau_w below + tau_w above wrapped in, tau_w missed on top
   c.fft_size = n;
   const std::size_t N = static_cast<std::size_t>(n);
-  const Fft fft(N);
+  const std::shared_ptr<const Fft> fft = fft_of_size(N);
   std::vector<double> are(N), aim(N);
-  composed_transform(fft, dl, are, aim);
-  fft.inverse(are, aim);
+  composed_transform(*fft, dl, are, aim);
+  fft->inverse(are, aim);
   const std::int64_t len = std::min<std::int64_t>(n, dl.len_full - dl.j_lo);
   c.v.resize(static_cast<std::size_t>(len));
   double vmin = 0.0, vmax = 0.0;
   const double inv_n = 1.0 / static_cast<double>(n);
+  const std::int64_t shift = dl.j_lo % n;  // composed index j_lo + j sits at position (shift + j) mod n
   for (std::int64_t p = 0; p < n; ++p) {
     const double x = are[static_cast<std::size_t>(p)] * inv_n;
     vmin = std::min(vmin, x);
     vmax = std::max(vmax, x);
-    const std::int64_t j = (p - dl.j_lo % n + n) % n;  // composed index j_lo + j sits at position p
+    const std::int64_t j = p >= shift ? p - shift : p - shift + n;
     if (j < len) c.v[static_cast<std::size_t>(j)] = x;
   }
   std::int64_t total_reps = 0;
