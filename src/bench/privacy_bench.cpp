@@ -54,8 +54,14 @@ nlohmann::ordered_json bench_ledger(const Communicator& comm, const PrivacyBench
   comm.barrier();
   const Timer timer;
   const std::vector<RunSpend> runs(static_cast<std::size_t>(o.ledger_runs) + 1, plan.spend);
-  // As secpe run composes them (evolve/run_budget.cpp): the bulk on the coarse grid.
-  const ComposedBounds cumulative = compose_runs(runs, budgets.p, {.threads = o.threads, .exact_share = kExactShareOfWorst, .exact_above = {}});
+  // As secpe run composes them (evolve/run_budget.cpp): the bulk on the coarse grid, every rank a share.
+  const ComposedBounds cumulative = compose_runs(runs, budgets.p,
+                                                 {.threads = o.threads,
+                                                  .exact_share = kExactShareOfWorst,
+                                                  .exact_above = {},
+                                                  .part = comm.rank(),
+                                                  .parts = comm.size(),
+                                                  .gather = [&comm](std::span<const double> local) { return comm.allgather(local); }});
   const double seconds = comm.allreduce_max(timer.seconds());
   double worst = 0;
   for (std::size_t j = 0; j < cumulative.r.size(); ++j) worst = std::max(worst, cumulative.r[j] / budgets.p[j]);

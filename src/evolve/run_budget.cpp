@@ -1,6 +1,7 @@
 #include "evolve/run_budget.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -36,6 +37,58 @@ void on_root(const Communicator& comm, F&& step) {
   if (failed.empty()) return;
   if (input_error) throw InputError(failed);
   throw std::runtime_error(failed);
+}
+
+// Rank 0's spends on every rank, so that all ranks share the composition: flattened into integers
+// (per spend: public_only, lists, per list its releases and per release its repetitions and PMF
+// length, then profile_of's length and entries) and reals (per release its step and PMF).
+void share_spends(const Communicator& comm, std::vector<RunSpend>& spends) {
+  if (comm.size() == 1) return;
+  std::vector<std::int64_t> ints;
+  std::vector<double> reals;
+  if (comm.is_root()) {
+    ints.push_back(static_cast<std::int64_t>(spends.size()));
+    for (const RunSpend& s : spends) {
+      ints.insert(ints.end(), {s.public_only ? 1 : 0, static_cast<std::int64_t>(s.profiles.size())});
+      for (const auto& list : s.profiles) {
+        ints.push_back(static_cast<std::int64_t>(list.size()));
+        for (const MixtureRelease& r : list) {
+          ints.insert(ints.end(), {r.repetitions, static_cast<std::int64_t>(r.pi.size())});
+          reals.push_back(r.mean_step);
+          reals.insert(reals.end(), r.pi.begin(), r.pi.end());
+        }
+      }
+      ints.push_back(static_cast<std::int64_t>(s.profile_of.size()));
+      ints.insert(ints.end(), s.profile_of.begin(), s.profile_of.end());
+    }
+  }
+  std::int64_t sizes[2] = {static_cast<std::int64_t>(ints.size()), static_cast<std::int64_t>(reals.size())};
+  comm.broadcast(std::span<std::int64_t>(sizes));
+  ints.resize(static_cast<std::size_t>(sizes[0]));
+  reals.resize(static_cast<std::size_t>(sizes[1]));
+  comm.broadcast(std::span<std::int64_t>(ints));
+  comm.broadcast(std::span<double>(reals));
+  if (comm.is_root()) return;
+  auto i = ints.begin();
+  auto x = reals.begin();
+  spends.assign(static_cast<std::size_t>(*i++), RunSpend{});
+  for (RunSpend& s : spends) {
+    s.public_only = *i++ != 0;
+    s.profiles.resize(static_cast<std::size_t>(*i++));
+    for (auto& list : s.profiles) {
+      list.resize(static_cast<std::size_t>(*i++));
+      for (MixtureRelease& r : list) {
+        r.repetitions = static_cast<int>(*i++);
+        const auto length = static_cast<std::ptrdiff_t>(*i++);
+        r.mean_step = *x++;
+        r.pi.assign(x, x + length);
+        x += length;
+      }
+    }
+    const auto length = static_cast<std::ptrdiff_t>(*i++);
+    s.profile_of.assign(i, i + length);
+    i += length;
+  }
 }
 
 std::string figure(double value) {
@@ -80,12 +133,25 @@ double RunBudget::cap_of(std::size_t j, const SecretBudgets& budgets, bool* own)
   return std::min(uniform, file);
 }
 
-ComposedBounds RunBudget::composed(const std::vector<RunSpend>& spends, const SecretBudgets& budgets) const {
+ComposedBounds RunBudget::composed(const Communicator& comm, std::vector<RunSpend> spends, const SecretBudgets& budgets) const {
+  share_spends(comm, spends);
+  if (spends.empty()) return {};
   std::vector<double> caps;
   if (capped(budgets))
     for (std::size_t j = 0; j < budgets.p.size(); ++j) caps.push_back(cap_of(j, budgets, nullptr));
-  return compose_runs(spends, budgets.p,
-                      {.threads = options_.threads > 0 ? options_.threads : default_threads(), .exact_share = kExactShareOfWorst, .exact_above = caps});
+  try {  // every rank sees the same spends, and a failure on one fails all (compose_runs)
+    return compose_runs(spends, budgets.p,
+                        {.threads = options_.threads > 0 ? options_.threads : default_threads(),
+                         .exact_share = kExactShareOfWorst,
+                         .exact_above = caps,
+                         .part = comm.rank(),
+                         .parts = comm.size(),
+                         .gather = [&comm](std::span<const double> local) { return comm.allgather(local); }});
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("the privacy ledger: ") + e.what());
+  }
 }
 
 std::optional<std::string> RunBudget::worst_over_cap(const std::vector<double>& r, const SecretBudgets& budgets, bool at_cap) const {
@@ -110,13 +176,16 @@ bool RunBudget::capped(const SecretBudgets& budgets) const {
 
 void RunBudget::check_spent(const Communicator& comm, const SecretBudgets& budgets) const {
   if (!capped(budgets)) return;
-  on_root(comm, [&] {
-    std::vector<RunSpend> spends;
+  std::vector<RunSpend> spends;  // rank 0's
+  if (comm.is_root())
     for (const LedgerEntry* e : counted()) spends.push_back(e->spend);
-    if (spends.empty()) return;
-    const auto over = worst_over_cap(composed(spends, budgets).r, budgets, true);
+  const std::size_t runs = spends.size();
+  const ComposedBounds spent = composed(comm, std::move(spends), budgets);
+  on_root(comm, [&] {
+    if (spent.r.empty()) return;
+    const auto over = worst_over_cap(spent.r, budgets, true);
     if (!over) return;
-    const std::string what = "the total budget: after the " + std::to_string(spends.size()) + " run(s) on this dataset recorded in the "
+    const std::string what = "the total budget: after the " + std::to_string(runs) + " run(s) on this dataset recorded in the "
                              "privacy ledger (" + options_.ledger_dir.string() + ") nothing is left for another run (" +
                              *over + ")";
     if (!options_.allow_over_budget) throw InputError(what + "; secpe ledger lists them, --allow-over-budget runs anyway");
@@ -158,20 +227,22 @@ nlohmann::ordered_json RunBudget::describe(double worst, const SecretBudgets& bu
 
 void RunBudget::compose(const Communicator& comm, const Method& method, const SecretBudgets& budgets) {
   const Timer timer;
+  std::vector<RunSpend> spends;  // rank 0's: of the earlier runs that released anything, then this run's
+  if (comm.is_root()) {
+    own_spend_ = method.spend();
+    for (const LedgerEntry* e : counted())
+      if (!e->spend.profile_of.empty()) spends.push_back(e->spend);
+    if (!spends.empty()) spends.push_back(own_spend_);
+  }
+  const ComposedBounds all = composed(comm, std::move(spends), budgets);  // empty: no earlier run released anything
   std::string report_text;
   on_root(comm, [&] {
     const std::vector<const LedgerEntry*> earlier = counted();
-    own_spend_ = method.spend();
     std::vector<double> own = method.achieved_r();
     if (own.empty()) own = budgets.p;
     own_worst_ = worst_r_over_p(own, budgets);
     cumulative_r_ = own;
-    std::vector<RunSpend> spends;  // of the earlier runs that released anything
-    for (const LedgerEntry* e : earlier)
-      if (!e->spend.profile_of.empty()) spends.push_back(e->spend);
-    if (!spends.empty()) {
-      spends.push_back(own_spend_);
-      const ComposedBounds all = composed(spends, budgets);
+    if (!all.r.empty()) {
       // Both are upper bounds; the larger keeps the cumulative figure at least this run's own.
       for (std::size_t j = 0; j < all.r.size(); ++j) cumulative_r_[j] = std::max(all.r[j], own[j]);
       coarse_ = all.coarse;

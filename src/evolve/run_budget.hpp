@@ -60,7 +60,10 @@ class RunBudget {
   // (the same release) those before its first record, so that the repeat reproduces its report.
   std::span<const LedgerEntry> earlier() const;
   std::vector<const LedgerEntry*> counted() const;  // earlier() but experiments
-  ComposedBounds composed(const std::vector<RunSpend>& spends, const SecretBudgets& budgets) const;
+  // Rank 0's spends composed per secret by all ranks together (each a share of the distinct
+  // combinations); every rank gets the bounds, the same bits at any rank count. Empty when rank 0
+  // gave none. Collective.
+  ComposedBounds composed(const Communicator& comm, std::vector<RunSpend> spends, const SecretBudgets& budgets) const;
   // Secret j's cap on its cumulative r (infinite: none); `own`: it is the budgets file's total_r.
   double cap_of(std::size_t j, const SecretBudgets& budgets, bool* own) const;
   nlohmann::ordered_json describe(double worst, const SecretBudgets& budgets) const;  // privacy.json's "across_runs"

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -32,7 +33,28 @@ RunSpend uniform_spend(MixtureRelease release, std::size_t secrets) {
   return {.profiles = {{std::move(release)}}, .profile_of = std::vector<std::int32_t>(secrets, 0), .public_only = true};
 }
 
+namespace {
+
+// The other processes' shares of bound[which[...]] (process q bounds which[i] for i % parts == q):
+// every process sends whether it failed, then its bounds. Returns whether another one failed.
+bool gather_bounds(const CompositionOptions& options, const std::vector<std::size_t>& which, bool failed_here, std::vector<double>& bound) {
+  const auto parts = static_cast<std::size_t>(options.parts);
+  std::vector<double> local{failed_here ? 1.0 : 0.0};
+  for (std::size_t i = static_cast<std::size_t>(options.part); i < which.size(); i += parts) local.push_back(bound[which[i]]);
+  const std::vector<double> all = options.gather(local);
+  double failures = 0.0;
+  for (std::size_t q = 0, at = 0; q < parts; ++q) {
+    failures += all.at(at++);
+    for (std::size_t i = q; i < which.size(); i += parts) bound[which[i]] = all.at(at++);
+  }
+  return failures > (failed_here ? 1.0 : 0.0);
+}
+
+}  // namespace
+
 ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const double> p, const CompositionOptions& options) {
+  if (!(options.parts >= 1 && options.part >= 0 && options.part < options.parts && (options.parts == 1 || options.gather)))
+    throw std::logic_error("compose_runs: part " + std::to_string(options.part) + " of " + std::to_string(options.parts) + " without a gather");
   for (const RunSpend& run : runs) {
     if (!run.profile_of.empty() && run.profile_of.size() != p.size()) {
       throw InputError("a recorded run covers " + std::to_string(run.profile_of.size()) + " secrets, the dataset " + std::to_string(p.size()));
@@ -66,14 +88,17 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
     }
     return releases;
   };
-  // bound[u] for every u in `which`, on the threads: on the coarse grid or at full precision.
+  // bound[u] for every u in `which`, on the threads, each process its share.
   std::vector<double> bound(combinations.size());
+  const std::size_t parts = static_cast<std::size_t>(options.parts), part = static_cast<std::size_t>(options.part);
   const auto evaluate = [&](const std::vector<std::size_t>& which, bool coarse) {
-    std::vector<std::exception_ptr> failed(which.size());
-    run_chunks(chunk_count(options.threads, which.size(), 1e6), which.size(), [&](int, std::size_t begin, std::size_t end) {
+    std::vector<std::size_t> mine;
+    for (std::size_t i = part; i < which.size(); i += parts) mine.push_back(which[i]);
+    std::vector<std::exception_ptr> failed(mine.size());
+    run_chunks(chunk_count(options.threads, mine.size(), 1e6), mine.size(), [&](int, std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         try {
-          const std::size_t u = which[i];
+          const std::size_t u = mine[i];
           const auto releases = releases_of(u);
           const double alpha = combinations[u]->second;
           bound[u] = releases.empty() ? alpha
@@ -84,8 +109,10 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
         }
       }
     });
-    for (const auto& e : failed)
-      if (e) std::rethrow_exception(e);
+    const auto first_failure = std::find_if(failed.begin(), failed.end(), [](const std::exception_ptr& e) { return bool(e); });
+    const bool failed_elsewhere = parts > 1 && gather_bounds(options, which, first_failure != failed.end(), bound);
+    if (first_failure != failed.end()) std::rethrow_exception(*first_failure);
+    if (failed_elsewhere) throw std::runtime_error("composing the runs failed on another process");
   };
   std::vector<std::size_t> all(combinations.size());
   for (std::size_t u = 0; u < all.size(); ++u) all[u] = u;

@@ -14,6 +14,7 @@
 // Domination composes (a product of dominating pairs dominates the product), so a cumulative bound
 // from dominating releases is as rigorous as each run's own.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -46,6 +47,12 @@ struct CompositionOptions {
   // the worst) and the secrets whose coarse bound is above their `exact_above` (a cap to check).
   double exact_share = 0.0;
   std::span<const double> exact_above;  // per secret, or empty
+  // Several processes may share the work (a run's ranks): each evaluates the distinct combinations
+  // i with i % parts == part, and `gather` returns every process's values concatenated in process
+  // order (the caller's communicator: this file knows no MPI). Every process gets every bound, the
+  // same bits as one process alone; a failure on any fails them all.
+  int part = 0, parts = 1;
+  std::function<std::vector<double>(std::span<const double>)> gather;
 };
 // The coarse grid's slack target (AccountantOptions::slack_target), as the calibration's bulk uses.
 inline constexpr double kCoarseSlack = 1e-2;
@@ -59,12 +66,12 @@ struct ComposedBounds {
 
 // Per secret j: an upper bound on B_j(p_j) for all `runs` together (p_j itself when none released
 // anything about it). Secrets whose releases are alike share one computation; the distinct ones are
-// spread over the threads; within one, releases alike in several runs (the same count PMF and
+// spread over the threads (and the processes); within one, releases alike in several runs (the same count PMF and
 // step) are one release with their repetitions summed, which composes to the same. InputError when a run's spend covers another number of secrets than p.
 ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const double> p, const CompositionOptions& options);
 // Every bound the accountant's at full precision.
 inline std::vector<double> composed_bounds(std::span<const RunSpend> runs, std::span<const double> p, int threads) {
-  return compose_runs(runs, p, {.threads = threads, .exact_share = 0.0, .exact_above = {}}).r;
+  return compose_runs(runs, p, {.threads = threads, .exact_share = 0.0, .exact_above = {}, .part = 0, .parts = 1, .gather = {}}).r;
 }
 
 // A plan for K runs of equal budget within a total r at prior p: the r each may take so that K

@@ -73,7 +73,7 @@ TEST(RunComposition, ACalibratedRunsSpendComposesAloneToItsOwnAchievedR) {
   // The coarse grid first, full precision near the worst: every bound still above the full-precision
   // one and within the coarse grid's slack of it.
   const ComposedBounds fast = compose_runs(std::vector<RunSpend>{spend, spend}, budgets.p,
-                                           {.threads = 2, .exact_share = kExactShareOfWorst, .exact_above = {}});
+                                           {.threads = 2, .exact_share = kExactShareOfWorst, .exact_above = {}, .part = 0, .parts = 1, .gather = {}});
   for (std::size_t j = 0; j < kSecrets; ++j) {
     EXPECT_GE(fast.r[j], twice[j] * (1 - 1e-12)) << j;
     EXPECT_LE(fast.r[j], twice[j] * (1 + 1e-2)) << j;
