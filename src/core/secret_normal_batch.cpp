@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "core/avx512_warnings.hpp"
+#include "core/avx512.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -24,7 +24,7 @@ std::size_t rectangle_scalar(const std::uint64_t* w, std::size_t k, std::size_t 
 }
 
 #if defined(__x86_64__)
-SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512.hpp)
 // Eight words a register: the top 53 bits converted exactly (VCVTUQQ2PD), the layer's tables
 // gathered, the rectangle compared; the products are stored for all eight, and the count stops
 // at the first lane outside.
@@ -77,7 +77,7 @@ SECPE_AVX512_CODE_END
 
 bool runs_here(NormalPath path) {
 #if defined(__x86_64__)
-  if (path == NormalPath::kAvx512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  if (path == NormalPath::kAvx512) return avx512dq_runs_here();
   if (path == NormalPath::kAvx2) return __builtin_cpu_supports("avx2");
 #endif
   return path == NormalPath::kScalar;

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "compute/cpu/screen_tiles.hpp"
-#include "core/avx512_warnings.hpp"
+#include "core/avx512.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -210,7 +210,7 @@ screen::Measured round_and_measure_scalar(const float* v, const float* shift, Ei
 // The same on 16 coordinates at a time (AVX-512F): the same bf16 values, bit for bit, and the sums
 // of squares in other orders, which the allowance of relative_error_bound covers. Every CPU with AMX has
 // AVX-512F, so the screen never rounds its rows one coordinate at a time.
-SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512.hpp)
 [[gnu::target("avx512f")]]
 screen::Measured round_and_measure_avx512(const float* v, const float* shift, Eigen::Index d, std::uint16_t* out) {
   const __m512i bias = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);

@@ -1,6 +1,6 @@
 #include "compute/cpu/centre_lanes.hpp"
 
-#include "core/avx512_warnings.hpp"
+#include "core/avx512.hpp"
 #include "privacy/centre_release.hpp"
 
 #if defined(__x86_64__)
@@ -17,7 +17,7 @@ struct DrawnNormals {
 };
 
 #if defined(__x86_64__)
-SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512.hpp)
 // Coordinates [0, d - d % 8) of the release: centre_mean, the noise (value + std x normal) and
 // GaussianRelease::snap with a normal grid (round_half_even as there: |y| below 2^52 moved by 2^52
 // with y's sign and back, the sign kept; larger values and NaN as they are), then to float. Every
@@ -48,15 +48,6 @@ __attribute__((target("avx512f,avx512dq"))) long long release_lanes(const Centre
 SECPE_AVX512_CODE_END
 #endif
 
-bool lanes_run_here() {
-#if defined(__x86_64__)
-  static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-  return available;
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 double release_centre_drawn_reference(const double* normals, const std::int64_t* sum, const float* public_row, long long d,
@@ -68,7 +59,7 @@ double release_centre_drawn_reference(const double* normals, const std::int64_t*
 double release_centre_drawn(const double* normals, const std::int64_t* sum, const float* public_row, long long d, double n_pub,
                             double m_pri, double sigma, double clip_radius, float* out) {
   const CentreCoordinates c = centre_coordinates(n_pub, m_pri, sigma, clip_radius);
-  if (!lanes_run_here() || !(c.noise.inverse() > 0))
+  if (!avx512dq_runs_here() || !(c.noise.inverse() > 0))
     return release_centre_drawn_reference(normals, sum, public_row, d, n_pub, m_pri, sigma, clip_radius, out);
   DrawnNormals noise{normals};
   const double size = noisy_release(ieee::add_rn(n_pub, m_pri), sigma, noise);  // normals[0], as release_centre

@@ -7,7 +7,7 @@
 
 #include "compute/cpu/screen_tiles.hpp"
 #include "compute/impl/fast_float.hpp"
-#include "core/avx512_warnings.hpp"
+#include "core/avx512.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -233,7 +233,7 @@ void gemm_emulated(const Operands& o, Eigen::Index mbp, Eigen::Index nbp) {
 }
 
 #ifdef SECPE_VNNI
-SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512.hpp)
 inline std::int32_t load32(const std::int8_t* p) {
   std::int32_t v;
   std::memcpy(&v, p, sizeof v);

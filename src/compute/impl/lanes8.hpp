@@ -9,11 +9,11 @@
 #define SECPE_LANES8 1
 #include <immintrin.h>
 
-#include "core/avx512_warnings.hpp"
+#include "core/avx512.hpp"
 
 namespace secpe::lanes8 {
 
-SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512_warnings.hpp)
+SECPE_AVX512_CODE_BEGIN  // GCC 12's headers warn wrongly here (core/avx512.hpp)
 
 // sum += term k of every lane's vector, k = 0 .. 7 in order, t[q] holding vector q's eight terms:
 // an 8 x 8 transpose (pairs, then quads, then halves) and eight additions.
