@@ -139,7 +139,7 @@ ComposedBounds RunBudget::composed(const Communicator& comm, std::vector<RunSpen
   std::vector<double> caps;
   if (capped(budgets))
     for (std::size_t j = 0; j < budgets.p.size(); ++j) caps.push_back(cap_of(j, budgets, nullptr));
-  try {  // every rank sees the same spends, and a failure on one fails all (compose_runs)
+  try {  // every rank sees the same spends, and a failure on one fails all with the same error (compose_runs)
     return compose_runs(spends, budgets.p,
                         {.threads = options_.threads > 0 ? options_.threads : default_threads(),
                          .exact_share = kExactShareOfWorst,

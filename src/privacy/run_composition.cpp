@@ -36,18 +36,41 @@ RunSpend uniform_spend(MixtureRelease release, std::size_t secrets) {
 namespace {
 
 // The other processes' shares of bound[which[...]] (process q bounds which[i] for i % parts == q):
-// every process sends whether it failed, then its bounds. Returns whether another one failed.
-bool gather_bounds(const CompositionOptions& options, const std::vector<std::size_t>& which, bool failed_here, std::vector<double>& bound) {
+// every process sends its first failing combination plus one (0: none), then its bounds. Returns
+// the smallest failing combination plus one over all processes (0: none failed).
+std::size_t gather_bounds(const CompositionOptions& options, const std::vector<std::size_t>& which, std::size_t failed_here,
+                          std::vector<double>& bound) {
   const auto parts = static_cast<std::size_t>(options.parts);
-  std::vector<double> local{failed_here ? 1.0 : 0.0};
+  std::vector<double> local{static_cast<double>(failed_here)};
   for (std::size_t i = static_cast<std::size_t>(options.part); i < which.size(); i += parts) local.push_back(bound[which[i]]);
   const std::vector<double> all = options.gather(local);
-  double failures = 0.0;
+  std::size_t failed = 0;
   for (std::size_t q = 0, at = 0; q < parts; ++q) {
-    failures += all.at(at++);
+    const auto f = static_cast<std::size_t>(all.at(at++));
+    if (f > 0 && (failed == 0 || f < failed)) failed = f;
     for (std::size_t i = q; i < which.size(); i += parts) bound[which[i]] = all.at(at++);
   }
-  return failures > (failed_here ? 1.0 : 0.0);
+  return failed;
+}
+
+// The distinct (each run's release list, p) combinations: secrets alike share one bound.
+using Combination = std::pair<std::vector<std::int32_t>, double>;
+struct Combinations {
+  std::map<Combination, std::size_t> index_of;
+  std::vector<const Combination*> list;  // in order of first appearance
+  std::vector<std::size_t> of_secret;    // per secret, its combination in `list`
+};
+Combinations distinct_combinations(std::span<const RunSpend> runs, std::span<const double> p) {
+  Combinations out;
+  out.of_secret.resize(p.size());
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    Combination c{{}, p[j]};
+    for (const RunSpend& run : runs) c.first.push_back(run.profile_of.empty() ? -1 : run.profile_of[j]);
+    auto [it, fresh] = out.index_of.try_emplace(std::move(c), out.list.size());
+    if (fresh) out.list.push_back(&it->first);
+    out.of_secret[j] = it->second;
+  }
+  return out;
 }
 
 }  // namespace
@@ -60,18 +83,9 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
       throw InputError("a recorded run covers " + std::to_string(run.profile_of.size()) + " secrets, the dataset " + std::to_string(p.size()));
     }
   }
-  // Distinct (each run's release list, p) combinations: secrets alike share one bound.
-  using Combination = std::pair<std::vector<std::int32_t>, double>;
-  std::map<Combination, std::size_t> index_of;
-  std::vector<const Combination*> combinations;
-  std::vector<std::size_t> combination_of(p.size());
-  for (std::size_t j = 0; j < p.size(); ++j) {
-    Combination c{{}, p[j]};
-    for (const RunSpend& run : runs) c.first.push_back(run.profile_of.empty() ? -1 : run.profile_of[j]);
-    auto [it, fresh] = index_of.try_emplace(std::move(c), combinations.size());
-    if (fresh) combinations.push_back(&it->first);
-    combination_of[j] = it->second;
-  }
+  const Combinations distinct = distinct_combinations(runs, p);
+  const std::vector<const Combination*>& combinations = distinct.list;
+  const std::vector<std::size_t>& combination_of = distinct.of_secret;
   const auto releases_of = [&](std::size_t u) {
     std::vector<MixtureRelease> releases;
     for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -91,6 +105,13 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
   // bound[u] for every u in `which`, on the threads, each process its share.
   std::vector<double> bound(combinations.size());
   const std::size_t parts = static_cast<std::size_t>(options.parts), part = static_cast<std::size_t>(options.part);
+  const auto bound_of = [&](std::size_t u, bool coarse) {
+    const auto releases = releases_of(u);
+    const double alpha = combinations[u]->second;
+    return releases.empty() ? alpha
+           : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack})
+                            : blow_up_upper_composed(releases, alpha);
+  };
   const auto evaluate = [&](const std::vector<std::size_t>& which, bool coarse) {
     std::vector<std::size_t> mine;
     for (std::size_t i = part; i < which.size(); i += parts) mine.push_back(which[i]);
@@ -98,21 +119,24 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
     run_chunks(chunk_count(options.threads, mine.size(), 1e6), mine.size(), [&](int, std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         try {
-          const std::size_t u = mine[i];
-          const auto releases = releases_of(u);
-          const double alpha = combinations[u]->second;
-          bound[u] = releases.empty() ? alpha
-                     : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack})
-                                      : blow_up_upper_composed(releases, alpha);
+          bound[mine[i]] = bound_of(mine[i], coarse);
         } catch (...) {
           failed[i] = std::current_exception();
         }
       }
     });
-    const auto first_failure = std::find_if(failed.begin(), failed.end(), [](const std::exception_ptr& e) { return bool(e); });
-    const bool failed_elsewhere = parts > 1 && gather_bounds(options, which, first_failure != failed.end(), bound);
-    if (first_failure != failed.end()) std::rethrow_exception(*first_failure);
-    if (failed_elsewhere) throw std::runtime_error("composing the runs failed on another process");
+    const auto first = std::find_if(failed.begin(), failed.end(), [](const std::exception_ptr& e) { return bool(e); });
+    if (parts == 1) {
+      if (first != failed.end()) std::rethrow_exception(*first);
+      return;
+    }
+    const std::size_t failed_here = first == failed.end() ? 0 : mine[static_cast<std::size_t>(first - failed.begin())] + 1;
+    // A failure anywhere fails every process with the same error: each bounds the first failing
+    // combination itself (the accountant is deterministic), so every rank reports the real cause.
+    if (const std::size_t u = gather_bounds(options, which, failed_here, bound); u > 0) {
+      bound_of(u - 1, coarse);
+      throw std::logic_error("compose_runs: combination " + std::to_string(u - 1) + " failed on one process only");
+    }
   };
   std::vector<std::size_t> all(combinations.size());
   for (std::size_t u = 0; u < all.size(); ++u) all[u] = u;

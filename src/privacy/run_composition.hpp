@@ -50,7 +50,7 @@ struct CompositionOptions {
   // Several processes may share the work (a run's ranks): each evaluates the distinct combinations
   // i with i % parts == part, and `gather` returns every process's values concatenated in process
   // order (the caller's communicator: this file knows no MPI). Every process gets every bound, the
-  // same bits as one process alone; a failure on any fails them all.
+  // same bits as one process alone; a failure on any fails them all with the same error.
   int part = 0, parts = 1;
   std::function<std::vector<double>(std::span<const double>)> gather;
 };
