@@ -48,9 +48,19 @@ void for_each_worker(int threads, F&& f) {
     if (e) std::rethrow_exception(e);
 }
 
+// One profile's outcome in a pass, packed into a MinLoc for the reduction: the bound, and
+// index = 4 * (dominance entry + 1) + source.
+MinLoc pack(double bound, BoundSource source, std::int64_t entry = -1) {
+  return {bound, 4 * (entry + 1) + static_cast<std::int64_t>(source)};
+}
+BoundSource source_of(const MinLoc& m) { return static_cast<BoundSource>(m.index % 4); }
+std::int64_t entry_of(const MinLoc& m) { return m.index / 4 - 1; }
+
+}  // namespace
+
 // The accountant's workers: worker w = rank x threads + t of W = ranks x threads (every rank has
 // the same thread count) takes entries w, w + W, ... of a list.
-struct Workers {
+struct SecretCertifier::Workers {
   const Communicator& comm;
   std::size_t threads, first, count;
 
@@ -79,16 +89,6 @@ struct Workers {
     return out;
   }
 };
-
-// One profile's outcome in a pass, packed into a MinLoc for the reduction: the bound, and
-// index = 4 * (dominance entry + 1) + source.
-MinLoc pack(double bound, BoundSource source, std::int64_t entry = -1) {
-  return {bound, 4 * (entry + 1) + static_cast<std::int64_t>(source)};
-}
-BoundSource source_of(const MinLoc& m) { return static_cast<BoundSource>(m.index % 4); }
-std::int64_t entry_of(const MinLoc& m) { return m.index / 4 - 1; }
-
-}  // namespace
 
 struct SecretCertifier::Impl {
   const SecretNoiseModel& model;

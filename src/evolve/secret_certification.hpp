@@ -56,6 +56,7 @@ class SecretCertifier {
   SecretBounds bounds_at(double lambda);
 
  private:
+  struct Workers;  // the accountant's workers over every rank's threads (the .cpp)
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::vector<std::int64_t> secrets_of_dominators() const;
