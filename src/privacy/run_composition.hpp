@@ -66,8 +66,9 @@ struct ComposedBounds {
 
 // Per secret j: an upper bound on B_j(p_j) for all `runs` together (p_j itself when none released
 // anything about it). Secrets whose releases are alike share one computation; the distinct ones are
-// spread over the threads (and the processes); within one, releases alike in several runs (the same count PMF and
-// step) are one release with their repetitions summed, which composes to the same. InputError when a run's spend covers another number of secrets than p.
+// spread over the threads (and the processes); within one, releases alike in several runs (the
+// same count PMF and step) are one release with their repetitions summed, which composes to the
+// same. InputError when a run's spend covers another number of secrets than p.
 ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const double> p, const CompositionOptions& options);
 // Every bound the accountant's at full precision.
 inline std::vector<double> composed_bounds(std::span<const RunSpend> runs, std::span<const double> p, int threads) {
