@@ -5,6 +5,7 @@
 
 #include "core/timer.hpp"
 #include "evolve/noise_calibration.hpp"
+#include "evolve/run_budget.hpp"
 #include "io/dataset.hpp"
 #include "privacy/run_composition.hpp"
 
@@ -54,14 +55,7 @@ nlohmann::ordered_json bench_ledger(const Communicator& comm, const PrivacyBench
   comm.barrier();
   const Timer timer;
   const std::vector<RunSpend> runs(static_cast<std::size_t>(o.ledger_runs) + 1, plan.spend);
-  // As secpe run composes them (evolve/run_budget.cpp): the bulk on the coarse grid, every rank a share.
-  const ComposedBounds cumulative = compose_runs(runs, budgets.p,
-                                                 {.threads = o.threads,
-                                                  .exact_share = kExactShareOfWorst,
-                                                  .exact_above = {},
-                                                  .part = comm.rank(),
-                                                  .parts = comm.size(),
-                                                  .gather = [&comm](std::span<const double> local) { return comm.allgather(local); }});
+  const ComposedBounds cumulative = compose_on_ranks(comm, runs, budgets.p, o.threads, {});  // as secpe run composes them
   const double seconds = comm.allreduce_max(timer.seconds());
   double worst = 0;
   for (std::size_t j = 0; j < cumulative.r.size(); ++j) worst = std::max(worst, cumulative.r[j] / budgets.p[j]);

@@ -100,6 +100,17 @@ std::string figure(double value) {
 
 }  // namespace
 
+ComposedBounds compose_on_ranks(const Communicator& comm, std::span<const RunSpend> runs, std::span<const double> p, int threads,
+                                std::span<const double> caps) {
+  return compose_runs(runs, p,
+                      {.threads = threads,
+                       .exact_share = kExactShareOfWorst,
+                       .exact_above = caps,
+                       .part = comm.rank(),
+                       .parts = comm.size(),
+                       .gather = [&comm](std::span<const double> local) { return comm.allgather(local); }});
+}
+
 double worst_r_over_p(const std::vector<double>& r, const SecretBudgets& budgets) {
   double worst = 1.0;
   for (std::size_t j = 0; j < r.size(); ++j) worst = std::max(worst, r[j] / budgets.p[j]);
@@ -140,13 +151,7 @@ ComposedBounds RunBudget::composed(const Communicator& comm, std::vector<RunSpen
   if (capped(budgets))
     for (std::size_t j = 0; j < budgets.p.size(); ++j) caps.push_back(cap_of(j, budgets, nullptr));
   try {  // every rank sees the same spends, and a failure on one fails all with the same error (compose_runs)
-    return compose_runs(spends, budgets.p,
-                        {.threads = options_.threads > 0 ? options_.threads : default_threads(),
-                         .exact_share = kExactShareOfWorst,
-                         .exact_above = caps,
-                         .part = comm.rank(),
-                         .parts = comm.size(),
-                         .gather = [&comm](std::span<const double> local) { return comm.allgather(local); }});
+    return compose_on_ranks(comm, spends, budgets.p, options_.threads > 0 ? options_.threads : default_threads(), caps);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {

@@ -25,6 +25,7 @@
 #include "evolve/methods/method.hpp"
 #include "evolve/run_options.hpp"
 #include "privacy/budgets.hpp"
+#include "privacy/run_composition.hpp"
 
 namespace secpe {
 
@@ -86,5 +87,12 @@ class RunBudget {
 
 // The worst r_j / p_j of per-secret bounds (1 for none: nothing released).
 double worst_r_over_p(const std::vector<double>& r, const SecretBudgets& budgets);
+
+// Runs composed per secret as a run's ledger composes them: the bulk on the coarse grid, full
+// precision near the worst and wherever a bound exceeds its cap (`caps`: per secret, or empty),
+// every rank a share of the distinct combinations on its threads; every rank gets every bound, the
+// same bits at any rank count. Every rank passes the same runs. Collective.
+ComposedBounds compose_on_ranks(const Communicator& comm, std::span<const RunSpend> runs, std::span<const double> p, int threads,
+                                std::span<const double> caps);
 
 }  // namespace secpe
