@@ -36,25 +36,27 @@ bool is_word_token(std::string_view t) {
   return word;
 }
 
-struct TriKey {
-  std::uint32_t a, b, c;
-  bool operator==(const TriKey&) const = default;
-};
-struct TriHash {
-  std::size_t operator()(const TriKey& k) const {
-    return static_cast<std::size_t>(
-        text_detail::mix64((std::uint64_t{k.a} << 32 | k.b) ^ text_detail::mix64(k.c + 0x9e3779b97f4a7c15ull)));
-  }
-};
-struct U64Hash {
-  std::size_t operator()(std::uint64_t k) const { return static_cast<std::size_t>(text_detail::mix64(k)); }
-};
-
 }  // namespace
 
 // One n-gram model: next-token distributions for trigram contexts (a, b), bigram contexts (b) and
 // the unigram, stored as ranges of (token, cumulative count) sorted by token.
 struct NgramGenerator::Model {
+  // Member types, not anonymous-namespace ones: the model's fields use them, and GCC warns
+  // (-Wsubobject-linkage) when a unity build compiles this file outside its main file.
+  struct TriKey {
+    std::uint32_t a, b, c;
+    bool operator==(const TriKey&) const = default;
+  };
+  struct TriHash {
+    std::size_t operator()(const TriKey& k) const {
+      return static_cast<std::size_t>(
+          text_detail::mix64((std::uint64_t{k.a} << 32 | k.b) ^ text_detail::mix64(k.c + 0x9e3779b97f4a7c15ull)));
+    }
+  };
+  struct U64Hash {
+    std::size_t operator()(std::uint64_t k) const { return static_cast<std::size_t>(text_detail::mix64(k)); }
+  };
+
   std::unordered_map<std::uint64_t, std::uint32_t, U64Hash> tri;  // (a << 32 | b) -> range
   std::unordered_map<std::uint64_t, std::uint32_t, U64Hash> bi;   // b -> range
   std::uint32_t uni = kNone;
