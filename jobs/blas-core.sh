@@ -3,7 +3,8 @@
 # `secpe blas-check` (a build older than the CPU falls back to slow generic kernels; a forced core
 # is never used without its self-test, since some builds compute wrong results on some CPUs).
 # Then, unless SECPE_BLAS_SCREEN_AUTO is set, measure the blas kernel's screens on this CPU
-# (`secpe blas-check --choose-screen`, a few seconds) and export the choice that `auto` uses.
+# (`secpe blas-check --choose-screen`, a few seconds) and export the choice that `auto` uses: its
+# tiers and each narrow screen's measured speed over sgemm (on the core chosen above).
 # SECPE names the binary (default ./build/secpe). bench JSON records the core, the screen choice
 # and who chose them.
 _secpe=${SECPE:-./build/secpe}

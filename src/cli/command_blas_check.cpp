@@ -38,7 +38,7 @@ int command_blas_check(const std::vector<std::string>& args) {
   desc.add_options()
     ("expect-core", po::value<std::string>(), "fail unless OpenBLAS loaded this core (it may ignore an OPENBLAS_CORETYPE it cannot run)")
     ("candidates", po::bool_switch(), "only list the cores faster than the loaded one that this CPU supports, best first")
-    ("choose-screen", po::bool_switch(), "measure the candidate screens that run here (a few seconds) and print auto's choice, SCREEN:MIN_CENTRES, for SECPE_BLAS_SCREEN_AUTO");
+    ("choose-screen", po::bool_switch(), "measure the candidate screens that run here (a few seconds) and print auto's choice for SECPE_BLAS_SCREEN_AUTO: SCREEN:MIN_CENTRES tiers, then ;SCREEN=SPEEDUP, each narrow screen's speed over sgemm");
   po::variables_map vm;
   if (!parse_options("blas-check", "secpe blas-check [--expect-core NAME] [--candidates] [--choose-screen]", desc, {}, args, vm)) return 0;
   const BlasCore core = blas_core();
@@ -53,6 +53,10 @@ int command_blas_check(const std::vector<std::string>& args) {
             << "screen auto    ";
   for (const AutoScreen::Tier& t : screen.tiers) std::cout << screen_label(t.screen) << " from " << t.min_centres << " centres; ";
   std::cout << (screen.tiers.empty() ? "fp32 (sgemm) always; " : "fp32 (sgemm) below; ") << screen.source << "\n";
+  if (!screen.speedups.empty()) {
+    const std::string text = auto_screen_text(screen);
+    std::cout << "screen speed   " << text.substr(text.find(';') + 1) << " (times sgemm's, measured)\n";
+  }
   if (const auto warning = blas_core_warning(core)) std::cout << "note           " << *warning << "\n";
   if (vm.count("expect-core") && vm["expect-core"].as<std::string>() != core.name) {
     std::cout << "self-test      not run: OpenBLAS loaded " << core.name << ", not " << vm["expect-core"].as<std::string>() << "\n";

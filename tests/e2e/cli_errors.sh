@@ -64,7 +64,10 @@ expect 2 "--method must be secpe, augpe or random" -- "$SECPE" run --data "$T/c.
 # The OpenBLAS core check runs its self-test and says which core runs; an unexpected core fails.
 expect 0 "self-test      pass" -- "$SECPE" blas-check
 expect 3 "self-test      not run" -- "$SECPE" blas-check --expect-core NoSuchCore
-# auto's screen: measured tiers (SCREEN:MIN_CENTRES,...) on stdout; a bad SECPE_BLAS_SCREEN_AUTO is named.
-"$SECPE" blas-check --choose-screen 2>/dev/null | grep -Eq '^[a-z0-9-]+:[0-9]+(,[a-z0-9-]+:[0-9]+)*$' || fail "blas-check --choose-screen"
+# auto's screen: measured tiers (SCREEN:MIN_CENTRES,...), then the narrow screens' speeds
+# (;SCREEN=SPEEDUP,...) on stdout, which blas-check reads back; a bad SECPE_BLAS_SCREEN_AUTO is named.
+screen=$("$SECPE" blas-check --choose-screen 2>/dev/null)
+echo "$screen" | grep -Eq '^[a-z0-9-]+:[0-9]+(,[a-z0-9-]+:[0-9]+)*(;[a-z0-9]+=[0-9.]+(,[a-z0-9]+=[0-9.]+)*)?$' || fail "blas-check --choose-screen: $screen"
+SECPE_BLAS_SCREEN_AUTO=$screen expect 0 "self-test      pass" -- "$SECPE" blas-check
 SECPE_BLAS_SCREEN_AUTO=int8 expect 2 "SECPE_BLAS_SCREEN_AUTO: 'int8'" -- "$SECPE" blas-check
 echo "cli_errors: ok"

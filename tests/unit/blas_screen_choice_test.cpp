@@ -38,8 +38,10 @@ TEST(BlasScreenChoice, NamesAndFallbacks) {
 TEST(BlasScreenChoice, AutoFollowsTheMeasuredChoice) {
   EXPECT_EQ(auto_screen_text(parse_auto_screen("int8:64")), "int8:64");
   EXPECT_EQ(auto_screen_text(parse_auto_screen("bf16:32,int8:1024")), "bf16:32,int8:1024");
+  EXPECT_EQ(auto_screen_text(parse_auto_screen("int8:128;int8=2.15,bf16=0.56")), "int8:128;int8=2.15,bf16=0.56");
   EXPECT_EQ(parse_auto_screen("bf16-emulated:0").tiers.front().screen, BlasScreen::kBf16Emulated);
-  for (const char* bad : {"int8", "int8:", "int8:-1", "int8:12x", "auto:5", "fp16:3", ":3", "int8:5,", "int8:5,bf16:5", "int8:9,bf16:5"}) {
+  for (const char* bad : {"int8", "int8:", "int8:-1", "int8:12x", "auto:5", "fp16:3", ":3", "int8:5,", "int8:5,bf16:5", "int8:9,bf16:5",
+                          "int8:128;fp32=2", "int8:128;int8=-1", "int8:128;int8=x", "int8:128;", "int8:128;int8"}) {
     EXPECT_THROW(parse_auto_screen(bad), InputError) << bad;
   }
   const test::ScopedEnv screen_env("SECPE_BLAS_SCREEN"), auto_env("SECPE_BLAS_SCREEN_AUTO");
@@ -51,7 +53,7 @@ TEST(BlasScreenChoice, AutoFollowsTheMeasuredChoice) {
   EXPECT_EQ(measured.screen_for(40), here(BlasScreen::kBf16));
   EXPECT_EQ(measured.screen_for(99), here(BlasScreen::kBf16));
   EXPECT_EQ(measured.screen_for(100), here(BlasScreen::kInt8));
-  const BlasKernel given(BlasKernelOptions{.auto_choice = AutoScreen{{{BlasScreen::kBf16Emulated, 5}}, "test"}});
+  const BlasKernel given(BlasKernelOptions{.auto_choice = AutoScreen{.tiers = {{BlasScreen::kBf16Emulated, 5}}, .source = "test"}});
   EXPECT_EQ(given.screen_for(4), BlasScreen::kFp32);
   EXPECT_EQ(given.screen_for(5), BlasScreen::kBf16Emulated);
   auto_env.set("int9:100");
@@ -76,9 +78,9 @@ TEST(BlasScreenChoice, ChoiceFromTimings) {
   const std::vector<ScreenTimings> t{{BlasScreen::kFp32, "fp32", {1.0, 2.0, 4.0, 16.0}},
                                      {BlasScreen::kBf16, "bf16", {1.1, 1.45, 2.5, 9.0}},
                                      {BlasScreen::kInt8, "int8", {1.5, 1.48, 2.0, 6.0}}};
-  EXPECT_EQ(auto_screen_text(choose_from(n, t)), "bf16:64,int8:256");
+  EXPECT_EQ(auto_screen_text(choose_from(n, t)), "bf16:64,int8:256;bf16=1.78,int8=2.67");
   EXPECT_EQ(auto_screen_text(choose_from(n, {t[0]})), "fp32:0");
-  EXPECT_EQ(auto_screen_text(choose_from(n, {t[0], {BlasScreen::kInt8, "int8", {0.5, 1.0, 5.0, 17.0}}})), "int8:32,fp32:256");
+  EXPECT_EQ(auto_screen_text(choose_from(n, {t[0], {BlasScreen::kInt8, "int8", {0.5, 1.0, 5.0, 17.0}}})), "int8:32,fp32:256;int8=0.94");
 }
 
 // Points around k well-separated centres in d dimensions, with the seed alone deciding them.

@@ -202,6 +202,31 @@ TEST(ScreenCascade, StepsThroughEveryScreenAndAgrees) {
   EXPECT_TRUE(std::isinf(screen::level_limit(screen::Engine::kInt8Emulated, std::nullopt, 1000)));
   EXPECT_LT(screen::level_limit(screen::Engine::kInt8Avx512, screen::Engine::kBf16Avx512, 35000),
             screen::level_limit(screen::Engine::kInt8Avx512, std::nullopt, 35000));
+  // A screen measured slower than the estimate gives up sooner.
+  EXPECT_LT(screen::level_limit(screen::Engine::kInt8Avx512, std::nullopt, 600, {.int8 = 1.6}),
+            screen::level_limit(screen::Engine::kInt8Avx512, std::nullopt, 600));
+}
+
+// A bf16 engine measured no faster than sgemm (blas-check's speedups in SECPE_BLAS_SCREEN_AUTO) is
+// no step of the cascade: int8 hands the search to fp32. Measured faster, it is one. The answers
+// are the reference's either way.
+TEST(ScreenCascade, LeavesOutAStepMeasuredSlowerThanSgemm) {
+  if (!screen_engine(BlasScreen::kInt8) || !screen_engine(BlasScreen::kBf16)) GTEST_SKIP() << "needs native int8 and bf16 engines";
+  const Eigen::Index d = 48;
+  const MatrixF c = cone(100, d, 0.2f, 7), x = cone(64, d, 0.2f, 8);
+  for (const double bf16 : {0.56, 3.0}) {
+    SCOPED_TRACE(bf16);
+    ScreenStats stats;
+    const AutoScreen measured{
+        .tiers = {{BlasScreen::kInt8, 0}}, .source = "test", .speedups = {{BlasScreen::kInt8, 2.0}, {BlasScreen::kBf16, bf16}}};
+    const BlasKernel kernel(BlasKernelOptions{
+        .threads = 1, .row_block = 16, .screen = BlasScreen::kAuto, .auto_choice = measured, .stats = &stats, .cascade_limit = 1e-9});
+    std::string report;
+    EXPECT_TRUE(verify_against_reference(kernel, x, c, Metric::kCosine, &report)) << report;
+    EXPECT_EQ(stats.rows[0], 16u);
+    EXPECT_EQ(stats.rows[1], bf16 > 1.0 ? 16u : 0u);
+    EXPECT_EQ(stats.rows[2], bf16 > 1.0 ? 32u : 48u);
+  }
 }
 
 }  // namespace

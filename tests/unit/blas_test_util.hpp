@@ -25,7 +25,7 @@ inline std::vector<BlasKernel> blas_kernels() {
   v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33});
   v.emplace_back(BlasKernelOptions{.threads = 2});  // default blocking
-  v.emplace_back(BlasKernelOptions{.threads = 2, .auto_choice = AutoScreen{{{BlasScreen::kBf16, 1}, {BlasScreen::kInt8, 40}}, "test"}});
+  v.emplace_back(BlasKernelOptions{.threads = 2, .auto_choice = AutoScreen{.tiers = {{BlasScreen::kBf16, 1}, {BlasScreen::kInt8, 40}}, .source = "test"}});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 16, .centre_block = 33, .screen = BlasScreen::kFp32});
   v.emplace_back(BlasKernelOptions{.threads = 1, .row_block = 7, .centre_block = 5, .screen = BlasScreen::kBf16});
   v.emplace_back(BlasKernelOptions{.threads = 2, .row_block = 40, .centre_block = 33, .screen = BlasScreen::kBf16});

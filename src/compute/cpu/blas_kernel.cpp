@@ -23,9 +23,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -78,15 +80,56 @@ BlasScreen AutoScreen::screen_for(Eigen::Index centres) const {
   return out;
 }
 
-AutoScreen parse_auto_screen(const std::string& text) {
-  AutoScreen choice;
-  const auto fail = [&](const std::string& why) {
-    return InputError("'" + text + "': " + why + " (expected SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...], e.g. bf16:32,int8:1024)");
-  };
+namespace {
+
+using Failure = std::function<InputError(const std::string&)>;
+
+// Calls `item` with each comma-separated part of `text` (an empty text is one empty part).
+void for_each_item(const std::string& text, const std::function<void(const std::string&)>& item) {
   std::size_t begin = 0;
   do {
     const std::size_t end = std::min(text.find(',', begin), text.size());
-    const std::string tier = text.substr(begin, end - begin);
+    item(text.substr(begin, end - begin));
+    begin = end + 1;
+  } while (begin <= text.size());
+}
+
+// "SCREEN=SPEEDUP,..." after the tiers' ';'.
+std::vector<AutoScreen::Speedup> parse_speedups(const std::string& text, const Failure& fail) {
+  std::vector<AutoScreen::Speedup> out;
+  for_each_item(text, [&](const std::string& item) {
+    const std::size_t equals = item.find('=');
+    AutoScreen::Speedup s{BlasScreen::kFp32, 0.0};
+    try {
+      s.screen = parse_blas_screen(item.substr(0, equals));
+    } catch (const InputError& e) {
+      throw fail(e.what());
+    }
+    if (s.screen != BlasScreen::kBf16 && s.screen != BlasScreen::kInt8) throw fail("a speedup is measured for bf16 or int8");
+    const std::string value = equals == std::string::npos ? "" : item.substr(equals + 1);
+    std::size_t used = 0;
+    try {
+      s.times = std::stod(value, &used);
+    } catch (const std::exception&) {
+    }
+    if (!(s.times > 0.0 && s.times < 1e6) || used != value.size()) throw fail("'" + value + "' is no speedup");
+    out.push_back(s);
+  });
+  return out;
+}
+
+}  // namespace
+
+AutoScreen parse_auto_screen(const std::string& text) {
+  AutoScreen choice;
+  const Failure fail = [&](const std::string& why) {
+    return InputError("'" + text + "': " + why +
+                      " (expected SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...][;SCREEN=SPEEDUP,...], e.g. bf16:32,int8:1024)");
+  };
+  const std::size_t semicolon = text.find(';');
+  const std::string tiers = text.substr(0, semicolon);
+  if (semicolon != std::string::npos) choice.speedups = parse_speedups(text.substr(semicolon + 1), fail);
+  for_each_item(tiers, [&](const std::string& tier) {
     const std::size_t colon = tier.find(':');
     AutoScreen::Tier t{BlasScreen::kFp32, -1};
     try {
@@ -104,16 +147,20 @@ AutoScreen parse_auto_screen(const std::string& text) {
     if (t.min_centres < 0 || used != count.size()) throw fail("'" + count + "' is no count of centres");
     if (!choice.tiers.empty() && t.min_centres <= choice.tiers.back().min_centres) throw fail("the counts must ascend");
     choice.tiers.push_back(t);
-    begin = end + 1;
-  } while (begin <= text.size());
+  });
   return choice;
 }
 
 std::string auto_screen_text(const AutoScreen& choice) {
-  if (choice.tiers.empty()) return "fp32:0";
   std::string out;
   for (const AutoScreen::Tier& t : choice.tiers)
     out.append(out.empty() ? "" : ",").append(blas_screen_name(t.screen)).append(":").append(std::to_string(t.min_centres));
+  if (out.empty()) out = "fp32:0";
+  for (std::size_t i = 0; i < choice.speedups.size(); ++i) {
+    char times[32];
+    std::snprintf(times, sizeof times, "%.2f", choice.speedups[i].times);
+    out.append(i == 0 ? ";" : ",").append(blas_screen_name(choice.speedups[i].screen)).append("=").append(times);
+  }
   return out;
 }
 
@@ -129,11 +176,11 @@ AutoScreen auto_screen() {
   }
   const char* source = "this CPU's default";
   const bool bf16 = screen_engine(BlasScreen::kBf16).has_value(), int8 = screen_engine(BlasScreen::kInt8).has_value();
-  if (bf16::amx_available()) return {{{BlasScreen::kBf16, 300}}, source};
-  if (int8 && bf16) return {{{BlasScreen::kBf16, 32}, {BlasScreen::kInt8, 512}}, source};
-  if (int8) return {{{BlasScreen::kInt8, 256}}, source};
-  if (bf16) return {{{BlasScreen::kBf16, 300}}, source};
-  return {{}, source};
+  if (bf16::amx_available()) return {.tiers = {{BlasScreen::kBf16, 300}}, .source = source};
+  if (int8 && bf16) return {.tiers = {{BlasScreen::kBf16, 32}, {BlasScreen::kInt8, 512}}, .source = source};
+  if (int8) return {.tiers = {{BlasScreen::kInt8, 256}}, .source = source};
+  if (bf16) return {.tiers = {{BlasScreen::kBf16, 300}}, .source = source};
+  return {.tiers = {}, .source = source};
 }
 
 namespace {
@@ -633,10 +680,19 @@ class OpenBlasSingleThreaded {
   int saved_;
 };
 
+// The speedups measured on this CPU (AutoScreen::speedups), as the cascade reads them.
+screen::Speedups measured_speedups(const AutoScreen& choice) {
+  screen::Speedups out;
+  for (const AutoScreen::Speedup& s : choice.speedups) (s.screen == BlasScreen::kInt8 ? out.int8 : out.bf16) = s.times;
+  return out;
+}
+
 // The narrow screens of a search on `choice`, fastest first: int8, then bf16 where an engine runs
 // (the emulations cascade to each other), each only where it can take the search's norms and
-// dimension (screen::fits; zero vectors are no obstacle: their products are 0). fp32 follows.
-std::vector<screen::Engine> cascade_engines(BlasScreen choice, Eigen::Index d, const exact::Prepared& p) {
+// dimension (screen::fits; zero vectors are no obstacle: their products are 0). fp32 follows. A
+// later step measured no faster than sgemm is left out: the cascade goes to fp32 instead.
+std::vector<screen::Engine> cascade_engines(BlasScreen choice, Eigen::Index d, const exact::Prepared& p,
+                                            const screen::Speedups& speedups) {
   std::vector<BlasScreen> screens;
   switch (choice) {
     case BlasScreen::kInt8: screens = {BlasScreen::kInt8, BlasScreen::kBf16}; break;
@@ -656,7 +712,10 @@ std::vector<screen::Engine> cascade_engines(BlasScreen choice, Eigen::Index d, c
   std::vector<screen::Engine> engines;
   for (const BlasScreen screen : screens) {
     const std::optional<screen::Engine> engine = screen_engine(screen);
-    if (engine && screen::fits(*engine, d, min_norm == kInf ? 1.0 : min_norm, max_norm)) engines.push_back(*engine);
+    if (!engine || !screen::fits(*engine, d, min_norm == kInf ? 1.0 : min_norm, max_norm)) continue;
+    const double times = speedups.of(*engine);
+    if (!engines.empty() && times > 0.0 && times <= 1.0) continue;
+    engines.push_back(*engine);
   }
   return engines;
 }
@@ -733,7 +792,9 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
   const double max_rx = *std::max_element(p.row_norms.begin(), p.row_norms.end());
   const double max_rc = *std::max_element(p.centre_norms.begin(), p.centre_norms.end());
   const bool exact_only = bound::exact_only(max_rx, max_rc, n, static_cast<long long>(kk));
-  const std::vector<screen::Engine> engines = exact_only ? std::vector<screen::Engine>() : cascade_engines(screen_for(n), x.cols(), p);
+  const screen::Speedups speedups = measured_speedups(auto_);
+  const std::vector<screen::Engine> engines =
+      exact_only ? std::vector<screen::Engine>() : cascade_engines(screen_for(n), x.cols(), p, speedups);
   const Eigen::Index centre_block =
       engines.empty() ? std::min<Eigen::Index>(centre_block_, n) : std::min(screen::padded(centre_block_), screen::padded(n));
   Search s{x, centres, metric, kk, p, {}, {}, bound::make_score_bound(metric, x.cols()), exact_only, nearest, score};
@@ -742,7 +803,7 @@ void BlasKernel::run(const MatrixF& x, const MatrixF& centres, Metric metric, in
   std::optional<screen::Cascade> cascade;
   if (!exact_only) {
     cascade.emplace(screen::CascadeInputs{centres, metric, p.centre_norms, s.centre_sq, s.centre_inv_norms, max_rx, threads_,
-                                          screen_shift_, cascade_limit_},
+                                          screen_shift_, cascade_limit_, speedups},
                     engines);
     s.cascade = &*cascade;
   }

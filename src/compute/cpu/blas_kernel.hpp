@@ -51,12 +51,21 @@ struct AutoScreen {
     BlasScreen screen;
     int min_centres;
   };
+  // A narrow screen's GEMM speed over sgemm's on this CPU, measured (blas-check: 4096 centres). The
+  // cascade's limits read it where the built-in estimate (measured elsewhere) is off, and a screen
+  // measured no faster than sgemm is not a step of the cascade (compute/cpu/screen_cascade.hpp).
+  struct Speedup {
+    BlasScreen screen;  // bf16 or int8
+    double times;
+  };
   std::vector<Tier> tiers;  // ascending min_centres; each screen other than auto
   std::string source;       // who chose it (for reports)
+  std::vector<Speedup> speedups = {};  // measured; none: the built-in estimates
   BlasScreen screen_for(Eigen::Index centres) const;
 };
-// "SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...]" (e.g. "bf16:32,int8:1024"), as SECPE_BLAS_SCREEN_AUTO
-// holds it; InputError otherwise (auto as a tier, a negative count, counts not ascending).
+// "SCREEN:MIN_CENTRES[,SCREEN:MIN_CENTRES...][;SCREEN=SPEEDUP,...]" (e.g. "bf16:32,int8:1024" or
+// "int8:128;int8=2.15,bf16=0.56"), as SECPE_BLAS_SCREEN_AUTO holds it; InputError otherwise (auto as
+// a tier, a negative count, counts not ascending, a speedup of another screen or not positive).
 AutoScreen parse_auto_screen(const std::string& text);
 std::string auto_screen_text(const AutoScreen& choice);  // that form ("fp32:0" for no tier)
 // SECPE_BLAS_SCREEN_AUTO when set (`secpe blas-check --choose-screen` measures the screens that

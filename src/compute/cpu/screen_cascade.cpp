@@ -7,11 +7,12 @@
 namespace secpe::screen {
 namespace {
 
-// Roughly how many times faster than sgemm an engine multiplies (1: sgemm itself), as measured on
-// this project's AMD EPYC (Zen 5) and Xeon (AMX) at d = 768.
-double speedup(std::optional<Engine> engine) {
-  if (!engine) return 1.0;
-  switch (*engine) {
+// Roughly how many times faster than sgemm an engine multiplies, as measured on this project's AMD
+// EPYC (Zen 5) and Xeon (AMX) at d = 768. Other CPUs differ: a Xeon VM without AMX tiles ran
+// AVX512-BF16 at about 0.6 of sgemm's speed and AVX512-VNNI at about 2 (4,096 centres), hence
+// Speedups, measured on the CPU at hand.
+double estimate(Engine engine) {
+  switch (engine) {
     case Engine::kBf16Amx:
     case Engine::kInt8Avx512: return 4.0;
     case Engine::kBf16Avx512:
@@ -24,12 +25,17 @@ double speedup(std::optional<Engine> engine) {
 
 }  // namespace
 
+double Speedups::of(Engine engine) const {
+  const double measured = engine == Engine::kInt8Emulated || engine == Engine::kBf16Emulated ? 0.0 : is_int8(engine) ? int8 : bf16;
+  return measured > 0.0 ? measured : estimate(engine);
+}
+
 // Rescoring a candidate (a float re-screen or an exact score, its row read from memory) costs about
 // what sgemm spends on 32 centres (measured on the EPYC at d = 768); a screen k times faster than
 // sgemm saves 1 - 1/k of its GEMM over fp32, and 1/k' - 1/k over a next level k' times faster. The
 // limit is twice that break-even plus 8, since a block's average is a rough guide.
-double level_limit(Engine engine, std::optional<Engine> next, Eigen::Index centres) {
-  const double here = speedup(engine), there = speedup(next);
+double level_limit(Engine engine, std::optional<Engine> next, Eigen::Index centres, const Speedups& speedups) {
+  const double here = speedups.of(engine), there = next ? speedups.of(*next) : 1.0;
   if (here == 0.0) return std::numeric_limits<double>::infinity();
   return 8.0 + 2.0 * double(centres) * (1.0 / there - 1.0 / here) / 32.0;
 }
@@ -66,7 +72,7 @@ void Cascade::build(std::size_t i) const {
   level.narrow = make_screen_gemm(engine, in_.centres, shift_, in_.threads);
   level.stats_level = is_int8(engine) ? 0 : 1;
   const std::optional<Engine> next = i + 1 < engines_.size() ? std::optional<Engine>(engines_[i + 1]) : std::nullopt;
-  level.limit = in_.limit_override > 0.0 ? in_.limit_override : level_limit(engine, next, in_.centres.rows());
+  level.limit = in_.limit_override > 0.0 ? in_.limit_override : level_limit(engine, next, in_.centres.rows(), in_.speedups);
   double max_norm = 0.0;
   for (const double v : in_.centre_norms) max_norm = std::max(max_norm, v);
   level.shifted = {d, level.narrow->roundings(d), bound::kFloatUnit, shift_.norm, max_norm};

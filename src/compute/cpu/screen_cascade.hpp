@@ -29,6 +29,13 @@ struct Level {
   std::vector<double> offset;         // narrow: each centre's Q for shifted rows (bound::centre_offset)
 };
 
+// The native int8 and bf16 engines' GEMM speed over sgemm's, as measured on this CPU
+// (AutoScreen::speedups); 0: not measured, the built-in estimate.
+struct Speedups {
+  double int8 = 0.0, bf16 = 0.0;
+  double of(Engine engine) const;  // measured or estimated; 0 for the emulations
+};
+
 // What a cascade reads of the search.
 struct CascadeInputs {
   const MatrixF& centres;
@@ -40,6 +47,7 @@ struct CascadeInputs {
   int threads;
   bool shift;            // narrow screens may round residuals from the centres' mean (choose_shift)
   double limit_override; // > 0: every level's limit (tests); else the measured ones (level_limit)
+  Speedups speedups = {};
 };
 
 class Cascade {
@@ -69,6 +77,6 @@ class Cascade {
 // Candidates per row above which `engine`'s screen loses to the next level of the cascade (`next`;
 // none: fp32), for a search with `centres` centres (inf for the emulations, which exist to test
 // the narrow path).
-double level_limit(Engine engine, std::optional<Engine> next, Eigen::Index centres);
+double level_limit(Engine engine, std::optional<Engine> next, Eigen::Index centres, const Speedups& speedups = {});
 
 }  // namespace secpe::screen

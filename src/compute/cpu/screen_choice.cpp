@@ -41,7 +41,7 @@ double time_search(BlasScreen screen, const MatrixF& x, const MatrixF& c) {
 }  // namespace
 
 AutoScreen choose_from(const std::vector<int>& centres, const std::vector<ScreenTimings>& timings) {
-  AutoScreen out{{}, "secpe blas-check --choose-screen"};
+  AutoScreen out{.tiers = {}, .source = "secpe blas-check --choose-screen"};
   BlasScreen current = BlasScreen::kFp32;
   for (std::size_t i = 0; i < centres.size(); ++i) {
     // The fastest here, unless the screen of the tier below is within 3% of it (noise).
@@ -57,6 +57,12 @@ AutoScreen choose_from(const std::vector<int>& centres, const std::vector<Screen
   }
   // A tier of fp32 above narrow tiers stays; one at the start is the default anyway.
   if (!out.tiers.empty() && out.tiers.front().screen == BlasScreen::kFp32) out.tiers.erase(out.tiers.begin());
+  // Each narrow screen's speed over sgemm with the most centres measured, where the GEMM dominates
+  // (the cascade's limits: compute/cpu/screen_cascade.hpp).
+  const auto fp32 = std::find_if(timings.begin(), timings.end(), [](const ScreenTimings& t) { return t.screen == BlasScreen::kFp32; });
+  for (const ScreenTimings& t : timings)
+    if (fp32 != timings.end() && t.screen != BlasScreen::kFp32 && t.seconds.back() > 0.0)
+      out.speedups.push_back({t.screen, fp32->seconds.back() / t.seconds.back()});
   return out;
 }
 
