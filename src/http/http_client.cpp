@@ -210,10 +210,16 @@ std::vector<HttpAnswer> Batch::run(const std::string& stage) {
     int running = 0;
     curl_multi_perform(multi_.get(), &running);
     int left = 0;
+    bool freed = false;
     while (CURLMsg* msg = curl_multi_info_read(multi_.get(), &left)) {
-      if (msg->msg == CURLMSG_DONE) finished(msg, progress);
+      if (msg->msg != CURLMSG_DONE) continue;
+      finished(msg, progress);
+      freed = true;
     }
-    if (done_ < bodies_.size()) wait();
+    // A finished transfer frees a slot: start the next at once. Waiting first would leave the
+    // slot idle until another transfer stirs, which behind a slow server is one latency later
+    // (at --concurrency 8 against a 50 ms server, 1.6x the ideal time).
+    if (!freed && done_ < bodies_.size()) wait();
   }
   if (retries_ > 1) log_warn(target_ + ": " + std::to_string(retries_) + " retries for " + std::to_string(bodies_.size()) + " requests");
   std::vector<HttpAnswer> out;
