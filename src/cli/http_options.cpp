@@ -9,7 +9,7 @@ void add_http_client_options(po::options_description& desc) {
   const HttpClientOptions d;
   desc.add_options()
     ("api-key-env", po::value<std::string>(), "replaced by --gen-api-key-env and --embed-api-key-env (refused: one key no longer goes to both endpoints)")
-    ("concurrency", po::value<int>()->default_value(d.concurrency), "HTTP models: requests in flight at most (per rank)")
+    ("concurrency", po::value<int>()->default_value(d.concurrency), "HTTP models: requests in flight at most (per rank); with --generator http a run evolves several labels side by side to keep them in flight (docs/http.md)")
     ("http-timeout", po::value<double>()->default_value(d.timeout_s, "300"), "HTTP models: seconds one attempt may take")
     ("http-retries", po::value<int>()->default_value(d.max_retries), "HTTP models: retries of a request on 429, 5xx, timeouts and dropped connections, with exponential backoff")
     ("http-backoff", po::value<double>()->default_value(d.backoff_initial_s, "0.5"), "HTTP models: seconds before the first retry (doubling each time, with jitter, at most 30; a longer Retry-After of the server is honoured up to 600)")

@@ -4,45 +4,78 @@
 #include "core/timer.hpp"
 
 namespace secpe {
-CandidatePool make_candidate_pool(const Communicator& comm, const Generator& generator, const Embedder& embedder,
-                                  std::uint64_t seed, std::size_t label, int iteration,
-                                  const std::vector<std::string>& parents, int variations, std::size_t initial) {
-  const std::size_t n_parents = parents.size();
-  const std::size_t total = iteration == 0 ? initial : n_parents * (1 + static_cast<std::size_t>(variations));
-  CandidatePool pool;
-  std::tie(pool.shard_begin, pool.shard_end) = comm.shard(total);
+namespace {
 
-  Timer t0;
-  // Parents are kept as they are; every other candidate is a task for the generator, all handed
-  // over at once so that a generator behind a server can keep many requests in flight.
-  std::vector<GenerationTask> tasks;
+// This rank's share of one pool: the parents it keeps as they are, and a generation task for
+// every other candidate of its index range, with the slot its text goes to.
+struct PoolShare {
+  std::vector<std::string> mine;
   std::vector<std::size_t> task_slot;
-  std::vector<std::string> mine(pool.shard_end - pool.shard_begin);
+};
+
+PoolShare share_of(const PoolRequest& request, const CandidatePool& pool, std::uint64_t seed, int variations,
+                   std::vector<GenerationTask>& tasks) {
+  const std::vector<std::string>& parents = *request.parents;
+  const std::size_t n_parents = request.iteration == 0 ? 0 : parents.size();
+  PoolShare share{.mine = std::vector<std::string>(pool.shard_end - pool.shard_begin), .task_slot = {}};
   for (std::size_t c = pool.shard_begin; c < pool.shard_end; ++c) {
-    const CounterRng rng(seed, Stream::kGeneration, label, static_cast<std::uint64_t>(iteration), c);
-    if (iteration == 0) {
-      tasks.push_back({label, nullptr, rng});
+    const CounterRng rng(seed, Stream::kGeneration, request.label, static_cast<std::uint64_t>(request.iteration), c);
+    if (request.iteration == 0) {
+      tasks.push_back({request.label, nullptr, rng});
     } else if (c < n_parents) {
-      mine[c - pool.shard_begin] = parents[c];
+      share.mine[c - pool.shard_begin] = parents[c];
       continue;
     } else {
-      tasks.push_back({label, &parents[(c - n_parents) / static_cast<std::size_t>(variations)], rng});
+      tasks.push_back({request.label, &parents[(c - n_parents) / static_cast<std::size_t>(variations)], rng});
     }
-    task_slot.push_back(c - pool.shard_begin);
+    share.task_slot.push_back(c - pool.shard_begin);
   }
+  return share;
+}
+
+}  // namespace
+
+std::size_t candidate_count(const PoolRequest& request, int variations) {
+  const auto per_parent = static_cast<std::size_t>(variations);
+  return request.iteration == 0 ? request.synthetic * per_parent : request.parents->size() * (1 + per_parent);
+}
+
+std::vector<CandidatePool> make_candidate_pools(const Communicator& comm, const Generator& generator, const Embedder& embedder,
+                                                std::uint64_t seed, int variations, std::span<const PoolRequest> requests) {
+  std::vector<CandidatePool> pools(requests.size());
+  std::vector<PoolShare> shares;
+  std::vector<GenerationTask> tasks;
+  std::vector<std::size_t> first_task;  // per pool: its first task in `tasks`
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    std::tie(pools[i].shard_begin, pools[i].shard_end) = comm.shard(candidate_count(requests[i], variations));
+    first_task.push_back(tasks.size());
+    shares.push_back(share_of(requests[i], pools[i], seed, variations, tasks));
+  }
+  first_task.push_back(tasks.size());
+
+  // Every candidate of the round is one call's task, so that a generator behind a server keeps
+  // requests of all the round's labels in flight together.
+  const Timer generate_timer;
   std::vector<std::string> made = generator.generate(tasks);
-  for (std::size_t k = 0; k < made.size(); ++k) mine[task_slot[k]] = std::move(made[k]);
-  pool.generate_seconds = t0.seconds();
+  const double generate_seconds = generate_timer.seconds();
 
-  t0.restart();
-  MatrixF local;
-  embedder.embed(mine, local);
-  pool.embed_seconds = t0.seconds();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    CandidatePool& pool = pools[i];
+    PoolShare& share = shares[i];
+    const std::size_t begin = first_task[i], count = first_task[i + 1] - begin;
+    for (std::size_t k = 0; k < count; ++k) share.mine[share.task_slot[k]] = std::move(made[begin + k]);
+    pool.generate_seconds = tasks.empty() ? 0.0 : generate_seconds * static_cast<double>(count) / static_cast<double>(tasks.size());
 
-  pool.texts = comm.allgather_strings(mine);
-  const std::vector<float> all = comm.allgather(std::span<const float>(local.data(), static_cast<std::size_t>(local.size())));
-  pool.embeddings = Eigen::Map<const MatrixF>(all.data(), static_cast<Eigen::Index>(total), embedder.dim());
-  return pool;
+    const Timer embed_timer;
+    MatrixF local;
+    embedder.embed(share.mine, local);
+    pool.embed_seconds = embed_timer.seconds();
+
+    pool.texts = comm.allgather_strings(share.mine);
+    const std::vector<float> all = comm.allgather(std::span<const float>(local.data(), static_cast<std::size_t>(local.size())));
+    pool.embeddings = Eigen::Map<const MatrixF>(all.data(), static_cast<Eigen::Index>(pool.texts.size()), embedder.dim());
+  }
+  return pools;
 }
 
 }  // namespace secpe

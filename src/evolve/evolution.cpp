@@ -3,13 +3,12 @@
 #include "evolve/evolution.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <optional>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
 #include "evolve/label_evolution.hpp"
+#include "evolve/label_windows.hpp"
 
 namespace secpe {
 namespace {
@@ -27,42 +26,35 @@ void stop_if_asked(const Communicator& comm, const std::string& where, std::size
   }
 }
 
-// Stage "evolve a label": the method sets the label up (SecPE clusters its public rows and builds
-// its secret clustering; Aug-PE gathers its voters), then T iterations of protected evolution.
-// `after_iteration(outcome so far, iterations done)` runs after every iteration but the last.
-LabelOutcome evolve_one_label(const EvolutionContext& run, std::size_t label, std::size_t n_syn, const LabelProgress* resumed,
-                              const std::function<void(const LabelOutcome&, int)>& after_iteration) {
-  const RunOptions& options = run.options;
+// Stage "set up a label": the method sets it up (SecPE clusters its public rows and builds its
+// secret clustering; Aug-PE gathers its voters), continuing from its saved progress if any.
+LabelInFlight start_label(const EvolutionContext& run, std::size_t label, std::size_t n_syn, const LabelProgress* resumed) {
   const Shard& shard = run.shard;
-  const Communicator& comm = shard.label_comm();  // all ranks (by record), or this one alone (by label)
-  LabelOutcome outcome;
-  if (resumed) outcome = resumed->outcome;
-  outcome.report = {{"id", label}, {"name", shard.info().labels.display(label)}, {"synthetic", n_syn}};
-  outcome.releases = resumed ? resumed->outcome.releases : nlohmann::ordered_json::array();
-  const std::unique_ptr<LabelVoting> voting = run.method.set_up_label(
-      {.comm = comm, .options = options, .shard = shard, .kernel = *run.models.kernel, .run_key = run.run_key, .ledger = run.ledger,
-       .label = label},
-      outcome.report);
-  evolve_label({.comm = comm,
-                .generator = *run.models.generator,
-                .embedder = *run.models.embedder,
-                .seed = options.seed,
-                .label = label,
-                .label_name = shard.info().labels.display(label),
-                .synthetic = n_syn,
-                .iterations = options.iterations,
-                .variations = options.variations,
-                .voting = *voting,
-                .ledger = run.ledger,
-                .distinct = {.n = 5, .share = options.near_duplicate_share},
-                .keep_history = !options.eval_real.empty(),
-                .first_iteration = resumed ? resumed->iterations_done : 0,
-                .after_iteration = [&](const LabelOutcome& so_far, int done) {
-                  if (done < options.iterations) after_iteration(so_far, done);  // the label's end: the caller takes it
-                }},
-               outcome);
-  if (!outcome.metrics.empty()) outcome.metrics.front().update(voting->setup_timings());
-  return outcome;
+  LabelInFlight flight{.label = label, .label_name = shard.info().labels.display(label), .synthetic = n_syn, .voting = nullptr,
+                       .outcome = {}, .done = 0};
+  if (resumed) {
+    flight.outcome = resumed->outcome;
+    flight.done = resumed->iterations_done;
+  }
+  LabelOutcome& outcome = flight.outcome;
+  outcome.report = {{"id", label}, {"name", flight.label_name}, {"synthetic", n_syn}};
+  if (!resumed) outcome.releases = nlohmann::ordered_json::array();
+  flight.voting = run.method.set_up_label({.comm = shard.label_comm(), .options = run.options, .shard = shard, .kernel = *run.models.kernel,
+                                           .run_key = run.run_key, .ledger = run.ledger, .label = label},
+                                          outcome.report);
+  return flight;
+}
+
+// Where a run stopped after a round, for the message of a stop request.
+std::string where_of(const std::vector<LabelProgress>& round, int iterations) {
+  if (round.size() == 1) {
+    const LabelProgress& p = round.front();
+    const std::string label = "label " + std::to_string(p.label);
+    return p.iterations_done < iterations ? "after iteration " + std::to_string(p.iterations_done - 1) + " of " + label : "after " + label;
+  }
+  std::string labels;
+  for (const LabelProgress& p : round) labels += (labels.empty() ? "" : ", ") + std::to_string(p.label);
+  return "after a round of labels " + labels;
 }
 
 // The stage's state: the labels left, those in progress, the checkpoint (evolution.hpp).
@@ -107,58 +99,129 @@ class Evolution {
     return pending;
   }
 
-  // All ranks evolve each label together, one label after another.
+  // All ranks evolve each window of labels together, one window after another.
   void by_record() {
-    for (const std::size_t label : pending_) {
-      LabelOutcome outcome = evolve(label, [&](const LabelOutcome& so_far, int done) {
-        in_progress_[label] = {label, done, so_far};
-        save(false);
-        stop_here("after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
-      });
-      in_progress_.erase(label);
-      checkpoint_.labels[label] = std::move(outcome);
-      save(true);
-      progress_.step(++finished_, name(label));
-      stop_here("after label " + std::to_string(label));
+    const auto all = windows(pending_);
+    announce(all);
+    for (const auto& window : all) {
+      std::vector<LabelInFlight> flight = set_up(window);
+      while (!flight.empty()) take(evolve_round_of(flight));
     }
   }
 
-  // Each rank evolves its own labels while the others evolve theirs, and after every iteration the
-  // ranks exchange their labels' state: one exchange per iteration of a rank's labels, so a rank
-  // with fewer iterations left takes part in the others' remaining ones.
+  // Each rank evolves its own labels while the others evolve theirs, and after every round the
+  // ranks exchange their labels' state: one exchange per round of a rank's windows, so a rank
+  // with fewer rounds left takes part in the others' remaining ones.
   void by_label() {
-    const int iterations = run_.options.iterations;
-    std::vector<std::size_t> steps(static_cast<std::size_t>(comm_.size()), 0);
-    for (const std::size_t label : pending_) {
-      const auto from = in_progress_.find(label);
-      const int done = from == in_progress_.end() ? 0 : from->second.iterations_done;
-      steps[static_cast<std::size_t>(run_.shard.label_rank[label])] += static_cast<std::size_t>(iterations - done);
+    std::vector<std::vector<std::size_t>> labels_of(static_cast<std::size_t>(comm_.size()));
+    for (const std::size_t label : pending_) labels_of[static_cast<std::size_t>(run_.shard.label_rank[label])].push_back(label);
+    std::size_t all_rounds = 0;
+    for (const auto& labels : labels_of) {
+      std::size_t rounds = 0;
+      for (const auto& window : windows(labels)) {
+        int most = 0;
+        for (const std::size_t label : window) most = std::max(most, run_.options.iterations - iterations_done(label));
+        rounds += static_cast<std::size_t>(most);
+      }
+      all_rounds = std::max(all_rounds, rounds);
     }
-    const std::size_t all_steps = *std::max_element(steps.begin(), steps.end());
+    const auto mine = windows(labels_of[static_cast<std::size_t>(comm_.rank())]);
+    announce(mine);  // rank 0's
     std::size_t taken = 0;
-    for (const std::size_t label : pending_) {
-      if (!run_.shard.evolves(label)) continue;
-      LabelOutcome outcome = evolve(label, [&](const LabelOutcome& so_far, int done) {
-        const LabelProgress now{label, done, so_far};
-        exchange(&now, "after iteration " + std::to_string(done - 1) + " of label " + std::to_string(label));
-        ++taken;
-      });
-      const LabelProgress finished{label, iterations, std::move(outcome)};
-      exchange(&finished, "after label " + std::to_string(label));
-      ++taken;
+    for (const auto& window : mine) {
+      std::vector<LabelInFlight> flight = set_up(window);
+      for (; !flight.empty(); ++taken) exchange(evolve_round_of(flight));
     }
-    for (; taken < all_steps; ++taken) exchange(nullptr, "while the other ranks evolve their labels");
+    for (; taken < all_rounds; ++taken) exchange({});
   }
 
-  // Every rank's label state (or none) to every rank: in progress, it is kept for progress.json;
-  // finished, its outcome goes into the checkpoint and its releases into the ledger.
-  void exchange(const LabelProgress* mine, const std::string& where) {
-    const auto states = comm_.allgather_strings({mine ? progress_json(*mine).dump() : std::string()});
+  // `labels` cut into windows that evolve together (evolve/label_windows.hpp), by their requests
+  // per round on each rank of their communicator.
+  std::vector<std::vector<std::size_t>> windows(const std::vector<std::size_t>& labels) const {
+    const auto ranks = static_cast<std::size_t>(run_.shard.label_comm().size());
+    std::vector<std::size_t> requests;
+    for (const std::size_t label : labels) {
+      requests.push_back((synthetic_[label] * static_cast<std::size_t>(run_.options.variations) + ranks - 1) / ranks);
+    }
+    return label_windows(labels, requests, run_.models.generator->in_flight());
+  }
+
+  // Says, when labels evolve side by side, how they are grouped.
+  void announce(const std::vector<std::vector<std::size_t>>& windows) const {
+    std::size_t labels = 0, widest = 0;
+    for (const auto& window : windows) {
+      labels += window.size();
+      widest = std::max(widest, window.size());
+    }
+    if (widest < 2) return;
+    log_info("evolve: " + std::to_string(labels) + " labels side by side in " + std::to_string(windows.size()) + " windows of up to " +
+             std::to_string(widest) + " labels, each round's texts requested together (up to " +
+             std::to_string(run_.models.generator->in_flight()) + " in flight per rank)");
+  }
+
+  std::vector<LabelInFlight> set_up(const std::vector<std::size_t>& window) const {
+    std::vector<LabelInFlight> flight;
+    for (const std::size_t label : window) {
+      const auto from = in_progress_.find(label);
+      flight.push_back(start_label(run_, label, synthetic_[label], from == in_progress_.end() ? nullptr : &from->second));
+    }
+    return flight;
+  }
+
+  // One round of `flight`, and the state of its labels after it: those finished leave `flight`,
+  // their set-up timings added to their first metrics line.
+  std::vector<LabelProgress> evolve_round_of(std::vector<LabelInFlight>& flight) const {
+    const RunOptions& options = run_.options;
+    evolve_round({.comm = run_.shard.label_comm(),
+                  .generator = *run_.models.generator,
+                  .embedder = *run_.models.embedder,
+                  .seed = options.seed,
+                  .iterations = options.iterations,
+                  .variations = options.variations,
+                  .ledger = run_.ledger,
+                  .distinct = {.n = 5, .share = options.near_duplicate_share},
+                  .keep_history = !options.eval_real.empty()},
+                 flight);
+    std::vector<LabelProgress> round;
+    std::vector<LabelInFlight> left;
+    for (LabelInFlight& label : flight) {
+      if (label.done < options.iterations) {
+        round.push_back({label.label, label.done, label.outcome});
+        left.push_back(std::move(label));
+        continue;
+      }
+      if (!label.outcome.metrics.empty()) label.outcome.metrics.front().update(label.voting->setup_timings());
+      round.push_back({label.label, label.done, std::move(label.outcome)});
+    }
+    flight = std::move(left);
+    return round;
+  }
+
+  // Every rank's round (or none) to every rank, each then taken as its own.
+  void exchange(const std::vector<LabelProgress>& mine) {
+    nlohmann::ordered_json states = nlohmann::ordered_json::array();
+    for (const LabelProgress& p : mine) states.push_back(progress_json(p));
+    const auto gathered = comm_.allgather_strings({mine.empty() ? std::string() : states.dump()});
+    std::vector<LabelProgress> all;
+    for (std::size_t r = 0; r < gathered.size(); ++r) {
+      if (gathered[r].empty()) continue;
+      for (const auto& state : nlohmann::ordered_json::parse(gathered[r])) {
+        all.push_back(progress_from_json(state, "rank " + std::to_string(r) + "'s label state", run_.shard.num_labels(), run_.options.iterations));
+      }
+    }
+    take(std::move(all), mine.empty() ? "while the other ranks evolve their labels" : where_of(mine, run_.options.iterations));
+  }
+
+  void take(std::vector<LabelProgress> round) {
+    const std::string where = where_of(round, run_.options.iterations);
+    take(std::move(round), where);
+  }
+
+  // The labels' state after a round: in progress, it is kept for progress.json; finished, its
+  // outcome goes into the checkpoint and its releases into the ledger.
+  void take(std::vector<LabelProgress> round, const std::string& where) {
     std::string finished;
-    for (std::size_t r = 0; r < states.size(); ++r) {
-      if (states[r].empty()) continue;
-      LabelProgress p = progress_from_json(nlohmann::ordered_json::parse(states[r]), "rank " + std::to_string(r) + "'s label state",
-                                           run_.shard.num_labels(), run_.options.iterations);
+    for (LabelProgress& p : round) {
       if (p.iterations_done < run_.options.iterations) {
         in_progress_[p.label] = std::move(p);
         continue;
@@ -178,14 +241,9 @@ class Evolution {
     stop_if_asked(comm_, where, checkpoint_.labels.size(), run_.shard.num_labels(), run_.options.state_dir);
   }
 
-  LabelOutcome evolve(std::size_t label, const std::function<void(const LabelOutcome&, int)>& after_iteration) {
-    const std::optional<LabelProgress> from = resumed(label);  // a copy: after_iteration replaces the entry
-    return evolve_one_label(run_, label, synthetic_[label], from ? &*from : nullptr, after_iteration);
-  }
-
-  std::optional<LabelProgress> resumed(std::size_t label) const {
+  int iterations_done(std::size_t label) const {
     const auto it = in_progress_.find(label);
-    return it == in_progress_.end() ? std::nullopt : std::optional<LabelProgress>(it->second);
+    return it == in_progress_.end() ? 0 : it->second.iterations_done;
   }
 
   void save(bool finished_some) const {

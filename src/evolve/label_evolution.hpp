@@ -1,9 +1,10 @@
 #pragma once
-// Protected evolution of one label (paper Algorithm 3): T iterations of candidates -> released
-// votes -> rank selection -> variations. The votes come from the run's method (SecPE: noisy
-// public-cluster centres; Aug-PE: every voting record; the control: at random).
+// Protected evolution of a label (paper Algorithm 3): T iterations of candidates -> released
+// votes -> rank selection -> variations, several labels side by side (evolve/label_windows.hpp).
+// The votes come from the run's method (SecPE: noisy public-cluster centres; Aug-PE: every voting
+// record; the control: at random).
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,28 +30,33 @@ struct LabelOutcome {
   std::vector<nlohmann::ordered_json> metrics; // metrics.jsonl lines
 };
 
+// What every label of a run evolves with.
 struct LabelEvolution {
-  const Communicator& comm;
+  const Communicator& comm;  // the labels' communicator: all ranks (by record) or this one (by label)
   const Generator& generator;
   const Embedder& embedder;
   std::uint64_t seed;        // public: the generator's streams
-  std::size_t label;
-  std::string label_name;
-  std::size_t synthetic;   // N_syn of the label
   int iterations;
   int variations;
-  LabelVoting& voting;           // the method's (evolve/methods/method.hpp): every iteration's released votes
-  const PrivacyLedger& ledger;   // its charges: the label's releases, kept in the outcome
+  const PrivacyLedger& ledger;    // its charges: each label's releases, kept in its outcome
   NearDuplicateOptions distinct;  // selection keeps no near-duplicate of a kept candidate
   bool keep_history;              // keep every iteration's selection (for --eval-real)
-  int first_iteration = 0;        // > 0: continue a label from its saved progress (evolve/checkpoint.hpp)
-  // Called after every iteration with the outcome so far and the iterations done (to save
-  // progress, and to stop there when asked to).
-  std::function<void(const LabelOutcome&, int)> after_iteration = {};
 };
 
-// Runs iterations first_iteration..T-1, appending to `outcome` (whose report the caller has
-// started; when continuing, the saved outcome, whose `synthetic` is the population to vary).
-void evolve_label(const LabelEvolution& job, LabelOutcome& outcome);
+// A label being evolved: its voting (set up by the run's method, evolve/methods/method.hpp: every
+// iteration's released votes), its outcome so far (whose `synthetic` is the population to vary)
+// and its iterations done (> 0: continued from its saved progress, evolve/checkpoint.hpp).
+struct LabelInFlight {
+  std::size_t label;
+  std::string label_name;
+  std::size_t synthetic;  // N_syn of the label
+  std::unique_ptr<LabelVoting> voting;
+  LabelOutcome outcome;
+  int done = 0;
+};
+
+// One round: every label of `flight` with iterations left evolves one iteration, their
+// candidates made together (evolve/candidates.hpp), appending to its outcome.
+void evolve_round(const LabelEvolution& job, std::vector<LabelInFlight>& flight);
 
 }  // namespace secpe

@@ -36,6 +36,7 @@ class HttpGenerator final : public Generator {
   std::string vary(std::size_t label, const std::string& parent, CounterRng& rng) const override;
   std::vector<std::string> generate(std::vector<GenerationTask>& tasks) const override;
   std::string describe() const override;
+  std::size_t in_flight() const override { return static_cast<std::size_t>(options_.client.concurrency); }
 
  private:
   std::string path() const;

@@ -32,6 +32,9 @@ class Generator {
   virtual std::string vary(std::size_t label, const std::string& parent, CounterRng& rng) const = 0;
   // What it is and what it learned from, for run.json and privacy.json.
   virtual std::string describe() const = 0;
+  // Requests it keeps in flight at most: a generator behind a server (--concurrency) is handed
+  // several labels' texts at once (evolve/label_windows.hpp); 1: it makes its texts itself.
+  virtual std::size_t in_flight() const { return 1; }
 };
 
 // How VARIATION changes a parent.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end over real HTTP on 127.0.0.1 against `secpe serve`: import with the HTTP embedder,
 # run with the HTTP generator (Aug-PE-style Yelp prompts), byte-identical synthetic.csv at 1 and
-# 2 ranks, a rerun served from the private response cache with the server gone, and faults
+# 2 ranks and with labels side by side or alone (also stopped between rounds and resumed), a
+# rerun served from the private response cache with the server gone, and faults
 # (429, 500, dropped connections, slow and truncated answers, connection refused): retries, then
 # clear errors naming the URL and the status. The API key never appears in an output, the
 # private state's other files, a log or an error message.
@@ -32,9 +33,10 @@ for f in "$T"/demo.h5.state/http-cache.*; do [ "$(stat -c %a "$f")" = 600 ] || f
 
 # Run with the HTTP generator at 1 and 2 ranks: byte-identical outputs.
 sed "s#\"dir\": \"../../../shared/data/yelp\"#\"dir\": \"$SHARED/data/yelp\"#" "$SRC/jobs/prompts/yelp.json" > "$T/yelp.json"
-RUN=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --noise-nonce 0123456789abcdef0123456789abcdef --seed 5 --iterations 2 --synthetic 60
-     --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --gen-api-key-env SECPE_E2E_KEY --embed-api-key-env SECPE_E2E_KEY
-     --concurrency 8 --http-backoff 0.02)
+SETTINGS=(run --config "$INI" --data "$T/demo.h5" --noise-key-file "$T/noise.key" --noise-nonce 0123456789abcdef0123456789abcdef --seed 5
+          --iterations 2 --synthetic 60 --generator http --gen-model secpe-builtin --prompts "$T/yelp.json" --gen-api-key-env SECPE_E2E_KEY
+          --embed-api-key-env SECPE_E2E_KEY --http-backoff 0.02)
+RUN=("${SETTINGS[@]}" --concurrency 8)
 for np in 1 2; do
   mpirun -n $np --oversubscribe "$SECPE" "${RUN[@]}" --gen-url "$URL" --out "$T/out$np" 2>"$T/run$np.log" || fail "run at $np ranks: $(cat "$T/run$np.log")"
 done
@@ -43,6 +45,33 @@ cmp "$T/out1/privacy.json" "$T/out2/privacy.json" || fail "privacy.json differs 
 grep -q '"generator": "http(chat, model=secpe-builtin' "$T/out1/run.json" || fail "run.json does not name the HTTP generator"
 [ "$(wc -l < "$T/out1/synthetic.csv")" -ge 61 ] || fail "too few synthetic texts"
 grep -q 'http generate\|http embed' "$T/run1.log" || true
+
+# Labels side by side (evolve/label_windows.hpp): at --concurrency 8 a round asks for several labels'
+# texts together; at --concurrency 1 each label evolves alone; by label at 2 ranks each rank's labels
+# go side by side. The outputs are the same.
+grep -q "labels side by side in" "$T/run1.log" || fail "at --concurrency 8 no labels evolved side by side: $(cat "$T/run1.log")"
+"$SECPE" "${SETTINGS[@]}" --concurrency 1 --gen-url "$URL" --out "$T/alone" 2>"$T/alone.log" || fail "run at --concurrency 1: $(cat "$T/alone.log")"
+grep -q "labels side by side" "$T/alone.log" && fail "at --concurrency 1 labels evolved side by side"
+mpirun -n 2 --oversubscribe "$SECPE" "${RUN[@]}" --shard-by label --gen-url "$URL" --out "$T/by-label" 2>"$T/by-label.log" ||
+  fail "run by label at 2 ranks: $(cat "$T/by-label.log")"
+# Stopped after the first round, its window's labels in progress (the request comes while the
+# round waits for a slow server), then resumed: the same outputs.
+start slowish --delay-ms 20
+"$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_slowish/v1" --out "$T/stopped" 2>"$T/stopped.log" & pid=$!
+for _ in $(seq 1 600); do grep -q "labels side by side" "$T/stopped.log" && break; sleep 0.05; done
+kill -USR1 $pid
+rc=0; wait $pid || rc=$?
+[ $rc = 75 ] || fail "stopped mid-window: exit code $rc, expected 75: $(cat "$T/stopped.log")"
+grep -q "stopped after a round of labels" "$T/stopped.log" || fail "the stop does not name the round's labels: $(cat "$T/stopped.log")"
+[ -f "$T/stopped.state/progress.json" ] || fail "stopped mid-window: no progress.json holds the labels in progress"
+"$SECPE" "${RUN[@]}" --gen-url "http://127.0.0.1:$PORT_slowish/v1" --out "$T/stopped" --resume 2>"$T/resumed.log" ||
+  fail "resumed mid-window: $(cat "$T/resumed.log")"
+for out in alone by-label stopped; do
+  for f in synthetic.csv initial.csv; do cmp "$T/out1/$f" "$T/$out/$f" || fail "$out: $f differs from the run at 1 rank"; done
+  # privacy.json names the generator's URL, whose port differs by server
+  [ "$(sed 's/127.0.0.1:[0-9]*/SERVER/' "$T/out1/privacy.json")" = "$(sed 's/127.0.0.1:[0-9]*/SERVER/' "$T/$out/privacy.json")" ] ||
+    fail "$out: privacy.json differs from the run at 1 rank"
+done
 
 # A rerun pays for nothing twice: with the server gone, everything comes from the private cache.
 kill "$PID_main"; wait "$PID_main" 2>/dev/null
