@@ -2,7 +2,7 @@
 // The synthetic candidate pools of one round: one pool per label in flight, each at its own next
 // iteration, sharded across ranks by index: each rank generates and embeds its own index range
 // of every pool, then every rank gets all of them.
-//   iteration 0:  `initial` random texts (RANDOM with the label as prompt)
+//   iteration 0:  N_syn x L random texts (RANDOM with the label as prompt)
 //   iteration t:  the parents (previous selection) first, then `variations` variations of each:
 //                 candidate n_parents + p * variations + v is variation v of parent p.
 // Every text comes from a random stream keyed by (seed, label, iteration, candidate index), so
