@@ -140,6 +140,7 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
   double kmeans_seconds = 0.0, assign_seconds = 0.0;  // this rank's, summed over its labels
   double kmeans_seed_seconds = 0.0, kmeans_lloyd_seconds = 0.0;
   std::int64_t kmeans_iterations_run = 0, centres = 0, vote_work = 0;  // vote_work: sum over labels of K_l x N_l
+  std::int64_t pairs_scored = 0, pairs_assigned = 0;                    // Lloyd's, this rank's rows
   const DeviceTraffic before = b.traffic();
   Progress progress("secpe setup", shard.num_labels());
   for (std::size_t l = 0; l < shard.num_labels(); ++l) {
@@ -148,11 +149,14 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
     KMeansOptions ko{o.clusters, o.kmeans_iterations, 1e-4, Metric::kCosine, o.seed, l};
     ko.threads = o.threads;
     ko.init = parse_kmeans_init(o.kmeans_init);
+    ko.incremental = o.kmeans_incremental;
     KMeansResult km = distributed_kmeans(shard.label_comm(), select_rows(shard.embeddings, shard.public_rows[l], o.threads), b.kernel, ko);
     kmeans_seconds += label_timer.seconds();
     kmeans_seed_seconds += km.seed_seconds;
     kmeans_lloyd_seconds += km.lloyd_seconds;
     kmeans_iterations_run += km.iterations;
+    pairs_scored += km.pairs_scored;
+    pairs_assigned += km.pairs_assigned;
     centres += km.centres.rows();
     vote_work += km.centres.rows() * b.candidates[l].rows();
     if (keep) (*keep)[l] = {km.centres, km.sizes};
@@ -174,6 +178,8 @@ nlohmann::ordered_json secpe_setup(const Bench& b, std::vector<std::unique_ptr<S
                                   {"kmeans_seed_seconds", b.comm.allreduce_max(kmeans_seed_seconds)},
                                   {"kmeans_lloyd_seconds", b.comm.allreduce_max(kmeans_lloyd_seconds)},
                                   {"kmeans_iterations_total", b.over_ranks(kmeans_iterations_run)},
+                                  {"kmeans_incremental", o.kmeans_incremental},
+                                  {"kmeans_pairs_scored_share", double(b.comm.allreduce_sum(pairs_scored)) / double(std::max<std::int64_t>(1, b.comm.allreduce_sum(pairs_assigned)))},
                                   {"assignment_cache_seconds", b.comm.allreduce_max(assign_seconds)},
                                   {"vote_work", b.over_ranks(vote_work)}};
   if (b.cuda) setup["setup_traffic"] = traffic_json(b, b.traffic() - before, 1, 1);

@@ -24,6 +24,7 @@ struct HistogramBenchOptions {
   int repeats = 3;                // timed repetitions of the iteration
   int kmeans_iterations = 10;
   std::string kmeans_init = kmeans_init_name(KMeansOptions{}.init);  // seeding of the setup
+  bool kmeans_incremental = KMeansOptions{}.incremental;  // the setup's Lloyd iterations redo only what can have changed (off: every row searched)
   double private_batch = 1000.0;
   double sigma = 10.0;            // noise scale (its value does not change the cost)
   int threads = 1;                // compute threads per rank

@@ -79,6 +79,13 @@ nlohmann::ordered_json phases_metric(const std::string& per) {
 // The options every benchmark takes, checked.
 int repeats_of(const po::variables_map& vm) { return option_in(vm, "repeats", 1, 100000); }
 
+// An option that is on or off (a switch whose default is on).
+bool on_or_off(const po::variables_map& vm, const std::string& name) {
+  const std::string v = vm[name].as<std::string>();
+  if (v != "on" && v != "off") throw InputError("--" + name + ": '" + v + "' is not on or off");
+  return v == "on";
+}
+
 int bench_kernel_command(const std::vector<std::string>& args) {
   po::options_description desc("secpe bench kernel options");
   add_common_options(desc);
@@ -158,7 +165,6 @@ int bench_faiss_command(const std::vector<std::string>& args) {
   add_common_options(desc);
   add_bench_options(desc);
   FaissBenchOptions o;
-  std::string shift;
   desc.add_options()
     ("queries", po::value<std::size_t>(&o.queries)->default_value(o.queries), "query rows of the exact search")
     ("candidates", po::value<std::size_t>(&o.candidates)->default_value(o.candidates), "indexed rows of the exact search")
@@ -171,7 +177,7 @@ int bench_faiss_command(const std::vector<std::string>& args) {
     ("kmeans-init-rounds", po::value<int>(&o.kmeans_init_rounds)->default_value(o.kmeans_init_rounds), "k-means|| rounds")
     ("search-data", po::value<std::string>(&o.search_data), "the exact search on a dataset's public rows of its label with the most of them (the first --candidates indexed, the next --queries searched) instead of random unit rows")
     ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "blas: candidate screen auto, fp32, bf16, int8, bf16-emulated or int8-emulated")
-    ("screen-shift", po::value<std::string>(&shift)->default_value("on"), "blas: on (narrow screens round residuals from the centres' mean where the centres share a common part) or off (to measure what that gains)");
+    ("screen-shift", po::value<std::string>()->default_value("on"), "blas: on (narrow screens round residuals from the centres' mean where the centres share a common part) or off (to measure what that gains)");
   po::variables_map vm;
   if (!parse_options("bench", "secpe bench faiss [--threads T]", desc, {}, args, vm)) return 0;
   check_bench_out(vm);
@@ -180,8 +186,7 @@ int bench_faiss_command(const std::vector<std::string>& args) {
   o.kernel = vm["kernel"].as<std::string>();
   o.seed = vm["seed"].as<std::uint64_t>();
   if (o.threads < 1) throw InputError("--threads must be at least 1");
-  if (shift != "on" && shift != "off") throw InputError("--screen-shift: '" + shift + "' is not on or off");
-  o.screen_shift = shift == "on";
+  o.screen_shift = on_or_off(vm, "screen-shift");
   // One process against one FAISS process: our side runs over a LocalCommunicator, no MPI.
   auto report = bench_frame("faiss", args, o.threads, 1);
   report["kernel"] = o.kernel;
@@ -287,6 +292,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("clusters", po::value<int>(&o.clusters)->default_value(o.clusters), "K per label")
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations of the setup")
     ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "seeding of the setup: random, parallel (k-means||) or plusplus")
+    ("kmeans-incremental", po::value<std::string>()->default_value("on"), "on: the setup's Lloyd iterations search rows against the centres that moved only (every centre for rows whose own centre moved: the same centres); off: every row against every centre in every iteration (to measure what that gains)")
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
@@ -310,6 +316,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   option_in(vm, "variations", 1, 1000000);
   option_in(vm, "clusters", 1, 100000000);
   option_in(vm, "kmeans-iterations", 0, 1000000);
+  o.kmeans_incremental = on_or_off(vm, "kmeans-incremental");
   if (!(o.private_batch > 0)) throw InputError("--private-batch must be positive");
   o.data = vm["data"].as<std::string>();
   if (o.augpe_voters != "all" && o.augpe_voters != "private") throw InputError("--augpe-voters must be all or private, not '" + o.augpe_voters + "'");
@@ -339,6 +346,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     report["figures"] = bench_histogram(comm, o);
     report["metrics"] = {
         metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, sums and noise per centre, then one search of the noisy centres and every candidate read both ways (no generation or embedding), every label's search in one batch (on a GPU: one upload, one download, one wait). By record, each label on all ranks: each sampled row sent to the rank that owns its centre, the sizes gathered, each rank's block of centres searched; by label, each rank its own labels alone"),
+        metric_definition("secpe.kmeans_pairs_scored_share", "share", "the (row, centre) pairs the setup's Lloyd iterations scored, over those a search of every public row against every centre in every iteration would score: below 1 where --kmeans-incremental on searched rows against the centres that moved only"),
         metric_definition("secpe.vote_gemm_floor_seconds", "s", "the votes' GEMM alone (one product per label: its candidates against its noisy centres), this rank: cuBLAS fp32 and TF32 on the GPU (data on the device, device time), OpenBLAS on the CPU"),
         metric_definition("augpe.iteration_seconds", "s", "one Aug-PE iteration's votes over all labels (median of --repeats), slowest rank, the voters kept by the kernel beforehand (augpe.keep_seconds; a GPU holds them in its memory): every voter's nearest candidate (every label's search in one batch), histogram allreduce (by record), noise (null when --augpe-fraction < 1: see iteration_seconds_cost_model)"),
         metric_definition("augpe.gemm_floor_seconds", "s", "the same shapes' GEMMs alone (each label's voters against its candidates), summed over the labels, slowest rank: cuBLAS SGEMM on the GPU (augpe.gemm_floor.tf32: with TF32 tensor cores), plain cblas_sgemm on the same threads on the CPU"),

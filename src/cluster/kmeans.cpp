@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "cluster/lloyd_assignment.hpp"
 #include "compute/impl/fast_float.hpp"
 #include "compute/impl/fixed_point.hpp"
 #include "core/error.hpp"
@@ -286,11 +287,80 @@ MatrixF seed_parallel(const Communicator& comm, const KeptRows& kept, const Near
   return centres;
 }
 
+// This rank's per-centre fixed-point sums and counts, kept from one assignment to the next: the
+// rows that changed centre are taken from their old centre and added to their new one. Integer
+// arithmetic, so the result is the full sum exactly; late iterations move few rows.
+class LocalSums {
+ public:
+  // incremental false: every row summed every time (the plain reference).
+  LocalSums(Eigen::Index k, Eigen::Index d, bool incremental)
+      : sums_(static_cast<std::size_t>(k * d)), counts_(static_cast<std::size_t>(k)), incremental_(incremental) {}
+  void update(const NearestCentreKernel& kernel, const KeptRows& kept, std::span<const std::int32_t> nearest) {
+    std::vector<std::uint8_t> moved(nearest.size(), 0);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < previous_.size(); ++i) {
+      moved[i] = previous_[i] != nearest[i];
+      count += moved[i];
+    }
+    if (!incremental_ || previous_.empty() || 4 * count > nearest.size()) {  // many moved: the full sum is cheaper
+      std::fill(sums_.begin(), sums_.end(), 0);
+      std::fill(counts_.begin(), counts_.end(), 0);
+      kernel.add_kept_to_centres(kept, nearest, {}, sums_, counts_);
+    } else if (count > 0) {
+      std::vector<std::int64_t> gone(sums_.size(), 0), gone_counts(counts_.size(), 0);
+      kernel.add_kept_to_centres(kept, previous_, moved, gone, gone_counts);
+      kernel.add_kept_to_centres(kept, nearest, moved, sums_, counts_);
+      for (std::size_t j = 0; j < sums_.size(); ++j) sums_[j] -= gone[j];
+      for (std::size_t c = 0; c < counts_.size(); ++c) counts_[c] -= gone_counts[c];
+    }
+    if (incremental_) previous_.assign(nearest.begin(), nearest.end());
+  }
+  const std::vector<std::int64_t>& sums() const { return sums_; }
+  const std::vector<std::int64_t>& counts() const { return counts_; }
+
+ private:
+  std::vector<std::int64_t> sums_, counts_;
+  std::vector<std::int32_t> previous_;
+  bool incremental_;
+};
+
 void normalise_rows(MatrixF& m) {
   for (Eigen::Index k = 0; k < m.rows(); ++k) {
     const double n = m.row(k).cast<double>().norm();
     if (n > 0) m.row(k) = (m.row(k).cast<double>() / n).cast<float>();
   }
+}
+
+// Empty clusters take the row farthest from its centre (global, ties to the lowest index), each a
+// different row; `score` is every row's exact score to its centre. Returns how many were repaired.
+int repair_empty_clusters(const Communicator& comm, const MatrixF& rows, std::span<const std::int64_t> counts,
+                          std::span<const double> score, Metric metric, std::int64_t offset, MatrixF& updated) {
+  const Eigen::Index n = rows.rows(), d = updated.cols();
+  // Rows already chosen score as -inf would (distance 0): the Lloyd step's scores stay untouched.
+  std::vector<std::uint8_t> taken;
+  int repaired = 0;
+  for (Eigen::Index c = 0; c < updated.rows(); ++c) {
+    if (counts[static_cast<std::size_t>(c)] != 0) continue;
+    taken.resize(static_cast<std::size_t>(n), 0);
+    MinLoc far{std::numeric_limits<double>::infinity(), std::numeric_limits<std::int64_t>::max()};
+    for (std::size_t i = 0; i < taken.size(); ++i) {
+      const double v = -seeding_distance(taken[i] ? -std::numeric_limits<double>::infinity() : score[i], metric);
+      if (v < far.value) far = {v, offset + static_cast<std::int64_t>(i)};
+    }
+    comm.allreduce_min_loc(std::span<MinLoc>(&far, 1));
+    const bool owner = far.index >= offset && far.index < offset + n;
+    const int owner_rank = static_cast<int>(comm.allreduce_max(owner ? comm.rank() : -1));
+    std::vector<float> row(static_cast<std::size_t>(d));
+    if (owner) {
+      const auto local = static_cast<Eigen::Index>(far.index - offset);
+      std::copy_n(rows.row(local).data(), d, row.begin());
+      taken[static_cast<std::size_t>(local)] = 1;
+    }
+    comm.broadcast(std::span<float>(row), owner_rank);
+    updated.row(c) = Eigen::Map<Eigen::RowVectorXf>(row.data(), d);
+    ++repaired;
+  }
+  return repaired;
 }
 
 }  // namespace
@@ -331,11 +401,14 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
   std::vector<std::int32_t> nearest(nz);
   std::vector<double> score(nz);
   std::vector<std::int64_t> sums(static_cast<std::size_t>(kk * d)), counts(static_cast<std::size_t>(kk));
+  LloydAssignment assignment(*kept, kernel, options.metric, options.incremental);
+  LocalSums local(kk, d, options.incremental);
   auto accumulate = [&] {
-    kernel.search_kept(*kept, centres, options.metric, 1, nearest, score);
-    std::fill(sums.begin(), sums.end(), 0);
-    std::fill(counts.begin(), counts.end(), 0);
-    kernel.add_kept_to_centres(*kept, nearest, {}, sums, counts);
+    assignment.assign(centres, nearest, score);
+    result.pairs_assigned += n * kk;
+    local.update(kernel, *kept, nearest);
+    sums = local.sums();
+    counts = local.counts();
     comm.allreduce_sum(sums);
     comm.allreduce_sum(counts);
   };
@@ -350,33 +423,14 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
       }
     }
     if (options.metric == Metric::kCosine) normalise_rows(updated);
-    // Empty clusters take the row farthest from its centre (global, ties to the lowest index).
-    for (Eigen::Index c = 0; c < kk; ++c) {
-      if (counts[c] != 0) continue;
-      MinLoc far{std::numeric_limits<double>::infinity(), std::numeric_limits<std::int64_t>::max()};
-      for (std::size_t i = 0; i < nz; ++i) {
-        const double v = -seeding_distance(score[i], options.metric);
-        if (v < far.value) far = {v, offset + static_cast<std::int64_t>(i)};
-      }
-      comm.allreduce_min_loc(std::span<MinLoc>(&far, 1));
-      const bool owner = far.index >= offset && far.index < offset + n;
-      const int owner_rank = static_cast<int>(comm.allreduce_max(owner ? comm.rank() : -1));
-      std::vector<float> row(static_cast<std::size_t>(d));
-      if (owner) {
-        const auto local = static_cast<Eigen::Index>(far.index - offset);
-        std::copy_n(rows.row(local).data(), d, row.begin());
-        score[static_cast<std::size_t>(local)] = -std::numeric_limits<double>::infinity();  // not chosen twice
-      }
-      comm.broadcast(std::span<float>(row), owner_rank);
-      updated.row(c) = Eigen::Map<Eigen::RowVectorXf>(row.data(), d);
-      ++result.empty_repairs;
-    }
+    result.empty_repairs += repair_empty_clusters(comm, rows, counts, score, options.metric, offset, updated);
     const double shift = (updated - centres).rowwise().norm().maxCoeff();
     centres = std::move(updated);
     if (shift <= options.tolerance) break;
   }
   accumulate();  // sizes and assignment for the final centres
   result.lloyd_seconds = t0.seconds();
+  result.pairs_scored = assignment.pairs_scored();
   result.centres = std::move(centres);
   result.sizes = counts;
   result.assignment = nearest;

@@ -46,6 +46,11 @@ struct KMeansOptions {
   // k-means|| on uniform, clustered (synth-embeddings) and real text embeddings (the Yelp dev set)
   // and costs nothing, where k-means|| was three quarters of SecPE's setup (README, Performance).
   KMeansInit init = KMeansInit::kRandom;
+  // Lloyd's iterations redo only what can have changed (cluster/lloyd_assignment.hpp): rows are
+  // searched against the centres that moved (every centre for rows whose own centre moved), and
+  // only rows that changed centre update the sums; the same results bit for bit. false: every row
+  // searched and summed in every iteration (the plain reference the tests compare with).
+  bool incremental = true;
   int init_rounds = 5;          // k-means||: sampling rounds R
   double oversampling = 2.0;    // k-means||: expected candidates per round l = oversampling * k
   // Threads of the seeding distances and of the Lloyd sums (the kernel has its own setting).
@@ -60,6 +65,9 @@ struct KMeansResult {
   int iterations = 0;
   int empty_repairs = 0;
   std::int64_t init_candidates = 0;   // k-means||: candidates sampled before the reduction to k
+  // Lloyd's assignments on this rank: pairs (row, centre) scored, of those a search of every row
+  // against every centre in every assignment (the final one included) would score.
+  std::int64_t pairs_scored = 0, pairs_assigned = 0;
   // Wall time on this rank (timings are the only outputs that differ between runs).
   double seed_seconds = 0.0;   // choosing the initial centres
   double lloyd_seconds = 0.0;  // the Lloyd iterations and the final assignment pass

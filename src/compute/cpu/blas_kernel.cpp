@@ -13,11 +13,7 @@
 // GPU kernel: compute/impl/search_bound.hpp, where the bound is derived. A narrow screen (bf16, int8:
 // compute/cpu/screen_gemm.hpp) only changes where G comes from and the bound's input units.
 // The bounds are computed in lanes of eight doubles (a 64-byte GCC vector type) by inline functions
-// (compute/impl/search_bound.hpp's included): GCC's warning that returning one depends on AVX-512
-// concerns no call that is made.
-#if defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
+// of compute/impl/search_bound.hpp, which says why GCC's ABI warning about them is silenced.
 #include <cblas.h>
 
 #include <algorithm>

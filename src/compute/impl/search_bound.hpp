@@ -28,6 +28,14 @@
 #include "compute/metric.hpp"
 #include "core/host_device.hpp"
 
+// offset_score_of and its kin return lanes of eight doubles (a 64-byte GCC vector type) from inline
+// functions: GCC warns that returning one depends on AVX-512, which concerns no call made between
+// separately compiled code. Silenced here, where they are defined, so that it holds in whichever
+// file (or unity batch) includes this first.
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 #if defined(__CUDACC__)
 #define SECPE_LANES_INLINE
 #else
