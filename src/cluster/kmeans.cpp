@@ -331,13 +331,13 @@ void normalise_rows(MatrixF& m) {
   }
 }
 
-// Empty clusters take the row farthest from its centre (global, ties to the lowest index), each a
-// different row; `score` is every row's exact score to its centre. Returns how many were repaired.
+// Empty clusters take the row farthest from its centre (global, ties to the lowest index); a row
+// once taken counts as at distance 0. `score` is every row's exact score to its centre. Returns how
+// many were repaired.
 int repair_empty_clusters(const Communicator& comm, const MatrixF& rows, std::span<const std::int64_t> counts,
                           std::span<const double> score, Metric metric, std::int64_t offset, MatrixF& updated) {
   const Eigen::Index n = rows.rows(), d = updated.cols();
-  // Rows already chosen score as -inf would (distance 0): the Lloyd step's scores stay untouched.
-  std::vector<std::uint8_t> taken;
+  std::vector<std::uint8_t> taken;  // marked here: the Lloyd step's scores stay as its search left them
   int repaired = 0;
   for (Eigen::Index c = 0; c < updated.rows(); ++c) {
     if (counts[static_cast<std::size_t>(c)] != 0) continue;
