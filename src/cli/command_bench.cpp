@@ -292,7 +292,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("clusters", po::value<int>(&o.clusters)->default_value(o.clusters), "K per label")
     ("kmeans-iterations", po::value<int>(&o.kmeans_iterations)->default_value(o.kmeans_iterations), "Lloyd iterations of the setup")
     ("kmeans-init", po::value<std::string>(&o.kmeans_init)->default_value(o.kmeans_init), "seeding of the setup: random, parallel (k-means||) or plusplus")
-    ("kmeans-incremental", po::value<std::string>()->default_value("on"), "on: the setup's Lloyd iterations search rows against the centres that moved only (every centre for rows whose own centre moved: the same centres); off: every row against every centre in every iteration (to measure what that gains)")
+    ("kmeans-incremental", po::value<std::string>()->default_value("on"), "on: the setup's Lloyd iterations search rows against the centres that moved only (every centre for rows whose own centre moved: the same centres; on a GPU every row either way, which is faster there); off: every row against every centre in every iteration (to measure what that gains)")
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")

@@ -401,8 +401,9 @@ KMeansResult distributed_kmeans(const Communicator& comm, const MatrixF& rows, c
   std::vector<std::int32_t> nearest(nz);
   std::vector<double> score(nz);
   std::vector<std::int64_t> sums(static_cast<std::size_t>(kk * d)), counts(static_cast<std::size_t>(kk));
-  LloydAssignment assignment(*kept, kernel, options.metric, options.incremental);
-  LocalSums local(kk, d, options.incremental);
+  const bool incremental = options.incremental && kernel.partial_passes_pay();
+  LloydAssignment assignment(*kept, kernel, options.metric, incremental);
+  LocalSums local(kk, d, incremental);
   auto accumulate = [&] {
     assignment.assign(centres, nearest, score);
     result.pairs_assigned += n * kk;

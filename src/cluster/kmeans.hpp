@@ -49,7 +49,8 @@ struct KMeansOptions {
   // Lloyd's iterations redo only what can have changed (cluster/lloyd_assignment.hpp): rows are
   // searched against the centres that moved (every centre for rows whose own centre moved), and
   // only rows that changed centre update the sums; the same results bit for bit. false: every row
-  // searched and summed in every iteration (the plain reference the tests compare with).
+  // searched and summed in every iteration (the plain reference the tests compare with), as with a
+  // kernel whose partial passes do not pay (NearestCentreKernel::partial_passes_pay: a GPU).
   bool incremental = true;
   int init_rounds = 5;          // k-means||: sampling rounds R
   double oversampling = 2.0;    // k-means||: expected candidates per round l = oversampling * k

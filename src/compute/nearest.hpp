@@ -149,6 +149,11 @@ class NearestCentreKernel {
   virtual void noisy_centre_means(std::span<const NoisyMeansTask> tasks) const;
   // Worker threads the kernel uses (1 unless it says otherwise).
   virtual int threads() const { return 1; }
+  // Whether a pass over some of the kept rows (searched as a matrix of their own, or summed under
+  // `include`) costs about their share of a pass over all of them, as on the CPU. A GPU kernel
+  // passes over the rows it keeps in device memory faster than it uploads a few: k-means' Lloyd
+  // iterations then search and sum every row (cluster/lloyd_assignment.hpp).
+  virtual bool partial_passes_pay() const { return true; }
 };
 
 // Where the searches run: the CPU, a CUDA GPU (compute/cuda/cuda_backend.hpp), or the GPU when this

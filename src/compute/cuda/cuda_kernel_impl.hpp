@@ -88,6 +88,7 @@ class CudaKernelImpl final : public CudaKernel {
 
   std::string name() const override { return "cuda"; }
   int threads() const override { return host_.threads(); }
+  bool partial_passes_pay() const override { return false; }
   DeviceTraffic traffic() const override;
   std::string device_description() const override;
 
