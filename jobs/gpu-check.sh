@@ -55,7 +55,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,compute_cap --format=csv
 git rev-parse HEAD >"$OUT/commit.txt" 2>/dev/null || echo unknown >"$OUT/commit.txt"
 
 step cuda-unit-tests 100 env SECPE_REQUIRE_GPU=1 "$UNIT" \
-  --gtest_filter='CudaKernel.*:Device.*:GpuPlan.*:ExactOrder.*:SearchBatch.*:CrMath.*:SecretNormal.*:SelectOrder.*' \
+  --gtest_filter='CudaKernel.*:DeviceKinds.*:GpuPlan.*:ExactOrder.*:SearchBatch.*:CrMath.*:SecretNormal.*:SelectOrder.*' \
   --gtest_output="xml:$OUT/cuda-unit-tests.xml"
 step bench-kernel-cuda 60 "$SECPE" bench kernel --device cuda --screen fp32 --rows 100000 --centres 35000 --dim 768 \
   --verify-rows 256 --repeats 3 --threads "$THREADS" --out "$OUT/kernel_cuda.json"

@@ -323,23 +323,18 @@ nlohmann::ordered_json bench_augpe(const Bench& b) {
 
 }  // namespace
 
-nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& o) {
+nlohmann::ordered_json bench_histogram(const Communicator& comm, const NearestCentreKernel& kernel, const HistogramBenchOptions& o) {
   if (o.method != "secpe" && o.method != "augpe" && o.method != "both") throw InputError("the benchmarked method must be secpe, augpe or both");
   if (!(o.augpe_fraction > 0 && o.augpe_fraction <= 1)) throw InputError("the measured share of Aug-PE's voters must be in (0, 1]");
   if (o.repeats < 1) throw InputError("timed repetitions must be at least 1");
   parse_kmeans_init(o.kmeans_init);
   const bool run_secpe = o.method != "augpe", run_augpe = o.method != "secpe";
   if (!o.signal.r_over_p.empty() && !run_secpe) throw InputError("the private-signal figures need the SecPE setup (method secpe or both)");
-  const bool tf32 = o.device == Device::kCuda && cuda_screen_is_tf32(o.screen);
-  const std::unique_ptr<NearestCentreKernel> kernel = o.device == Device::kCuda
-                                                         ? make_cuda_kernel(CudaKernelOptions{.threads = o.threads, .tf32 = tf32, .time_phases = true})
-                                                         : make_kernel(o.kernel, o.threads, o.device);
-
   Timer t0;
   const Shard shard(comm, o.data, shard_by_for(o.shard_by, o.method == "augpe"));
   const double load_seconds = comm.allreduce_max(t0.seconds());
   const DatasetInfo& info = shard.info();
-  Bench b{comm, o, *kernel, dynamic_cast<const CudaKernel*>(kernel.get()), shard, split_synthetic(o.synthetic, shard.public_counts), {}, {}};
+  Bench b{comm, o, kernel, dynamic_cast<const CudaKernel*>(&kernel), shard, split_synthetic(o.synthetic, shard.public_counts), {}, {}};
   std::size_t total_candidates = 0;
   for (std::size_t l = 0; l < shard.num_labels(); ++l) {
     b.candidates.push_back(random_candidates(o.seed, l, b.syn[l] * static_cast<std::size_t>(o.variations + 1), info.embedding_dim));
@@ -350,7 +345,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
   comm.broadcast(std::span<unsigned char>(b.key.bytes));
 
   nlohmann::ordered_json figures;
-  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = tf32, figures["screen"] = tf32 ? "tf32" : "fp32";
+  if (b.cuda) figures["gpu"] = b.cuda->device_description(), figures["tf32"] = b.cuda->tf32(), figures["screen"] = b.cuda->tf32() ? "tf32" : "fp32";
   figures["records"] = info.num_records;
   figures["labels"] = shard.num_labels();
   figures["dim"] = info.embedding_dim;
@@ -384,7 +379,7 @@ nlohmann::ordered_json bench_histogram(const Communicator& comm, const Histogram
                                    : b.candidates[l]);
       }
     }
-    figures["private_signal"] = private_signal(comm, shard, clusters, near.empty() ? b.candidates : near, b.syn, *kernel, b.key, signal);
+    figures["private_signal"] = private_signal(comm, shard, clusters, near.empty() ? b.candidates : near, b.syn, kernel, b.key, signal);
     figures["private_signal_candidates"] = signal.candidates;
   }
   if (b.cuda) figures["device_check_failures"] = comm.allreduce_max(double(b.cuda->traffic().check_failures));

@@ -31,9 +31,7 @@ struct HistogramBenchOptions {
   std::string method = "both";    // secpe | augpe | both
   std::string augpe_voters = "all";  // all (every record votes, as in Aug-PE) | private
   double augpe_fraction = 1.0;    // share of the voters measured; below 1 the time is a cost-model estimate
-  std::string kernel = "blas";
-  Device device = Device::kCpu;   // where the kernel runs (resolved: never kAuto)
-  std::string screen = "auto";    // cuda: the searches' GEMM: auto (TF32 where the GPU has it), fp32 or tf32 (same results)
+  std::string kernel = "blas";    // the CPU's kernel (a device's takes its place: devices/device_kind.hpp)
   std::uint64_t seed = 1;
   ShardBy shard_by = ShardBy::kAuto;  // records split by record range or by label (evolve/shard.hpp)
   // Per r/p of signal.r_over_p (none when empty): how much of the private records' votes survives
@@ -41,6 +39,7 @@ struct HistogramBenchOptions {
   PrivateSignalOptions signal;
 };
 
-nlohmann::ordered_json bench_histogram(const Communicator& comm, const HistogramBenchOptions& options);
+// The figures, every search and sum made by `kernel` (its device's: devices/device_kind.hpp).
+nlohmann::ordered_json bench_histogram(const Communicator& comm, const NearestCentreKernel& kernel, const HistogramBenchOptions& options);
 
 }  // namespace secpe

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/timer.hpp"
+#include "devices/device_kind.hpp"
 
 namespace secpe {
 namespace {
@@ -111,18 +112,18 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   r.openblas_core = openblas_get_corename();
   r.openblas_config = openblas_get_config();
 
-  BlasKernelOptions options = config.blocking;
-  options.threads = std::max(1, config.threads);
-  std::unique_ptr<NearestCentreKernel> owned;
-  const CudaKernel* cuda = nullptr;
-  if (config.device == Device::kCuda) {
-    auto gpu = make_cuda_kernel(CudaKernelOptions{.threads = options.threads, .tf32 = config.tf32, .time_phases = true});
-    cuda = gpu.get();
-    r.screen = config.tf32 ? "tf32" : "fp32";
-    owned = std::move(gpu);
-  } else {
-    owned = config.kernel == "blas" ? std::make_unique<BlasKernel>(options) : make_kernel(config.kernel, options.threads);
+  const int threads = std::max(1, config.threads);
+  std::unique_ptr<NearestCentreKernel> owned = device_kind(config.device).make_kernel(
+      KernelRequest{.kernel = config.kernel, .threads = threads, .screen = config.screen, .time_phases = true});
+  if (dynamic_cast<const BlasKernel*>(owned.get())) {  // with the benchmark's blocks (the device checked --screen)
+    BlasKernelOptions options = config.blocking;
+    options.threads = threads;
+    options.screen = parse_blas_screen(config.screen);
+    owned = std::make_unique<BlasKernel>(options);
   }
+  const auto* cuda = dynamic_cast<const CudaKernel*>(owned.get());
+  r.kernel = owned->name();
+  if (cuda) r.screen = cuda->tf32() ? "tf32" : "fp32";
   if (const auto* blas = dynamic_cast<const BlasKernel*>(owned.get())) r.screen = screen_label(blas->screen_for(n));
   const NearestCentreKernel& kernel = *owned;
   std::vector<std::int32_t> idx(static_cast<std::size_t>(m * k));
@@ -141,9 +142,9 @@ KernelBenchResult bench_kernel(const KernelBenchConfig& config) {
   r.kernel_cpu_seconds = kt.cpu;
   if (cuda) {
     const GemmShape shape{m, n, d};
-    r.sgemm_seconds = cuda_gemm_seconds(std::span<const GemmShape>(&shape, 1), config.repeats, config.tf32);
+    r.sgemm_seconds = cuda_gemm_seconds(std::span<const GemmShape>(&shape, 1), config.repeats, cuda->tf32());
     calls.finished("cuBLAS sgemm");
-    r.baseline = config.tf32 ? "cuBLAS cublasSgemm (TF32)" : "cuBLAS cublasSgemm";
+    r.baseline = cuda->tf32() ? "cuBLAS cublasSgemm (TF32)" : "cuBLAS cublasSgemm";
     r.gpu = cuda->device_description();
     const DeviceTraffic t = cuda->traffic() - before;
     const double per = 1.0 / double(std::max(1, config.repeats));

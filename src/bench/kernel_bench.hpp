@@ -23,12 +23,13 @@ struct KernelBenchConfig {
   int repeats = 1;               // the best (wall) of this many timings is reported
   int verify_rows = 16;          // this many leading rows are checked against the reference (0: none)
   std::uint64_t seed = 1;
-  BlasKernelOptions blocking{};  // row_block / centre_block / screen (threads is taken from `threads`)
-  Device device = Device::kCpu;  // kCuda: the CUDA kernel (replaces `kernel`) and cuBLAS
-  bool tf32 = false;             // cuda: TF32 GEMMs, for the kernel and the baseline alike (--screen)
+  BlasKernelOptions blocking{};  // the blas kernel's row_block / centre_block (its screen: `screen`, its threads: `threads`)
+  std::string device = "cpu";    // a registered device (devices/registry.cpp), resolved: its kernel takes `kernel`'s place
+  std::string screen = "auto";   // --screen, as the device reads it (cuda: TF32 for the kernel and cuBLAS alike)
 };
 
 struct KernelBenchResult {
+  std::string kernel;            // the kernel that ran (its name(): blas, reference, cuda)
   double gflop = 0.0;            // 2 M N d / 1e9
   double kernel_seconds = 0.0;   // BlasKernel search (best of repeats)
   double kernel_gflops = 0.0;

@@ -7,7 +7,6 @@
 #include "bench/histogram_bench.hpp"
 #include "bench/privacy_bench.hpp"
 #include "bench/synth_embeddings.hpp"
-#include "compute/cuda/cuda_backend.hpp"
 #include "bench/kernel_bench.hpp"
 #ifdef SECPE_HAVE_FAISS
 #include "bench/faiss/faiss_bench.hpp"
@@ -17,6 +16,7 @@
 #include "cli/options.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "devices/device_kind.hpp"
 
 namespace secpe::cli {
 namespace {
@@ -48,8 +48,7 @@ void add_bench_options(po::options_description& desc) {
 
 // --device of the benchmarks that take it (kernel, histogram).
 void add_device_option(po::options_description& desc) {
-  desc.add_options()("device", po::value<std::string>()->default_value("cpu"),
-                     "cpu, cuda (the CUDA kernel replaces --kernel; an error without a GPU) or auto (the GPU if there is one)");
+  desc.add_options()("device", po::value<std::string>()->default_value("cpu"), device_option_help().c_str());
 }
 
 // --synthetic-data of the benchmarks that read a dataset's private records (privacy, histogram).
@@ -59,12 +58,10 @@ void add_synthetic_data_option(po::options_description& desc) {
                      "published. Without it, only a dataset made by secpe synth-embeddings counts as synthetic");
 }
 
-Device device_of(const po::variables_map& vm) {
-  try {
-    return parse_device(vm["device"].as<std::string>());
-  } catch (const InputError& e) {
-    throw InputError(std::string("--device: ") + e.what());
-  }
+std::string device_of(const po::variables_map& vm) {
+  const std::string device = vm["device"].as<std::string>();
+  check_device_name(device);
+  return device;
 }
 
 // The CUDA kernel's built-in check (compute/cuda/cuda_backend.hpp), as the GPU benchmarks report it.
@@ -111,22 +108,13 @@ int bench_kernel_command(const std::vector<std::string>& args) {
   c.seed = vm["seed"].as<std::uint64_t>();
   c.metric = parse_metric(metric);
   c.kernel = vm["kernel"].as<std::string>();
-  make_kernel(c.kernel);  // an unknown name fails now
-  c.device = rank_device(device_of(vm));
-  if (c.device == Device::kCuda) {
-    c.tf32 = cuda_screen_is_tf32(screen);
-  } else {
-    try {
-      c.blocking.screen = parse_blas_screen(screen);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--screen: ") + e.what());
-    }
-  }
+  c.device = rank_device(device_of(vm)).name();
+  c.screen = screen;
   if (c.rows < 1 || c.centres < 1 || c.dim < 1 || c.threads < 1) throw InputError("--rows, --centres, --dim and --threads must be at least 1");
   const KernelBenchResult r = bench_kernel(c);
   auto report = bench_frame("kernel", args, c.threads, 1);
-  report["kernel"] = c.device == Device::kCuda ? "cuda" : c.kernel;
-  report["device"] = device_name(c.device);
+  report["kernel"] = r.kernel;
+  report["device"] = c.device;
   report["figures"] = {{"rows", c.rows}, {"centres", c.centres}, {"dim", c.dim}, {"k", c.k}, {"metric", metric},
                        {"gflop", r.gflop}, {"kernel_seconds", r.kernel_seconds}, {"kernel_gflops", r.kernel_gflops},
                        {"sgemm_seconds", r.sgemm_seconds}, {"sgemm_gflops", r.sgemm_gflops},
@@ -134,7 +122,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
                        {"sgemm_cpu_seconds", r.sgemm_cpu_seconds}, {"verified_against_reference", r.verified},
                        {"screen", r.screen},
                        {"openblas_core", r.openblas_core}, {"openblas_config", r.openblas_config}, {"baseline", r.baseline}};
-  if (c.device == Device::kCuda) {
+  if (!r.gpu.empty()) {
     report["figures"]["gpu"] = r.gpu;
     report["figures"]["bytes_moved"] = r.bytes_moved;
     report["figures"]["bytes_up"] = r.bytes_up;
@@ -143,7 +131,7 @@ int bench_kernel_command(const std::vector<std::string>& args) {
     report["figures"]["host_rescored_rows"] = r.host_rescored_rows;
     report["figures"]["keep_seconds"] = r.keep_seconds;
     report["figures"]["device_check_failures"] = r.check_failures;
-    report["figures"]["tf32"] = c.tf32;
+    report["figures"]["tf32"] = r.screen == "tf32";
     report["figures"]["phases"] = device_phases_json(r.phases, 1.0);
   }
   report["metrics"] = {metric_definition("gflop", "GFLOP", "2 M N d / 1e9, for the kernel and for sgemm alike (sgemm computes X C^T only: no argmin)"),
@@ -285,6 +273,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   add_common_options(desc);
   add_bench_options(desc);
   HistogramBenchOptions o;
+  std::string screen;
   desc.add_options()
     ("data", po::value<std::string>()->required(), "embedding dataset (e.g. from secpe synth-embeddings; a real dataset's report is private: docs/privacy.md)")
     ("synthetic", po::value<std::size_t>(&o.synthetic)->default_value(o.synthetic), "N_syn over all labels")
@@ -296,7 +285,7 @@ int bench_histogram_command(const std::vector<std::string>& args) {
     ("private-batch", po::value<double>(&o.private_batch)->default_value(o.private_batch, "1000"), "expected sampled private records per label")
     ("method", po::value<std::string>(&o.method)->default_value(o.method), "secpe, augpe or both")
     ("augpe-voters", po::value<std::string>(&o.augpe_voters)->default_value(o.augpe_voters), "augpe: all (every record votes, as in Aug-PE) or private")
-    ("screen", po::value<std::string>(&o.screen)->default_value(o.screen), "cuda: the searches' GEMM: auto (TF32 where the GPU has it), fp32 or tf32 (the results stay exact: a wider bound, more candidates rescored)")
+    ("screen", po::value<std::string>(&screen)->default_value("auto"), "the searches' screen, as the device reads it: cpu (--kernel blas): auto, fp32, bf16, int8, bf16-emulated or int8-emulated; cuda: auto (TF32 where the GPU has it), fp32 or tf32 (the results stay exact: a wider bound, more candidates rescored)")
     ("augpe-fraction", po::value<double>(&o.augpe_fraction)->default_value(o.augpe_fraction, "1"),
      "share of the Aug-PE voters measured; 1 measures the full iteration, below 1 the time is a cost-model estimate")
     ("shard-by", po::value<std::string>()->default_value("auto"), "records split over the ranks by record or by label, as secpe run's --shard-by (auto: record for --method augpe; otherwise label when there are at least as many labels as ranks and none holds more than twice a rank's even share of the records)")
@@ -327,23 +316,19 @@ int bench_histogram_command(const std::vector<std::string>& args) {
   if (!std::filesystem::is_regular_file(o.data)) throw InputError("--data: cannot read '" + o.data.string() + "'");
   o.threads = option_in(vm, "threads", 1, 4096);
   o.shard_by = parse_shard_by(vm["shard-by"].as<std::string>());
-  const Device requested = device_of(vm);
+  const std::string requested = device_of(vm);
 
   return run_under_mpi([&](const Communicator& world) {
-    o.device = rank_device(requested);
-    if (o.device == Device::kCuda) {
-      cuda_screen_is_tf32(o.screen);  // an unknown screen fails now
-    } else if (o.screen != "auto") {
-      throw InputError("--screen " + o.screen + " is for --device cuda (the CPU's kernel picks its own screen)");
-    }
-    const auto nccl = device_communicator(world, o.device);
-    const Communicator& comm = nccl ? *nccl : world;
+    const DeviceKind& device = rank_device(requested);
+    const auto kernel = device.make_kernel(KernelRequest{.kernel = o.kernel, .threads = o.threads, .screen = screen, .time_phases = true});
+    const auto sums = device.sum_communicator(world);
+    const Communicator& comm = sums ? *sums : world;
     auto report = bench_frame("histogram", args, vm["threads"].as<int>(), comm.size());
     report["nodes"] = world.hosts();
     report["data"] = bench_data_json(o.data, vm["synthetic-data"].as<bool>());
-    report["kernel"] = o.device == Device::kCuda ? "cuda" : o.kernel;
-    report["device"] = device_name(o.device);
-    report["figures"] = bench_histogram(comm, o);
+    report["kernel"] = kernel->name();
+    report["device"] = device.name();
+    report["figures"] = bench_histogram(comm, *kernel, o);
     report["metrics"] = {
         metric_definition("secpe.iteration_seconds", "s", "one evolution iteration's votes over all labels, slowest rank, once per --repeats: sampling, sums and noise per centre, then one search of the noisy centres and every candidate read both ways (no generation or embedding), every label's search in one batch (on a GPU: one upload, one download, one wait). By record, each label on all ranks: each sampled row sent to the rank that owns its centre, the sizes gathered, each rank's block of centres searched; by label, each rank its own labels alone"),
         metric_definition("secpe.kmeans_pairs_scored_share", "share", "the (row, centre) pairs the setup's Lloyd iterations scored, over those a search of every public row against every centre in every iteration would score: below 1 where --kmeans-incremental on searched rows against the centres that moved only"),

@@ -15,6 +15,7 @@
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "devices/device_kind.hpp"
 #include "evolve/methods/method.hpp"
 #include "evolve/dataset_ledger.hpp"
 #include "evolve/generators/generator_kind.hpp"
@@ -66,7 +67,7 @@ void describe_run_options(po::options_description& desc) {
     ("generator-corpus", po::value<std::string>(), "generator: learn from this public Aug-PE CSV instead of the dataset's public records")
     ("generator-texts", po::value<std::size_t>()->default_value(5000), "generator: public training texts per label at most")
     ("kernel", po::value<std::string>()->default_value("blas"), "nearest-centre kernel: blas (blocked sgemm, exact) or reference")
-    ("device", po::value<std::string>()->default_value("cpu"), "where the nearest-centre searches and per-centre sums run: cpu, cuda (one GPU per rank, by local rank; an error without one) or auto (the GPU when the rank has one, else the CPU, with a note). Same results bit for bit")
+    ("device", po::value<std::string>()->default_value("cpu"), ("where the nearest-centre searches and per-centre sums run: " + device_option_help() + ". A named device this rank cannot use is an error; the same results bit for bit on every device").c_str())
     ("threads", po::value<int>()->default_value(0), "compute threads per rank (0: the SECPE_THREADS environment variable if set, else all hardware threads)")
     ("shard-by", po::value<std::string>()->default_value("auto"), "how records are split over the ranks: record (contiguous ranges; all ranks evolve each label together), label (each rank holds every record of its labels and evolves them alone: no per-label work is repeated or exchanged) or auto (record for augpe, whose votes split well by record; otherwise label when there are at least as many labels as ranks and no label holds more than twice a rank's even share of the records, else record). Same outputs either way")
     ("resume", po::bool_switch(), "skip the labels finished in the state folder's checkpoint by an interrupted run with the same options")
@@ -186,11 +187,8 @@ RunOptions run_config_from(const po::variables_map& vm) {
   }
   c.generator_texts = option_in<std::size_t>(vm, "generator-texts", 1, 1000000000);
   c.kernel = vm["kernel"].as<std::string>();
-  try {
-    c.device = parse_device(vm["device"].as<std::string>());
-  } catch (const InputError& e) {
-    throw InputError(std::string("--device: ") + e.what());
-  }
+  c.device = vm["device"].as<std::string>();
+  check_device_name(c.device);
   const int threads = option_in(vm, "threads", 0, 65536);
   c.threads = threads;
   c.shard_by = parse_shard_by(vm["shard-by"].as<std::string>());
@@ -294,14 +292,15 @@ int command_run(const std::vector<std::string>& args) {
   const std::filesystem::path out = request.options.out;
   const bool allow_over_budget = request.options.allow_over_budget;
   return run_under_mpi([&](const Communicator& comm) {
-    request.options.device = rank_device(request.options.device);  // first: --device cuda without a GPU fails before any state is made
+    const DeviceKind& device = rank_device(request.options.device);  // first: --device cuda without a GPU fails before any state is made
+    request.options.device = device.name();
     request.machine = machine_info();
     request.libraries = {{"mpi", mpi_library_version()},
                          {"hdf5", std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) + "." + std::to_string(H5_VERS_RELEASE)},
                          {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION)},
                          {"build", build_options_json()}};
-    const auto nccl = device_communicator(comm, request.options.device);
-    const auto privacy = run_session(comm, nccl ? *nccl : comm, request);
+    const auto sums = device.sum_communicator(comm);
+    const auto privacy = run_session(comm, sums ? *sums : comm, request);
     if (privacy) end_if_over_budget(*privacy, out, allow_over_budget);
   });
 }

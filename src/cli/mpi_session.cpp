@@ -10,7 +10,6 @@
 #include "core/log.hpp"
 #include "core/stop_signal.hpp"
 #include "comms/mpi_communicator.hpp"
-#include "comms/nccl_communicator.hpp"
 
 namespace secpe::cli {
 namespace {
@@ -51,15 +50,11 @@ int run_under_mpi(const std::function<void(const Communicator&)>& body) {
   return code;
 }
 
-Device rank_device(Device requested) {
+const DeviceKind& rank_device(const std::string& requested) {
   std::string note;
-  const Device device = resolve_device(requested, &note);
+  const DeviceKind& device = resolve_device(requested, &note);
   if (!note.empty()) log_info(note);
   return device;
-}
-
-std::unique_ptr<Communicator> device_communicator(const Communicator& comm, Device device) {
-  return device == Device::kCuda && comm.size() > 1 ? make_nccl_communicator(comm) : nullptr;
 }
 
 }  // namespace secpe::cli

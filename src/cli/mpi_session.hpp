@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "compute/nearest.hpp"
+#include "devices/device_kind.hpp"
 
 #include "comms/communicator.hpp"
 
@@ -33,10 +33,8 @@ class AgreedExit : public std::runtime_error {
   int code_;
 };
 
-// GPU ranks (--device): the device this rank uses, kAuto resolved here (each rank sees its own
-// GPUs) with resolve_device's note logged; and the communicator for it: an NCCL one for the large
-// sums when the ranks run on CUDA, several of them, in a build with NCCL; else nullptr (use comm).
-Device rank_device(Device requested);
-std::unique_ptr<Communicator> device_communicator(const Communicator& comm, Device device);
+// --device: the device this rank uses, auto resolved here (each rank sees its own GPUs) with
+// resolve_device's note logged (devices/device_kind.hpp); its sum_communicator carries the sums.
+const DeviceKind& rank_device(const std::string& requested);
 
 }  // namespace secpe::cli

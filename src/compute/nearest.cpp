@@ -1,10 +1,11 @@
 // The interface's defaults (every kernel may do better, none may answer differently) and its
-// factory, make_kernel: the one place that knows every backend.
+// factory of the CPU's kernels, make_kernel (a device's kernel: devices/device_kind.hpp).
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "compute/cpu/blas_kernel.hpp"
 #include "compute/cpu/reference_kernel.hpp"
-#include "compute/cuda/cuda_backend.hpp"
 #include "compute/nearest.hpp"
 #include "core/error.hpp"
 
@@ -45,12 +46,30 @@ void NearestCentreKernel::search_kept(const KeptRows& x, const MatrixF& centres,
   search_batch(std::span<const SearchTask>(&task, 1), metric);
 }
 
-std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads, Device device) {
-  if (name != "reference" && name != "blas") throw InputError("unknown compute kernel '" + name + "' (expected reference or blas)");
-  // On a GPU, the fastest screen proven exact there (TF32 where it has it: the results are the same).
-  if (resolve_device(device) == Device::kCuda) return make_cuda_kernel(CudaKernelOptions{.threads = threads, .tf32 = cuda_tf32_available()});
-  if (name == "reference") return std::make_unique<ReferenceKernel>();
-  return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = threads});
+namespace {
+
+// The CPU's kernels --kernel names; a new one is a line here.
+struct CpuKernel {
+  std::string_view name;
+  std::unique_ptr<NearestCentreKernel> (*make)(int threads);
+};
+constexpr CpuKernel kCpuKernels[] = {
+    {"reference", [](int) -> std::unique_ptr<NearestCentreKernel> { return std::make_unique<ReferenceKernel>(); }},
+    {"blas", [](int threads) -> std::unique_ptr<NearestCentreKernel> { return std::make_unique<BlasKernel>(BlasKernelOptions{.threads = threads}); }},
+};
+
+const CpuKernel& cpu_kernel(const std::string& name) {
+  for (const CpuKernel& kernel : kCpuKernels)
+    if (kernel.name == name) return kernel;
+  std::vector<std::string> names;
+  for (const CpuKernel& kernel : kCpuKernels) names.emplace_back(kernel.name);
+  throw InputError("unknown compute kernel '" + name + "' (expected " + or_list(names) + ")");
 }
+
+}  // namespace
+
+void check_kernel_name(const std::string& name) { cpu_kernel(name); }
+
+std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads) { return cpu_kernel(name).make(threads); }
 
 }  // namespace secpe

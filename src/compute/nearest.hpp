@@ -156,22 +156,12 @@ class NearestCentreKernel {
   virtual bool partial_passes_pay() const { return true; }
 };
 
-// Where the searches run: the CPU, a CUDA GPU (compute/cuda/cuda_backend.hpp), or the GPU when this
-// process has one and the CPU otherwise.
-enum class Device { kCpu, kCuda, kAuto };
-
-inline constexpr EnumNames<Device, 3> kDeviceNames{{{Device::kCpu, "cpu"}, {Device::kCuda, "cuda"}, {Device::kAuto, "auto"}}};
-inline Device parse_device(const std::string& name) { return parse_name(kDeviceNames, name, "the device"); }
-inline std::string device_name(Device device) { return std::string(name_of(kDeviceNames, device)); }
-
-// The device a run uses: kAuto is kCuda when a CUDA device is usable, else kCpu and `note` (if
-// given) says why; kCuda without a usable device (or in a build without CUDA) is an InputError.
-Device resolve_device(Device requested, std::string* note = nullptr);
-
-// The kernel named "reference" (compute/cpu/reference_kernel.hpp) or "blas" (compute/cpu/blas_kernel.hpp)
-// with `threads` workers (0: SECPE_THREADS if set, else the hardware's; the reference kernel uses one).
-// On Device::kCuda (kAuto: as resolve_device says) the CUDA kernel takes the named kernel's place,
-// with the same results bit for bit; `threads` are then its host threads (exact rescoring).
-std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads = 0, Device device = Device::kCpu);
+// The CPU's kernel named "reference" (compute/cpu/reference_kernel.hpp) or "blas"
+// (compute/cpu/blas_kernel.hpp) with `threads` workers (0: SECPE_THREADS if set, else the
+// hardware's; the reference kernel uses one); an unknown name is an InputError. A device's kernel
+// (a GPU's in this one's place) comes from its kind: devices/device_kind.hpp.
+std::unique_ptr<NearestCentreKernel> make_kernel(const std::string& name, int threads = 0);
+// make_kernel's check of the name alone, for a device that takes the CPU kernel's place.
+void check_kernel_name(const std::string& name);
 
 }  // namespace secpe

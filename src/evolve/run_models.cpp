@@ -5,6 +5,7 @@
 #include "compute/verify.hpp"
 #include "core/log.hpp"
 #include "embedders/dataset_embedder.hpp"
+#include "devices/device_kind.hpp"
 #include "evolve/generators/generator_kind.hpp"
 
 namespace secpe {
@@ -33,7 +34,7 @@ Models build_models(const Communicator& comm, const RunOptions& options, const S
   RunGenerator generator = make_generator(comm, options, shard);
   Models m{.generator = std::move(generator.generator),
            .embedder = dataset_embedder(shard.reader, options.data, &http_embedding),
-           .kernel = make_kernel(options.kernel, options.threads, options.device),
+           .kernel = device_kind(options.device).make_kernel(KernelRequest{.kernel = options.kernel, .threads = options.threads}),
            .generator_topics = generator.topics};
   if (options.verify) {
     // HPCG-style built-in check on real data: this rank's first rows against the next rows as centres.

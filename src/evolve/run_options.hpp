@@ -68,7 +68,7 @@ struct RunOptions {
   std::filesystem::path generator_corpus;  // empty: learn from the dataset's public records
   std::size_t generator_texts = 5000;      // public training texts per label, at most
   std::string kernel = "blas";
-  Device device = Device::kCpu;     // where the kernel runs (resolved: never kAuto here)
+  std::string device = "cpu";       // where the kernel runs: a registered device (devices/registry.cpp), never auto here
   int threads = 0;                  // compute threads per rank (0: SECPE_THREADS, else the hardware's)
   ShardBy shard_by = ShardBy::kAuto;  // records split by record range or by label (evolve/shard.hpp)
   bool verify = false;              // check the kernel against the reference kernel on this rank's data first

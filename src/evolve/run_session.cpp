@@ -177,7 +177,7 @@ nlohmann::ordered_json run_json_of(const Communicator& comm, const RunRequest& r
   const char* slurm_job = std::getenv("SLURM_JOB_ID");
   run_json["provenance"] = {{"nodes", nodes},
                             {"threads_per_rank", options.threads > 0 ? options.threads : default_threads()},
-                            {"device", device_name(options.device)},
+                            {"device", options.device},
                             {"slurm_job_id", slurm_job ? slurm_job : ""},
                             {"git_commit", build_info().commit},
                             {"machine", request.machine}};

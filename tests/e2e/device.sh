@@ -25,9 +25,9 @@ grep -q '"device": "\(cpu\|cuda\)"' out_auto/run.json || fail "run.json does not
 if grep -q "the CPU kernels run instead" auto.log; then
   [ -z "${SECPE_REQUIRE_GPU:-}" ] || fail "SECPE_REQUIRE_GPU is set, but --device auto found no usable GPU"
   echo "device: no usable GPU here: auto fell back to the CPU; cuda must fail cleanly"
-  expect 2 "the cuda device was asked for" -- run cuda out_cuda --quiet
+  expect 2 "--device cuda: " -- run cuda out_cuda --quiet
   [ ! -e out_cuda/synthetic.csv ] || fail "run --device cuda wrote output without a GPU"
-  expect 2 "the cuda device was asked for" -- "$SECPE" bench kernel --device cuda --rows 8 --centres 8 --dim 4
+  expect 2 "--device cuda: " -- "$SECPE" bench kernel --device cuda --rows 8 --centres 8 --dim 4
 else
   echo "device: GPU found: cuda must match the CPU bit for bit"
   run cuda out_cuda --quiet >/dev/null 2>&1 || fail "run --device cuda"

@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA backend, as the rest of secpe sees it: no CUDA header here, so every file compiles
 // with or without it. In a build without CUDA (SECPE_HAVE_CUDA undefined) there is no device:
-// cuda_device_count() is 0 and the rest throws an InputError saying so (compute/device.cpp).
+// cuda_device_count() is 0 and the rest throws an InputError saying so (compute/cuda_availability.cpp).
 // The implementation is compute/cuda/ (cuda_kernel.cpp: host side; kernels.cu: device code).
 #include <array>
 #include <cstddef>
@@ -22,9 +22,8 @@ int cuda_device_count();
 // secpe run and the benchmarks' --screen auto use. False without a GPU.
 bool cuda_tf32_available();
 
-// The screen of a CUDA kernel from --screen: auto (TF32 where cuda_tf32_available), fp32 or tf32
-// (true: TF32); an InputError naming the option otherwise.
-bool cuda_screen_is_tf32(const std::string& screen);
+// Why this process can use no CUDA device (the build, or the machine), for when cuda_device_count() is 0.
+std::string cuda_unusable_reason();
 
 struct CudaKernelOptions {
   int device = -1;   // CUDA device; -1: the one for this process's local rank (compute/impl/gpu_plan.hpp)
@@ -129,6 +128,7 @@ class CudaKernel : public NearestCentreKernel {
     return t.bytes_up + t.bytes_down;
   }
   virtual std::string device_description() const = 0;  // "NVIDIA H100 80GB HBM3 (device 0)"
+  virtual bool tf32() const = 0;                        // its screen: TF32 (CudaKernelOptions::tf32), else fp32
 };
 
 std::unique_ptr<CudaKernel> make_cuda_kernel(const CudaKernelOptions& options);

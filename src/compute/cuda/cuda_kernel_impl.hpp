@@ -91,6 +91,7 @@ class CudaKernelImpl final : public CudaKernel {
   bool partial_passes_pay() const override { return false; }
   DeviceTraffic traffic() const override;
   std::string device_description() const override;
+  bool tf32() const override { return options_.tf32; }
 
   void search(const MatrixF& x, const MatrixF& centres, Metric metric, std::span<std::int32_t> nearest,
               std::span<double> score) const override;
