@@ -180,7 +180,7 @@ std::vector<LedgerEntry> DatasetLedger::runs_of(const std::string& dataset) cons
 }
 
 bool DatasetLedger::record(const LedgerEntry& entry) {
-  ensure_private_folder(dir_, "the privacy ledger folder");
+  ensure_private_folder(dir_, "privacy ledger folder");
   const LedgerLock lock(dir_);
   load();
   for (const LedgerEntry& e : entries_)

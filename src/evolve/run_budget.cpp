@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "core/parallel.hpp"
@@ -120,6 +121,9 @@ double worst_r_over_p(const std::vector<double>& r, const SecretBudgets& budgets
 RunBudget::RunBudget(const Communicator& comm, const RunOptions& options, std::string dataset_digest)
     : options_(options), dataset_(std::move(dataset_digest)) {
   on_root(comm, [&] {
+    // A ledger folder the run could not record in (open to others, another user's) refuses the
+    // run now, before its work, not when its outputs are written.
+    ensure_private_folder(options.ledger_dir, "privacy ledger folder");
     ledger_.emplace(options.ledger_dir);
     runs_ = ledger_->runs_of(dataset_);
   });

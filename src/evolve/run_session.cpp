@@ -32,6 +32,24 @@ const std::vector<std::string>& run_output_names() {
 
 namespace {
 
+// Written, so released: the ledger counts the run. Where it cannot (its folder changed under the
+// run, a full disk), outputs it does not count would escape the dataset's budget, so they are
+// removed (run.json, the mark of a complete set, first) and the error says so; the private state
+// stays, and --resume writes them again once the ledger can take them.
+void record_or_withdraw(RunBudget& budget, const Method& method, const SecretBudgets& budgets, const std::filesystem::path& out) {
+  try {
+    budget.record(method, budgets);
+  } catch (const std::exception& e) {
+    std::error_code ignored;
+    std::filesystem::remove(out / "run.json", ignored);
+    for (const std::string& name : run_output_names()) std::filesystem::remove(out / name, ignored);
+    const std::string what = std::string(e.what()) + ". The run's outputs were removed from " + out.string() +
+                             ", since the privacy ledger could not count them; once it can, run again with --resume to write them";
+    if (dynamic_cast<const InputError*>(&e)) throw InputError(what);
+    throw std::runtime_error(what);
+  }
+}
+
 void write_outputs(const std::filesystem::path& out, const RunResult& result, const nlohmann::ordered_json& run_json) {
   std::filesystem::create_directories(out);
   auto csv_of = [&](const std::vector<std::vector<std::string>>& per_label) {
@@ -222,7 +240,7 @@ std::optional<nlohmann::ordered_json> run_session(const Communicator& comm, cons
     const nlohmann::ordered_json run_json = run_json_of(comm, request, public_inputs, state, result, nodes);
     stage.restart();
     write_outputs(options.out, result, run_json);
-    budget.record(*inputs.method, inputs.budgets);  // written, so released: the ledger counts it
+    record_or_withdraw(budget, *inputs.method, inputs.budgets, options.out);
     // The run's timings (the private work's among them) go to the state folder, not to run.json.
     nlohmann::ordered_json timings = result.timings;
     nlohmann::ordered_json stages{{"prepare_seconds", prepare_seconds}, {"digest_seconds", digest_seconds}};

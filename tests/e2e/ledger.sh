@@ -10,7 +10,8 @@
 #   - if the plan of `secpe privacy plan` does not fit its total, or an --experiment is not marked
 #     not for publication and left out of the count;
 #   - if a public-profile run publishes cumulative figures that an earlier exact run enters;
-#   - if an edited, cut or partly lost ledger does not stop the next run.
+#   - if an edited, cut or partly lost ledger does not stop the next run, a ledger folder open to
+#     others does not stop it before its work, or outputs the ledger could not count stay.
 source "$(dirname "$0")/lib/preamble.sh"
 source "$LIB/demo_scratch.sh" 1200
 demo_import corpus.csv demo.h5 >/dev/null 2>&1 || fail "secpe import"
@@ -100,6 +101,20 @@ rc=$?
 [ "$(runs demo.h5)" = 0 ] || fail "a stopped run was recorded"
 "${BASE[@]}" --data demo.h5 --out long --iterations 30 --synthetic 600 --resume 2>/dev/null || fail "the resumed run failed"
 [ "$(runs demo.h5)" = 1 ] || fail "a resumed run was recorded $(runs demo.h5) times"
+
+# A ledger folder open to others refuses the run before its work. Outputs the ledger cannot count
+# when the run records them (here its lock cannot be taken) are removed; --resume writes and counts
+# them once it can.
+export SECPE_LEDGER_DIR=$T/ledger6
+mkdir -m 755 "$SECPE_LEDGER_DIR"
+expect 2 "privacy ledger folder .* is open to other users" -- "${RUN[@]}" --data demo.h5 --out w1
+[ ! -e w1 ] && [ ! -e w1.state ] || fail "a run refused for its open ledger folder left files"
+chmod 700 "$SECPE_LEDGER_DIR" && mkdir "$SECPE_LEDGER_DIR/ledger.lock"
+expect 2 "cannot lock the privacy ledger.*outputs were removed" -- "${RUN[@]}" --data demo.h5 --out w1
+for f in run.json synthetic.csv privacy.json initial.csv metrics.jsonl; do [ ! -e "w1/$f" ] || fail "w1/$f stayed though the ledger did not count it"; done
+rmdir "$SECPE_LEDGER_DIR/ledger.lock"
+ok_run --data demo.h5 --out w1 --resume
+[ -f w1/run.json ] && [ "$(runs demo.h5)" = 1 ] || fail "--resume did not write and count the withdrawn outputs"
 
 # A damaged ledger stops the next run, which writes nothing.
 export SECPE_LEDGER_DIR=$T/ledger
