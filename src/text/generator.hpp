@@ -129,6 +129,8 @@ class NgramGenerator final : public Generator {
   std::unique_ptr<Vocab> vocab_;                // token strings shared by all models
   std::vector<bool> word_token_;                // per token id: a word (not punctuation)
   std::vector<bool> content_token_;             // per token id: a word that is no function word
+  std::vector<double> topic_evidence_;          // per content token id and topic: topic_of's term (set_topic_evidence)
+  void set_topic_evidence();
   std::string source_, labels_;
   NgramGeneratorOptions options_;
   // The training texts have line breaks: texts are tokenised and joined with their layout
