@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "text/flat_map.hpp"
 #include "text/function_words.hpp"
 #include "text/generator_training.hpp"
 #include "text/scan.hpp"
@@ -57,8 +58,8 @@ struct NgramGenerator::Model {
     std::size_t operator()(std::uint64_t k) const { return static_cast<std::size_t>(text_detail::mix64(k)); }
   };
 
-  std::unordered_map<std::uint64_t, std::uint32_t, U64Hash> tri;  // (a << 32 | b) -> range
-  std::unordered_map<std::uint64_t, std::uint32_t, U64Hash> bi;   // b -> range
+  FlatMap<std::uint64_t, std::uint32_t, U64Hash> tri;  // (a << 32 | b) -> range
+  FlatMap<std::uint64_t, std::uint32_t, U64Hash> bi;   // b -> range
   std::uint32_t uni = kNone;
   std::vector<std::uint32_t> range_start{0};
   std::vector<std::int32_t> tokens;
@@ -67,9 +68,9 @@ struct NgramGenerator::Model {
   std::size_t texts = 0;
 
   // Counting state, dropped after finish().
-  std::unordered_map<TriKey, std::uint64_t, TriHash> tri_counts;
-  std::unordered_map<std::uint64_t, std::uint64_t, U64Hash> bi_counts;  // b << 32 | c
-  std::unordered_map<std::int32_t, std::uint64_t> uni_counts;
+  FlatMap<TriKey, std::uint64_t, TriHash> tri_counts;
+  FlatMap<std::uint64_t, std::uint64_t, U64Hash> bi_counts;  // b << 32 | c
+  std::vector<std::uint64_t> uni_counts;                      // by token id
 
   void count_sentence(const std::vector<std::int32_t>& s) {  // s = words, without BOS/EOS
     std::uint32_t a = kBos, b = kBos;
@@ -77,7 +78,8 @@ struct NgramGenerator::Model {
       const auto c = static_cast<std::uint32_t>(i < s.size() ? s[i] : kEos);
       ++tri_counts[{a, b, c}];
       ++bi_counts[std::uint64_t{b} << 32 | c];
-      ++uni_counts[static_cast<std::int32_t>(c)];
+      if (c >= uni_counts.size()) uni_counts.resize(c + 1, 0);
+      ++uni_counts[c];
       a = b;
       b = c;
     }
@@ -96,7 +98,9 @@ struct NgramGenerator::Model {
 
   void finish() {
     {
-      std::vector<std::pair<TriKey, std::uint64_t>> v(tri_counts.begin(), tri_counts.end());
+      std::vector<std::pair<TriKey, std::uint64_t>> v;
+      v.reserve(tri_counts.size());
+      tri_counts.for_each([&](const TriKey& k, std::uint64_t n) { v.emplace_back(k, n); });
       tri_counts = {};
       std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) {
         return std::tie(x.first.a, x.first.b, x.first.c) < std::tie(y.first.a, y.first.b, y.first.c);
@@ -109,12 +113,14 @@ struct NgramGenerator::Model {
           dist.emplace_back(static_cast<std::int32_t>(v[j].first.c), v[j].second);
           ++j;
         }
-        tri.emplace(std::uint64_t{v[i].first.a} << 32 | v[i].first.b, add_range(dist));
+        tri[std::uint64_t{v[i].first.a} << 32 | v[i].first.b] = add_range(dist);
         i = j;
       }
     }
     {
-      std::vector<std::pair<std::uint64_t, std::uint64_t>> v(bi_counts.begin(), bi_counts.end());
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+      v.reserve(bi_counts.size());
+      bi_counts.for_each([&](std::uint64_t k, std::uint64_t n) { v.emplace_back(k, n); });
       bi_counts = {};
       std::sort(v.begin(), v.end());
       std::vector<std::pair<std::int32_t, std::uint64_t>> dist;
@@ -125,14 +131,15 @@ struct NgramGenerator::Model {
           dist.emplace_back(static_cast<std::int32_t>(v[j].first & 0xffffffffu), v[j].second);
           ++j;
         }
-        bi.emplace(v[i].first >> 32, add_range(dist));
+        bi[v[i].first >> 32] = add_range(dist);
         i = j;
       }
     }
     {
-      std::vector<std::pair<std::int32_t, std::uint64_t>> v(uni_counts.begin(), uni_counts.end());
+      std::vector<std::pair<std::int32_t, std::uint64_t>> v;  // by token, as ids ascend
+      for (std::size_t t = 0; t < uni_counts.size(); ++t)
+        if (uni_counts[t] > 0) v.emplace_back(static_cast<std::int32_t>(t), uni_counts[t]);
       uni_counts = {};
-      std::sort(v.begin(), v.end());
       if (!v.empty()) uni = add_range(v);
     }
   }
@@ -146,8 +153,8 @@ struct NgramGenerator::Model {
   }
 
   std::uint32_t find_tri(std::int32_t a, std::int32_t b) const {
-    const auto it = tri.find(std::uint64_t(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b));
-    return it == tri.end() ? kNone : it->second;
+    const std::uint32_t* range = tri.find(std::uint64_t(static_cast<std::uint32_t>(a)) << 32 | static_cast<std::uint32_t>(b));
+    return range ? *range : kNone;
   }
   // Unigram counts (token 0 when unseen) and their total, for topic inference.
   std::uint64_t unigram_count(std::int32_t token) const {
@@ -160,8 +167,8 @@ struct NgramGenerator::Model {
   }
   std::uint64_t unigram_total() const { return uni == kNone ? 0 : cumulative[range_start[uni + 1] - 1]; }
   std::uint32_t find_bi(std::int32_t b) const {
-    const auto it = bi.find(static_cast<std::uint32_t>(b));
-    return it == bi.end() ? kNone : it->second;
+    const std::uint32_t* range = bi.find(static_cast<std::uint32_t>(b));
+    return range ? *range : kNone;
   }
 };
 
