@@ -22,6 +22,7 @@ BUILD=(
 )
 ANALYSIS=(
   python3-matplotlib python3-numpy   # analysis/*.py: the studies' plots and tables
+  time                     # /usr/bin/time: wall and peak memory in analysis/figures' scripts
 )
 TESTS=(
   libgtest-dev googletest
