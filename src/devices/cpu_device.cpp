@@ -13,6 +13,7 @@ class CpuDevice final : public DeviceKind {
   std::string description() const override { return "the --kernel on the host's cores"; }
   std::optional<std::string> unusable() const override { return std::nullopt; }
   std::unique_ptr<NearestCentreKernel> make_kernel(const KernelRequest& request) const override {
+    check_kernel_name(request.kernel);  // an unknown kernel is named before its screen is judged
     BlasKernelOptions options{.threads = request.threads};
     try {
       options.screen = parse_blas_screen(request.screen);

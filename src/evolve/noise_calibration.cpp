@@ -57,6 +57,45 @@ GatheredRows gather_private_rows(const Communicator& comm, const SecretMatrix& l
   return out;
 }
 
+// The labels' LPs (most of a model's construction), shared out over the ranks: the labels are
+// dealt largest first (by private records) each to the rank with the fewest records so far, each
+// rank solves its own on its threads, and an allgather gives every rank every label's weights. A
+// label's LP is the same bits on any rank, so the model is too.
+std::vector<LabelLp> solve_label_lps(const Communicator& comm, const std::vector<SecretMatrix>& label_rows,
+                                     const SecretBudgets& budgets, int threads) {
+  std::vector<std::size_t> order;
+  for (std::size_t l = 0; l < label_rows.size(); ++l)
+    if (label_rows[l].rows() > 0) order.push_back(l);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return label_rows[a].rows() > label_rows[b].rows(); });
+  std::vector<int> owner(label_rows.size(), -1);
+  std::vector<std::size_t> load(static_cast<std::size_t>(comm.size()), 0), mine;
+  for (const std::size_t l : order) {
+    const auto least = std::min_element(load.begin(), load.end());
+    owner[l] = static_cast<int>(least - load.begin());
+    *least += label_rows[l].rows();
+    if (owner[l] == comm.rank()) mine.push_back(l);
+  }
+  std::vector<LabelLp> solved = LabelLps(label_rows, budgets).solve(mine, threads);
+  std::vector<double> packed;  // per label of mine: its path, then its weights
+  for (const LabelLp& lp : solved) {
+    packed.push_back(static_cast<double>(lp.path));
+    packed.insert(packed.end(), lp.weights.begin(), lp.weights.end());
+  }
+  const std::vector<double> all = comm.allgather(std::span<const double>(packed));
+  std::vector<LabelLp> out(label_rows.size());
+  std::size_t at = 0;
+  for (int r = 0; r < comm.size(); ++r) {
+    for (const std::size_t l : order) {
+      if (owner[l] != r) continue;
+      out[l].path = static_cast<SamplingLpPath>(static_cast<int>(all[at]));
+      const auto first = all.begin() + static_cast<std::ptrdiff_t>(at + 1);
+      out[l].weights.assign(first, first + static_cast<std::ptrdiff_t>(label_rows[l].rows()));
+      at += 1 + label_rows[l].rows();
+    }
+  }
+  return out;
+}
+
 // The public profile: one sigma from the caps; rho_l = min(q, B / n_l) for label l's private rows.
 SecretNoisePlan calibrate_public(const Communicator& comm, const NoiseCalibrationInputs& in) {
   std::vector<std::int64_t> private_records(in.num_labels, 0);
@@ -107,7 +146,8 @@ SecretNoisePlan calibrate_secret_noise(const Communicator& comm, const NoiseCali
     return plan;
   }
   const GatheredRows rows = gather_private_rows(comm, in.local_secrets, in.local_labels, in.num_labels);
-  const SecretNoiseModel model(rows.per_label, in.budgets, in.iterations, in.batch, in.mode, in.threads);
+  const SecretNoiseModel model(rows.per_label, in.budgets, in.iterations, in.batch, in.mode,
+                               solve_label_lps(comm, rows.per_label, in.budgets, in.threads), in.threads);
   SecretCertifier certifier(model, comm, in.threads, in.certification);
   SecretBounds bounds;
   double lambda = in.mode == CalibrationMode::kExact ? certifier.certify(bounds) : 1.0;

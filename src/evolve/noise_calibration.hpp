@@ -1,8 +1,10 @@
 #pragma once
 // The pipeline's calibration stage: the distributed side of SecretNoise (the maths is
 // privacy/secret_noise.hpp). Every rank gathers every label's private secret sets in global
-// record order (a few integers per private record) and builds the same SecretNoiseModel (its
-// labels' LPs on the rank's threads), so the LPs and sigmas do not depend on the rank count. The
+// record order (a few integers per private record) and builds the same SecretNoiseModel: the
+// labels' LPs are shared out over the ranks (each solves its labels on its threads, then all
+// exchange the weights) and each label's is the same bits wherever it is solved, so the LPs and
+// sigmas do not depend on the rank count. The
 // accountant's work (a few root searches, then one bound per distinct holder profile; see
 // evolve/secret_certification.hpp) is split over the ranks and their threads and gathered with
 // exact reductions, so the plan is the same for every split.

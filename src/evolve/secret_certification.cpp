@@ -70,20 +70,21 @@ struct SecretCertifier::Workers {
         first(static_cast<std::size_t>(c.rank()) * threads),
         count(static_cast<std::size_t>(c.size()) * threads) {}
 
-  // f(k) = {value, code} for k < n, each on its entry's worker; every rank gets every result
-  // (exact: each comes from the one worker that computed it, the others offer +infinity).
+  // f(k, t) = {value, code} for k < n, each on its entry's worker (t: its thread on this rank);
+  // every rank gets every result (exact: each comes from the one worker that computed it, the
+  // others offer +infinity).
   template <typename F>
   std::vector<MinLoc> map_coded(std::size_t n, F&& f) const {
     std::vector<MinLoc> mine(n, MinLoc{std::numeric_limits<double>::infinity(), 0});
     for_each_worker(static_cast<int>(threads), [&](std::size_t t) {
-      for (std::size_t k = first + t; k < n; k += count) mine[k] = f(k);
+      for (std::size_t k = first + t; k < n; k += count) mine[k] = f(k, t);
     });
     comm.allreduce_min_loc(mine);
     return mine;
   }
   template <typename F>
   std::vector<double> map(std::size_t n, F&& f) const {
-    const auto coded = map_coded(n, [&](std::size_t k) { return MinLoc{f(k), 0}; });
+    const auto coded = map_coded(n, [&](std::size_t k, std::size_t t) { return MinLoc{f(k, t), 0}; });
     std::vector<double> out(n);
     for (std::size_t k = 0; k < n; ++k) out[k] = coded[k].value;
     return out;
@@ -132,26 +133,27 @@ struct SecretCertifier::Impl {
 
   // Profile u's bound at lambda: its full-precision bound in the exact regime; in the bulk, a
   // certified dominator's, or the coarse grid's (at full precision when that is just over r).
-  MinLoc evaluate(std::size_t u, double lambda) const {
-    if (!bulk) return pack(model.profile_bound(u, lambda), BoundSource::kAccountant);
+  MinLoc evaluate(std::size_t u, double lambda, ReleaseMemo& memo) const {
+    if (!bulk) return pack(model.profile_bound(u, lambda, {}, &memo), BoundSource::kAccountant);
     const std::int64_t e = index.best_dominator(u, lambda * (1.0 - kCloseEnough));
     if (e >= 0) return pack(index.entry_bound(static_cast<std::size_t>(e)), BoundSource::kDominated, e);
     const double r = profiles[u].r;
-    const double rough = model.profile_bound(u, lambda, coarse);
+    const double rough = model.profile_bound(u, lambda, coarse, &memo);
     if (rough > r && rough <= r * (1.0 + options.confirm_band))
-      return pack(model.profile_bound(u, lambda), BoundSource::kAccountant);
+      return pack(model.profile_bound(u, lambda, {}, &memo), BoundSource::kAccountant);
     return pack(rough, BoundSource::kCoarseAccountant);
   }
 
   // The bound of every secret in `secrets` at lambda (see evaluate), block by block.
   void pass(const std::vector<std::size_t>& secrets, double lambda) {
     const std::vector<std::size_t> todo = distinct_profiles(secrets);
+    std::vector<ReleaseMemo> memos(workers.threads);  // per thread: the releases met at this lambda
     std::vector<MinLoc> result(profiles.size());
     std::vector<double> result_at(profiles.size(), lambda);
     Progress progress("certify secrets", todo.size(), kProgressSeconds, /*percent=*/true);
     for (std::size_t b = 0; b < todo.size(); b += kSecretsPerBlock) {
       const std::size_t n = std::min(kSecretsPerBlock, todo.size() - b);
-      const auto block = workers.map_coded(n, [&](std::size_t k) { return evaluate(todo[b + k], lambda); });
+      const auto block = workers.map_coded(n, [&](std::size_t k, std::size_t t) { return evaluate(todo[b + k], lambda, memos[t]); });
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t u = todo[b + k];
         result[u] = block[k];
@@ -180,7 +182,7 @@ struct SecretCertifier::Impl {
     std::vector<std::size_t> unknown;
     for (const std::size_t u : todo)
       if (std::isnan(root[u])) unknown.push_back(u);
-    const auto found = workers.map(unknown.size(), [&](std::size_t k) { return model.lambda_of_profile(unknown[k]); });
+    const auto found = workers.map(unknown.size(), [&](std::size_t k, std::size_t) { return model.lambda_of_profile(unknown[k]); });
     for (std::size_t k = 0; k < unknown.size(); ++k) root[unknown[k]] = found[k];
   }
 
@@ -230,13 +232,14 @@ struct SecretCertifier::Impl {
   double rank_and_search(const std::vector<std::size_t>& order, double lambda, std::size_t count) {
     const std::vector<std::size_t> todo = distinct_profiles(order);
     const AccountantOptions rough{.slack_target = kRankSlack};
+    std::vector<ReleaseMemo> memos(workers.threads);  // per thread: the releases met at this lambda
     std::vector<double> excess(todo.size());
     Progress progress("rank secrets", todo.size(), kProgressSeconds, /*percent=*/true);
     for (std::size_t b = 0; b < todo.size(); b += kSecretsPerBlock) {
       const std::size_t n = std::min(kSecretsPerBlock, todo.size() - b);
-      const auto block = workers.map(n, [&](std::size_t k) {
+      const auto block = workers.map(n, [&](std::size_t k, std::size_t t) {
         const std::size_t u = todo[b + k];
-        return std::log(model.profile_bound(u, lambda, rough) / profiles[u].r);
+        return std::log(model.profile_bound(u, lambda, rough, &memos[t]) / profiles[u].r);
       });
       std::copy(block.begin(), block.end(), excess.begin() + static_cast<std::ptrdiff_t>(b));
       if (b + n < todo.size()) progress.step(b + n);
@@ -287,7 +290,7 @@ double SecretCertifier::Impl::certify() {
     const std::vector<std::size_t> todo = distinct_profiles(searched);
     search(todo);
     // A root of 0 (no noise needed at all, by the closed form) keeps the bound at lambda.
-    const auto at_root = workers.map(searched.size(), [&](std::size_t k) {
+    const auto at_root = workers.map(searched.size(), [&](std::size_t k, std::size_t) {
       const std::size_t u = profiles.profile_of(searched[k]);
       return root[u] > 0 ? model.profile_bound(u, root[u]) : 0.0;
     });

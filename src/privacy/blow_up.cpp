@@ -11,6 +11,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -611,6 +612,16 @@ Window chernoff_window(const std::vector<DiscreteLoss>& d, const std::vector<int
     // P(sign (S - centre) >= a) <= exp(-lambda a + sum) <= tau.
     return (sum - log_tau) / lambda;
   };
+  // The coarse search over c = 0.25 * 1.5^k <= 512 stops once a value exceeds the best so far by
+  // more than kClearRise (relative): the search returns the first smallest value of the whole
+  // grid all the same. Why: a bound (L(lambda) + a) / lambda, with L convex (a sum of log-MGFs)
+  // and a = -log tau > 0, has derivative (lambda L' - L - a) / lambda^2 whose numerator is
+  // non-decreasing (its derivative is lambda L'' >= 0): it falls, then rises. The computed values
+  // are within E ~ 1e-13 (relative: a few thousand terms, no cancellation, since L >= -tiny for
+  // these sub-probability masses) of the true ones, so a computed rise of more than kClearRise >> 2 E
+  // is a true rise, past which the true bound never falls again, and no later computed value can
+  // fall below the best. Rises within round-off (a flat stretch) do not stop the search.
+  constexpr double kClearRise = 1e-9;
   double reach[2];
   for (int side = 0; side < 2; ++side) {
     const double sign = side == 0 ? 1.0 : -1.0;
@@ -620,6 +631,8 @@ Window chernoff_window(const std::vector<DiscreteLoss>& d, const std::vector<int
       if (v < best) {
         best = v;
         best_c = c;
+      } else if (v > best * (1.0 + kClearRise)) {
+        break;
       }
     }
     reach[side] = std::numeric_limits<double>::infinity();
@@ -632,15 +645,15 @@ Window chernoff_window(const std::vector<DiscreteLoss>& d, const std::vector<int
 }
 
 // Step 2 of the bound: the loss grid spacing, common to all releases.
-double grid_spacing(const std::vector<Prepared>& rel, const AccountantOptions& opt) {
+double grid_spacing(const std::vector<const Prepared*>& rel, const AccountantOptions& opt) {
   std::int64_t total_reps = 0;
   double var = 0.0, max_range = 0.0, sum_range = 0.0;
-  for (const Prepared& r : rel) {
-    const double R = static_cast<double>(r.reps);
-    total_reps += r.reps;
-    var += R * r.spread * r.spread;
-    max_range = std::max(max_range, r.range());
-    sum_range += r.range();
+  for (const Prepared* r : rel) {
+    const double R = static_cast<double>(r->reps);
+    total_reps += r->reps;
+    var += R * r->spread * r->spread;
+    max_range = std::max(max_range, r->range());
+    sum_range += r->range();
   }
   double h = opt.grid;
   if (!(h > 0.0)) {
@@ -679,20 +692,20 @@ struct Discretised {
 // The FFT covers the window [j_lo, j_hi] of the composed index that holds all but tau_w of the
 // mass on each side (Chernoff bounds); it then wraps only that much mass around, which the margin
 // of step 3 covers.
-Discretised discretise_all(const std::vector<Prepared>& rel, double h, double tau_w, bool one_shot, const AccountantOptions& opt) {
+Discretised discretise_all(const std::vector<const Prepared*>& rel, double h, double tau_w, bool one_shot, const AccountantOptions& opt) {
   Discretised out;
   for (int attempt = 0;; ++attempt) {
     out = Discretised{};
     std::size_t max_atoms = 0;
-    for (const Prepared& r : rel) {
-      out.d.push_back(discretise(r, h, opt));
-      out.reps.push_back(r.reps);
+    for (const Prepared* r : rel) {
+      out.d.push_back(discretise(*r, h, opt));
+      out.reps.push_back(r->reps);
       const std::size_t K = out.d.back().omega.size();
       out.atoms += static_cast<std::int64_t>(K);
       max_atoms = std::max(max_atoms, K);
-      out.log_no_inf += static_cast<double>(r.reps) * std::log1p(-std::min(out.d.back().w_inf, 1.0));
-      out.base += static_cast<std::int64_t>(r.reps) * out.d.back().k_lo;
-      out.len_full += static_cast<std::int64_t>(r.reps) * static_cast<std::int64_t>(K - 1);
+      out.log_no_inf += static_cast<double>(r->reps) * std::log1p(-std::min(out.d.back().w_inf, 1.0));
+      out.base += static_cast<std::int64_t>(r->reps) * out.d.back().k_lo;
+      out.len_full += static_cast<std::int64_t>(r->reps) * static_cast<std::int64_t>(K - 1);
     }
     out.h = h;
     if (one_shot) return out;
@@ -834,14 +847,14 @@ void read_blow_up(const Composed& c, double h, double inf_T, double alpha, BlowU
 }
 
 // The bound for prepared (non-trivial) releases (steps as in blow_up.hpp).
-BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, const AccountantOptions& opt) {
+BlowUpBound compose_unchecked(const std::vector<const Prepared*>& rel, double alpha, const AccountantOptions& opt) {
   BlowUpBound out;
   if (rel.empty()) {  // P == Q: B(alpha) = alpha
     out.value = alpha;
     return out;
   }
   const double tau_w = std::max(1e-10 * alpha, 1e-300);  // window tail, see discretise_all
-  const bool one_shot = rel.size() == 1 && rel[0].reps == 1;
+  const bool one_shot = rel.size() == 1 && rel[0]->reps == 1;
   const Discretised dl = discretise_all(rel, grid_spacing(rel, opt), tau_w, one_shot, opt);
   out.grid = dl.h;
   out.atoms = dl.atoms;
@@ -858,26 +871,63 @@ BlowUpBound compose_unchecked(const std::vector<Prepared>& rel, double alpha, co
   return out;
 }
 
-// Prepares the non-trivial releases (pi not a point mass at 0) of validated input. The P-mass cut
-// to +infinity is at most tau = 1e-7 alpha / (all repetitions) per iteration and release.
-std::vector<Prepared> prepare_all(std::span<const MixtureRelease> releases, double step_divisor,
-                                  double alpha, const AccountantOptions& opt, const char* fn) {
-  std::vector<Mixture> mixes;
-  std::vector<int> reps;
+}  // namespace
+
+// Prepared releases by their exact bits: the PMF, the step, the repetitions and the cut's tail mass
+// (everything prepare() reads). Each is a Prepared, held as const void so that this class, which
+// the header declares, need not name a type of this file's anonymous namespace.
+struct ReleaseMemo::Impl {
+  std::unordered_map<std::string, std::shared_ptr<const void>> prepared;
+};
+
+ReleaseMemo::ReleaseMemo() : impl_(std::make_unique<Impl>()) {}
+ReleaseMemo::~ReleaseMemo() = default;
+ReleaseMemo::ReleaseMemo(ReleaseMemo&&) noexcept = default;
+ReleaseMemo& ReleaseMemo::operator=(ReleaseMemo&&) noexcept = default;
+std::size_t ReleaseMemo::size() const { return impl_->prepared.size(); }
+
+namespace {
+
+// A release is trivial (P == Q: it releases nothing) when its largest count with mass, times the
+// step, is 0: Mixture's m_max, computed alike.
+bool trivial_release(const std::vector<double>& pi, double step) {
+  std::size_t top = pi.size();
+  while (top > 0 && !(pi[top - 1] > 0.0)) --top;
+  return top == 0 || step * static_cast<double>(top - 1) == 0.0;
+}
+
+// Prepares the non-trivial releases (pi not a point mass at 0) of validated input, or finds them in
+// `memo`. The P-mass cut to +infinity is at most tau = 1e-7 alpha / (all repetitions) per
+// iteration and release.
+std::vector<const Prepared*> prepare_all(std::span<const MixtureRelease> releases, double step_divisor, double alpha,
+                                         const AccountantOptions& opt, const char* fn, ReleaseMemo::Impl& memo) {
+  std::vector<std::size_t> kept;
+  std::vector<double> steps;
   std::int64_t total = 0;
-  for (const MixtureRelease& r : releases) {
-    Mixture mix(r.pi, r.mean_step / step_divisor);
-    if (mix.trivial()) continue;
-    mixes.push_back(std::move(mix));
-    reps.push_back(r.repetitions);
-    total += r.repetitions;
+  for (std::size_t l = 0; l < releases.size(); ++l) {
+    const double step = releases[l].mean_step / step_divisor;
+    if (trivial_release(releases[l].pi, step)) continue;
+    kept.push_back(l);
+    steps.push_back(step);
+    total += releases[l].repetitions;
   }
   if (static_cast<double>(total) > static_cast<double>(opt.max_fft_size) / 4.0)
     reject(fn, "the total number of repetitions", "at most max_fft_size / 4", static_cast<double>(total));
   const double tau = std::max(1e-7 * alpha / static_cast<double>(std::max<std::int64_t>(total, 1)), 1e-300);
-  std::vector<Prepared> out;
-  out.reserve(mixes.size());
-  for (std::size_t l = 0; l < mixes.size(); ++l) out.push_back(prepare(std::move(mixes[l]), reps[l], tau));
+  std::vector<const Prepared*> out;
+  out.reserve(kept.size());
+  std::string key;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const MixtureRelease& r = releases[kept[i]];
+    key.assign(reinterpret_cast<const char*>(r.pi.data()), r.pi.size() * sizeof(double));
+    key.append(reinterpret_cast<const char*>(&steps[i]), sizeof(double));
+    key.append(reinterpret_cast<const char*>(&tau), sizeof(double));
+    key.append(reinterpret_cast<const char*>(&r.repetitions), sizeof(int));
+    auto it = memo.prepared.find(key);
+    if (it == memo.prepared.end())
+      it = memo.prepared.emplace(key, std::make_shared<const Prepared>(prepare(Mixture(r.pi, steps[i]), r.repetitions, tau))).first;
+    out.push_back(static_cast<const Prepared*>(it->second.get()));
+  }
   return out;
 }
 
@@ -941,7 +991,8 @@ double smallest_passing(F&& f, double guess, const char* fn, double r) {
 BlowUpBound bound_unchecked(const std::vector<double>& pi, double scale, double sigma, int T,
                             double alpha, const AccountantOptions& opt) {
   const MixtureRelease release{pi, scale / sigma, T};
-  return compose_unchecked(prepare_all({&release, 1}, 1.0, alpha, opt, "blow_up_upper"), alpha, opt);
+  ReleaseMemo memo;
+  return compose_unchecked(prepare_all({&release, 1}, 1.0, alpha, opt, "blow_up_upper", memo.impl()), alpha, opt);
 }
 
 }  // namespace
@@ -1000,16 +1051,17 @@ double calibrate_sigma_exact(const std::vector<double>& pi, double sensitivity_s
 }
 
 BlowUpBound blow_up_bound_composed(std::span<const MixtureRelease> releases, double alpha,
-                                   const AccountantOptions& options) {
+                                   const AccountantOptions& options, ReleaseMemo* memo) {
   constexpr const char* kFn = "blow_up_upper_composed";
   check_releases(kFn, releases);
   check_unit(kFn, "alpha", alpha);
-  return compose_unchecked(prepare_all(releases, 1.0, alpha, options, kFn), alpha, options);
+  ReleaseMemo local;
+  return compose_unchecked(prepare_all(releases, 1.0, alpha, options, kFn, (memo ? *memo : local).impl()), alpha, options);
 }
 
 double blow_up_upper_composed(std::span<const MixtureRelease> releases, double alpha,
-                              const AccountantOptions& options) {
-  return blow_up_bound_composed(releases, alpha, options).value;
+                              const AccountantOptions& options, ReleaseMemo* memo) {
+  return blow_up_bound_composed(releases, alpha, options, memo).value;
 }
 
 double calibrate_scale_composed(std::span<const MixtureRelease> releases, double p, double r) {
@@ -1030,7 +1082,8 @@ double calibrate_scale_composed(std::span<const MixtureRelease> releases, double
 
   const AccountantOptions opt;
   auto f = [&](double lambda) {
-    return std::log(compose_unchecked(prepare_all(releases, lambda, p, opt, kFn), p, opt).value) - std::log(r);
+    ReleaseMemo memo;  // each lambda has its own steps
+    return std::log(compose_unchecked(prepare_all(releases, lambda, p, opt, kFn, memo.impl()), p, opt).value) - std::log(r);
   };
   // Start from the single-Gaussian guess with the mean counts: mu(lambda) = sqrt(mu2) / lambda.
   const double eta = normal_quantile(r) - normal_quantile(p);

@@ -55,7 +55,9 @@
 // Inputs are validated with InputError (NaN rejected): pi a PMF (entries >= 0 and finite, sum
 // 1 within 1e-9 and then renormalised, at least one entry), sensitivity_scale finite and > 0, sigma finite and > 0,
 // 1 <= T <= 100000, alpha and p in (0, 1), r in (p, 1).
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <numbers>
 #include <span>
 #include <vector>
@@ -135,10 +137,30 @@ struct MixtureRelease {
 // R = 5000 (T = 100): slack 4e-5, 0.15 s (59k atoms, FFT 2^17). The slack scales with
 // slack_target (slack_target = 1e-4: 8e-5 and 0.07 s at T = 5). About three quarters of the time
 // is the per-release discretisation (one mixture CDF, i.e. one erfc per count, per atom).
+// Step 1 of a bound prepares each release on its own (its mixture, where its z-line is cut, the spread
+// of its loss): a function of the release's bits and of the cut's tail mass (1e-7 alpha over the
+// list's total repetitions) alone. Secrets' holder profiles share releases (at Yelp scale a pass
+// over 46,000 profiles at one lambda meets each distinct release about 20 times), so a ReleaseMemo
+// given to many bounds prepares each once: the same bits as without it. Not synchronised (one per
+// thread); it only grows, so give it one pass over the profiles at one lambda.
+class ReleaseMemo {
+ public:
+  ReleaseMemo();
+  ~ReleaseMemo();
+  ReleaseMemo(ReleaseMemo&&) noexcept;
+  ReleaseMemo& operator=(ReleaseMemo&&) noexcept;
+  std::size_t size() const;  // distinct releases prepared
+  struct Impl;               // blow_up.cpp's
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 double blow_up_upper_composed(std::span<const MixtureRelease> releases, double alpha,
-                              const AccountantOptions& options = {});
+                              const AccountantOptions& options = {}, ReleaseMemo* memo = nullptr);
 BlowUpBound blow_up_bound_composed(std::span<const MixtureRelease> releases, double alpha,
-                                   const AccountantOptions& options = {});
+                                   const AccountantOptions& options = {}, ReleaseMemo* memo = nullptr);
 
 // The smallest noise multiplier lambda > 0 (to ~1e-6 relative; the returned end of the final
 // bracket satisfies the bound) such that blow_up_upper_composed(releases with every mean_step

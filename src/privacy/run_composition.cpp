@@ -105,21 +105,23 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
   // bound[u] for every u in `which`, on the threads, each process its share.
   std::vector<double> bound(combinations.size());
   const std::size_t parts = static_cast<std::size_t>(options.parts), part = static_cast<std::size_t>(options.part);
-  const auto bound_of = [&](std::size_t u, bool coarse) {
+  // `memo`: a thread's releases prepared so far (combinations share their runs' releases).
+  const auto bound_of = [&](std::size_t u, bool coarse, ReleaseMemo* memo) {
     const auto releases = releases_of(u);
     const double alpha = combinations[u]->second;
     return releases.empty() ? alpha
-           : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack})
-                            : blow_up_upper_composed(releases, alpha);
+           : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack}, memo)
+                            : blow_up_upper_composed(releases, alpha, {}, memo);
   };
   const auto evaluate = [&](const std::vector<std::size_t>& which, bool coarse) {
     std::vector<std::size_t> mine;
     for (std::size_t i = part; i < which.size(); i += parts) mine.push_back(which[i]);
     std::vector<std::exception_ptr> failed(mine.size());
     run_chunks(chunk_count(options.threads, mine.size(), 1e6), mine.size(), [&](int, std::size_t begin, std::size_t end) {
+      ReleaseMemo memo;
       for (std::size_t i = begin; i < end; ++i) {
         try {
-          bound[mine[i]] = bound_of(mine[i], coarse);
+          bound[mine[i]] = bound_of(mine[i], coarse, &memo);
         } catch (...) {
           failed[i] = std::current_exception();
         }
@@ -134,7 +136,7 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
     // A failure anywhere fails every process with the same error: each bounds the first failing
     // combination itself (the accountant is deterministic), so every rank reports the real cause.
     if (const std::size_t u = gather_bounds(options, which, failed_here, bound); u > 0) {
-      bound_of(u - 1, coarse);
+      bound_of(u - 1, coarse, nullptr);
       throw std::logic_error("compose_runs: combination " + std::to_string(u - 1) + " failed on one process only");
     }
   };

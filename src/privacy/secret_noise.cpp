@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <numeric>
+#include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -28,18 +29,84 @@ struct SecretNoiseModel::LabelModel {
   std::vector<double> expected;
 };
 
-// Label l: exact LP weights, rho scaled to the batch, the paper's sigma and every held secret's
+namespace {
+
+// The number of labels holding each secret.
+std::vector<double> labels_holding(const std::vector<SecretMatrix>& label_rows, std::size_t m) {
+  std::vector<double> count(m, 0.0);
+  std::vector<char> here(m);
+  for (const SecretMatrix& rows : label_rows) {
+    std::fill(here.begin(), here.end(), 0);
+    for (auto j : rows.indices) here[static_cast<std::size_t>(j)] = 1;
+    for (std::size_t j = 0; j < m; ++j) count[j] += here[j];
+  }
+  return count;
+}
+
+// Every secret's target for one label of the allocation: eta_j / sqrt(labels holding j).
+std::vector<double> label_targets(const std::vector<double>& eta, const std::vector<double>& holding) {
+  std::vector<double> out(eta.size());
+  for (std::size_t j = 0; j < eta.size(); ++j) out[j] = eta[j] / std::sqrt(std::max(1.0, holding[j]));
+  return out;
+}
+
+// f(l) for every label, on up to `threads` threads taking the next label as they finish one
+// (labels are independent, and their sizes are skewed); the first failure is rethrown.
+template <typename F>
+void for_each_label(std::size_t num_labels, int threads, F&& f) {
+  std::vector<std::exception_ptr> failed(num_labels);
+  std::atomic<std::size_t> next{0};
+  run_chunks(std::max(1, threads), static_cast<std::size_t>(std::max(1, threads)), [&](int, std::size_t, std::size_t) {
+    for (std::size_t l = next++; l < num_labels; l = next++) {
+      try {
+        f(l);
+      } catch (...) {
+        failed[l] = std::current_exception();
+      }
+    }
+  });
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+// 0, 1, ..., n - 1.
+std::vector<std::size_t> every_label(std::size_t n) {
+  std::vector<std::size_t> out(n);
+  std::iota(out.begin(), out.end(), std::size_t{0});
+  return out;
+}
+
+}  // namespace
+
+LabelLps::LabelLps(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets)
+    : rows_(label_rows), holding_(labels_holding(label_rows, budgets.p.size())) {
+  for (std::size_t j = 0; j < budgets.p.size(); ++j) eta_.push_back(mu_from_pr(budgets.p[j], budgets.r[j]));
+}
+
+std::vector<LabelLp> LabelLps::solve(const std::vector<std::size_t>& labels, int threads) const {
+  std::vector<LabelLp> out(labels.size());
+  const std::vector<double> eta_label = label_targets(eta_, holding_);
+  for_each_label(labels.size(), threads, [&](std::size_t k) {
+    const SecretMatrix& s = rows_[labels[k]];
+    if (s.rows() == 0) return;
+    SamplingLpResult lp = solve_sampling_lp(s, eta_label);
+    out[k] = {std::move(lp.weights), lp.path};
+  });
+  return out;
+}
+
+// Label l: its LP's weights, rho scaled to the batch, the paper's sigma and every held secret's
 // PMF (in the holders' record order, which the PMF's rounding follows).
-SecretNoiseModel::LabelModel SecretNoiseModel::model_label(const SecretMatrix& s, const std::vector<double>& labels_holding) const {
+SecretNoiseModel::LabelModel SecretNoiseModel::model_label(const SecretMatrix& s, const LabelLp& lp,
+                                                           const std::vector<double>& labels_holding) const {
   const std::size_t m = eta_.size();
   LabelModel out;
   out.noise.batch_requested = batch_;
   if (s.rows() == 0) return out;
   out.noise.has_private = true;
   out.noise.private_records = static_cast<std::int64_t>(s.rows());
-  std::vector<double> eta_label(m);
-  for (std::size_t j = 0; j < m; ++j) eta_label[j] = eta_[j] / std::sqrt(std::max(1.0, labels_holding[j]));
-  const SamplingLpResult lp = solve_sampling_lp(s, eta_label);
+  if (lp.weights.size() != s.rows()) throw std::logic_error("SecretNoiseModel: a label's LP has the wrong number of weights");
+  const std::vector<double> eta_label = label_targets(eta_, labels_holding);
   out.noise.lp_path = to_string(lp.path);
   const double wmax = *std::max_element(lp.weights.begin(), lp.weights.end());
   const double wsum = std::max(std::accumulate(lp.weights.begin(), lp.weights.end(), 0.0), wmax);
@@ -76,24 +143,14 @@ SecretNoiseModel::LabelModel SecretNoiseModel::model_label(const SecretMatrix& s
   return out;
 }
 
-namespace {
 
-// The number of labels holding each secret.
-std::vector<double> labels_holding(const std::vector<SecretMatrix>& label_rows, std::size_t m) {
-  std::vector<double> count(m, 0.0);
-  std::vector<char> here(m);
-  for (const SecretMatrix& rows : label_rows) {
-    std::fill(here.begin(), here.end(), 0);
-    for (auto j : rows.indices) here[static_cast<std::size_t>(j)] = 1;
-    for (std::size_t j = 0; j < m; ++j) count[j] += here[j];
-  }
-  return count;
-}
-
-}  // namespace
-
-SecretNoiseModel::SecretNoiseModel(std::vector<SecretMatrix> label_rows, const SecretBudgets& budgets, int iterations,
+SecretNoiseModel::SecretNoiseModel(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets, int iterations,
                                    double batch, CalibrationMode mode, int threads)
+    : SecretNoiseModel(label_rows, budgets, iterations, batch, mode, LabelLps(label_rows, budgets).solve(every_label(label_rows.size()), threads),
+                       threads) {}
+
+SecretNoiseModel::SecretNoiseModel(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets, int iterations,
+                                   double batch, CalibrationMode mode, const std::vector<LabelLp>& lps, int threads)
     : budgets_(budgets), iterations_(iterations), batch_(batch), mode_(mode), profiles_({}) {
   const std::size_t num_labels = label_rows.size();
   const std::size_t m = budgets.p.size();
@@ -102,23 +159,10 @@ SecretNoiseModel::SecretNoiseModel(std::vector<SecretMatrix> label_rows, const S
   eta_.resize(m);
   for (std::size_t j = 0; j < m; ++j) eta_[j] = mu_from_pr(budgets.p[j], budgets.r[j]);
 
-  // Per label, on up to `threads` threads taking the next label as they finish one (labels are
-  // independent, and their sizes are skewed).
+  if (lps.size() != num_labels) throw std::logic_error("SecretNoiseModel: expected one LP per label");
   const std::vector<double> holding = labels_holding(label_rows, m);
   std::vector<LabelModel> per_label(num_labels);
-  std::vector<std::exception_ptr> failed(num_labels);
-  std::atomic<std::size_t> next{0};
-  run_chunks(std::max(1, threads), static_cast<std::size_t>(std::max(1, threads)), [&](int, std::size_t, std::size_t) {
-    for (std::size_t l = next++; l < num_labels; l = next++) {
-      try {
-        per_label[l] = model_label(label_rows[l], holding);
-      } catch (...) {
-        failed[l] = std::current_exception();
-      }
-    }
-  });
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  for_each_label(num_labels, threads, [&](std::size_t l) { per_label[l] = model_label(label_rows[l], lps[l], holding); });
 
   // Per secret, in label order: its releases (a label whose sigma is 0 releases nothing about
   // it, nor does a PMF that is a point mass at 0) and its exposure.
@@ -174,10 +218,11 @@ double SecretNoiseModel::lambda_of_profile(std::size_t profile) const {
   return releases.empty() ? 0.0 : calibrate_scale_composed(releases, h.p, h.r);
 }
 
-double SecretNoiseModel::profile_bound(std::size_t profile, double lambda, const AccountantOptions& options) const {
+double SecretNoiseModel::profile_bound(std::size_t profile, double lambda, const AccountantOptions& options,
+                                      ReleaseMemo* memo) const {
   const HolderProfile& h = profiles_[profile];
   const auto releases = releases_of(profile, lambda);
-  return releases.empty() ? h.p : blow_up_upper_composed(releases, h.p, options);
+  return releases.empty() ? h.p : blow_up_upper_composed(releases, h.p, options, memo);
 }
 
 SecretNoisePlan SecretNoiseModel::plan(double lambda, std::vector<double> achieved_r) const {

@@ -30,6 +30,7 @@
 #include "privacy/budgets.hpp"
 #include "privacy/holder_profiles.hpp"
 #include "privacy/run_composition.hpp"
+#include "privacy/sampling_lp.hpp"
 
 namespace secpe {
 
@@ -84,6 +85,30 @@ struct SecretNoisePlan {
   double accounting_seconds = 0.0;
 };
 
+// A label's sampling LP as the model uses it: its private rows' weights (global record order) and
+// how they were found (empty for a label without private rows).
+struct LabelLp {
+  std::vector<double> weights;
+  SamplingLpPath path = SamplingLpPath::kEmpty;
+};
+
+// The labels' sampling LPs, most of the work of building a model: each label's is its own
+// problem (its rows, and every secret's per-label target eta_j / sqrt(labels holding j)), so a
+// caller may solve them on any ranks and threads and hand them to SecretNoiseModel; a label's
+// solution is the same bits wherever it is solved.
+class LabelLps {
+ public:
+  LabelLps(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets);
+  std::size_t num_labels() const { return rows_.size(); }
+  // The LPs of `labels` (one each, in that order), on up to `threads` threads taking the next
+  // label as they finish one: list the largest first.
+  std::vector<LabelLp> solve(const std::vector<std::size_t>& labels, int threads) const;
+
+ private:
+  const std::vector<SecretMatrix>& rows_;
+  std::vector<double> eta_, holding_;  // per secret: its target, and how many labels hold it
+};
+
 // Everything the calibration derives from the labels' private secret sets: per label the exact LP
 // weights scaled to the batch (rho), the paper's sigma, and per secret its holder profile (per
 // label holding it, the Poisson-binomial PMF of the holders' sampled count; privacy/holder_profiles.hpp),
@@ -91,9 +116,13 @@ struct SecretNoisePlan {
 // that builds it from the same rows gets the same model.
 class SecretNoiseModel {
  public:
-  // `label_rows[l]`: label l's private records' secret sets, in global record order. The labels'
-  // LPs are solved on up to `threads` threads (the model does not depend on it).
-  SecretNoiseModel(std::vector<SecretMatrix> label_rows, const SecretBudgets& budgets, int iterations, double batch,
+  // `label_rows[l]`: label l's private records' secret sets, in global record order; `lps[l]` its
+  // LP (LabelLps). The rest of each label's share (its secrets' count PMFs) is computed on up to
+  // `threads` threads (the model does not depend on it).
+  SecretNoiseModel(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets, int iterations, double batch,
+                   CalibrationMode mode, const std::vector<LabelLp>& lps, int threads);
+  // The same with the LPs solved here, on the same threads.
+  SecretNoiseModel(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets, int iterations, double batch,
                    CalibrationMode mode, int threads = 1);
 
   std::size_t num_secrets() const { return eta_.size(); }
@@ -106,8 +135,10 @@ class SecretNoiseModel {
   // largest over all secrets.
   double lambda_of_profile(std::size_t profile) const;
   // An upper bound on B(p) of a profile at sigma_l = lambda * sigma_paper_l (p for a profile that
-  // releases nothing), from the accountant with `options` (the default: its full precision).
-  double profile_bound(std::size_t profile, double lambda, const AccountantOptions& options = {}) const;
+  // releases nothing), from the accountant with `options` (the default: its full precision);
+  // `memo` may carry releases prepared for other profiles at the same lambda.
+  double profile_bound(std::size_t profile, double lambda, const AccountantOptions& options = {},
+                       ReleaseMemo* memo = nullptr) const;
   // The same for one secret (its profile's).
   double lambda_of(std::size_t secret) const { return lambda_of_profile(profiles_.profile_of(secret)); }
   double achieved_r(std::size_t secret, double lambda) const { return profile_bound(profiles_.profile_of(secret), lambda); }
@@ -127,7 +158,7 @@ class SecretNoiseModel {
 
  private:
   struct LabelModel;
-  LabelModel model_label(const SecretMatrix& rows, const std::vector<double>& labels_holding) const;
+  LabelModel model_label(const SecretMatrix& rows, const LabelLp& lp, const std::vector<double>& labels_holding) const;
   std::vector<MixtureRelease> releases_of(std::size_t profile, double lambda) const;
 
   const SecretBudgets& budgets_;

@@ -67,7 +67,15 @@ TEST(Calibration, SamePlanForAnyRanksAndThreads) {
       EXPECT_EQ(plan.lambda, single.lambda) << threads << " threads";
       EXPECT_EQ(plan.achieved_r, single.achieved_r) << threads << " threads";
       ASSERT_EQ(plan.labels.size(), single.labels.size());
-      for (std::size_t l = 0; l < plan.labels.size(); ++l) EXPECT_EQ(plan.labels[l].sigma, single.labels[l].sigma);
+      for (std::size_t l = 0; l < plan.labels.size(); ++l) {
+        EXPECT_EQ(plan.labels[l].sigma, single.labels[l].sigma);
+        EXPECT_EQ(plan.labels[l].lp_path, single.labels[l].lp_path);
+        EXPECT_EQ(plan.labels[l].batch_used, single.labels[l].batch_used);
+      }
+      // Each label's LP is solved on one rank and its weights exchanged: this rank's records get
+      // the sampling probabilities they get on one rank alone.
+      const auto [b, e] = world.shard(data.label_ids.size());
+      EXPECT_EQ(plan.rho, std::vector<double>(single.rho.begin() + static_cast<std::ptrdiff_t>(b), single.rho.begin() + static_cast<std::ptrdiff_t>(e)));
     }
   }
 }

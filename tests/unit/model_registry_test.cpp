@@ -88,6 +88,8 @@ TEST(DeviceKinds, EveryDeviceChecksKernelAndScreenFirst) {
   for (const std::string& name : device_kind_names()) {
     const DeviceKind& kind = device_kind(name);  // usable here or not
     EXPECT_NE(refusal([&] { kind.make_kernel({.kernel = "magic"}); }).find("unknown compute kernel 'magic'"), std::string::npos) << name;
+    // With a screen too: the unknown kernel is what is wrong, not where the screen goes.
+    EXPECT_NE(refusal([&] { kind.make_kernel({.kernel = "magic", .screen = "bf16"}); }).find("unknown compute kernel 'magic'"), std::string::npos) << name;
     EXPECT_NE(refusal([&] { kind.make_kernel({.kernel = "blas", .screen = "half"}); }).find("--screen"), std::string::npos) << name;
   }
 }

@@ -108,5 +108,29 @@ TEST(AccountantBits, CalibrationIsTheRecordedBits) {
   }
 }
 
+// A ReleaseMemo (privacy/blow_up.hpp) prepares each release once for many bounds: the bounds keep
+// their bits, and the memo holds one entry per distinct release and cut.
+TEST(AccountantBits, MemoKeepsTheBitsAndPreparesEachReleaseOnce) {
+  const std::vector<BitsCase> cases = bits_cases();
+  ReleaseMemo memo;
+  for (int round = 0; round < 2; ++round)  // the second round finds every release in the memo
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const BlowUpBound b = blow_up_bound_composed(cases[i].releases, cases[i].alpha, {.slack_target = cases[i].slack}, &memo);
+      EXPECT_TRUE(same_bits(b.value, kRecorded[i].value)) << "round " << round << ", case " << i;
+    }
+  // Every pair of case 0's releases (their repetitions alike, so one cut for all pairs), as the
+  // profiles of secrets that share releases: each release is prepared once.
+  const std::vector<MixtureRelease>& pool = cases[0].releases;
+  ASSERT_GE(pool.size(), 3u);
+  ReleaseMemo shared;
+  for (std::size_t a = 0; a < pool.size(); ++a)
+    for (std::size_t b = a + 1; b < pool.size(); ++b) {
+      const std::vector<MixtureRelease> pair{pool[a], pool[b]};
+      const double alone = blow_up_upper_composed(pair, cases[0].alpha, {.slack_target = 1e-2});
+      EXPECT_TRUE(same_bits(blow_up_upper_composed(pair, cases[0].alpha, {.slack_target = 1e-2}, &shared), alone)) << a << ", " << b;
+    }
+  EXPECT_EQ(shared.size(), pool.size());
+}
+
 }  // namespace
 }  // namespace secpe
