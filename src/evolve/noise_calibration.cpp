@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include "core/timer.hpp"
@@ -60,7 +61,9 @@ GatheredRows gather_private_rows(const Communicator& comm, const SecretMatrix& l
 // The labels' LPs (most of a model's construction), shared out over the ranks: the labels are
 // dealt largest first (by private records) each to the rank with the fewest records so far, each
 // rank solves its own on its threads, and an allgather gives every rank every label's weights. A
-// label's LP is the same bits on any rank, so the model is too.
+// label's LP is the same bits on any rank, so the model is too. A failure on any rank fails every
+// rank with the same error: each then solves every label itself, and the first failure in the
+// deal's order is rethrown everywhere.
 std::vector<LabelLp> solve_label_lps(const Communicator& comm, const std::vector<SecretMatrix>& label_rows,
                                      const SecretBudgets& budgets, int threads) {
   std::vector<std::size_t> order;
@@ -75,7 +78,18 @@ std::vector<LabelLp> solve_label_lps(const Communicator& comm, const std::vector
     *least += label_rows[l].rows();
     if (owner[l] == comm.rank()) mine.push_back(l);
   }
-  std::vector<LabelLp> solved = LabelLps(label_rows, budgets).solve(mine, threads);
+  const LabelLps lps(label_rows, budgets);
+  std::vector<LabelLp> solved;
+  double failed = 0.0;
+  try {
+    solved = lps.solve(mine, threads);
+  } catch (...) {
+    failed = 1.0;
+  }
+  if (comm.allreduce_max(failed) > 0) {
+    lps.solve(order, threads);
+    throw std::logic_error("calibration: a label's LP failed on one rank only");
+  }
   std::vector<double> packed;  // per label of mine: its path, then its weights
   for (const LabelLp& lp : solved) {
     packed.push_back(static_cast<double>(lp.path));
