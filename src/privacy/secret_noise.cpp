@@ -143,7 +143,6 @@ SecretNoiseModel::LabelModel SecretNoiseModel::model_label(const SecretMatrix& s
   return out;
 }
 
-
 SecretNoiseModel::SecretNoiseModel(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets, int iterations,
                                    double batch, CalibrationMode mode, int threads)
     : SecretNoiseModel(label_rows, budgets, iterations, batch, mode, LabelLps(label_rows, budgets).solve(every_label(label_rows.size()), threads),

@@ -99,7 +99,6 @@ struct LabelLp {
 class LabelLps {
  public:
   LabelLps(const std::vector<SecretMatrix>& label_rows, const SecretBudgets& budgets);
-  std::size_t num_labels() const { return rows_.size(); }
   // The LPs of `labels` (one each, in that order), on up to `threads` threads taking the next
   // label as they finish one: list the largest first.
   std::vector<LabelLp> solve(const std::vector<std::size_t>& labels, int threads) const;
