@@ -31,7 +31,8 @@
 // finite embeddings, and the /embedder arrays' shapes against each other and /embeddings and
 // their values finite (the embedder checks the rest, and its digest, when it is rebuilt from
 // them: text/learned_embedder.hpp). So a damaged file fails loudly and can never turn a private record public.
-// Version 1 files (no checksums) are refused with a request to import them again. Version 3
+// Version 1 files (no checksums) are refused with a request to import them again, as is any file
+// whose HDF5 superblock (version 0 or 1) has no metadata checksums, before HDF5 decodes it. Version 3
 // added /secrets/categories (optional, as the names are); version 2 files still read, their
 // categories following from the provenance secret_mode (random-word or list).
 #include <cstdint>

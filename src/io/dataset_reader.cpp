@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -60,6 +62,24 @@ bool parse_count(const std::string& text, std::uint64_t& value) {
   return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
+// Only HDF5 superblocks of version 2 and later come with a checksum on every metadata block. In
+// an older layout HDF5 decodes damaged object headers unchecked, and libhdf5 1.10 can crash on
+// them (the fuzz target met segfaults and terabyte allocations in attribute messages), so such a
+// file is refused before HDF5 decodes any of it: the version is the byte after the signature,
+// which secpe writes at the file's start.
+void refuse_unchecksummed_layout(const std::string& file) {
+  static const char kSignature[] = "\x89HDF\r\n\x1a\n";
+  char head[9] = {};
+  std::ifstream(file, std::ios::binary).read(head, sizeof head);
+  if (std::memcmp(head, kSignature, 8) != 0) h5::fail(file, "not a secpe dataset: HDF5's signature is not at its start (a user block)");
+  const int version = static_cast<unsigned char>(head[8]);
+  if (version < 2) {
+    h5::fail(file, "not a secpe dataset: its HDF5 superblock (version " + std::to_string(version) +
+                       ") has no metadata checksums; if an older secpe wrote it, import it again (secpe import, or "
+                       "secpe synth-embeddings) so that damage to it can be detected");
+  }
+}
+
 }  // namespace
 
 h5::Id DatasetReader::Impl::open_array(const std::string& name, hid_t type, std::size_t rank,
@@ -83,6 +103,7 @@ void DatasetReader::Impl::open() {
   // Read-only and shared by many ranks: file locks would only fail on file systems without them.
   H5Pset_file_locking(access.get(), false, true);
 #endif
+  refuse_unchecksummed_layout(file);
   file_id = h5::checked(H5Fopen(file.c_str(), H5F_ACC_RDONLY, access.get()), H5Fclose, file, "cannot open file");
 
   std::pair<std::map<std::string, std::string>*, const std::string*> sink{&info.provenance, &file};

@@ -160,6 +160,35 @@ TEST(DatasetDamage, EveryStructureIsCheckedOnRead) {
   }
 }
 
+// The same dataset copied into a file of HDF5's oldest layout (superblock version 0, object headers
+// without checksums) reads back whole without the check, and is refused with it: damage there would
+// reach libhdf5's decoders unchecked (the fuzz target's old seed crashed them).
+TEST(DatasetDamage, FilesWithoutMetadataChecksumsAreRefused) {
+  TempFile written("layout_new.h5"), old("layout_old.h5");
+  write_dataset(written.path(), make_contents(60));
+  const hid_t from = H5Fopen(written.path().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t to = H5Fcreate(old.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  ASSERT_GE(from, 0);
+  ASSERT_GE(to, 0);
+  const auto copy_link = [](hid_t group, const char* name, const H5L_info_t*, void* target) -> herr_t {
+    return H5Ocopy(group, name, *static_cast<hid_t*>(target), name, H5P_DEFAULT, H5P_DEFAULT);
+  };
+  hid_t target = to;
+  ASSERT_GE(H5Literate(from, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, copy_link, &target), 0);
+  const auto copy_attribute = [](hid_t loc, const char* name, const H5A_info_t*, void* target) -> herr_t {
+    const hid_t attribute = H5Aopen(loc, name, H5P_DEFAULT);
+    h5::write_string_attribute(*static_cast<hid_t*>(target), name, h5::read_string_attribute(attribute, "test"), "test");
+    return H5Aclose(attribute);
+  };
+  ASSERT_GE(H5Aiterate2(from, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, copy_attribute, &target), 0);
+  H5F_info2_t layout;
+  ASSERT_GE(H5Fget_info2(to, &layout), 0);
+  EXPECT_EQ(layout.super.version, 0u);
+  H5Fclose(from);
+  H5Fclose(to);
+  expect_damaged(old.path(), "not a secpe dataset: its HDF5 superblock (version 0) has no metadata checksums");
+}
+
 // A secret index that moves to the neighbouring record keeps /secrets/indptr non-decreasing and
 // would make record 1 public (its secret given to record 2): only the checksum can tell, and it
 // does, for every bit of the array.
