@@ -3,7 +3,8 @@
 //   not instrumented, so its crashes show but not its out-of-bounds reads);
 // - anything else is a recipe (dataset_recipe.hpp): a small valid dataset written by write_dataset,
 //   then damaged through HDF5 calls, so that mutations reach the reader's own checks rather than
-//   HDF5's parser. (corpus/dataset/raw-clean.h5 is the file write_dataset makes of recipe-clean.)
+//   HDF5's parser. (corpus/dataset/raw-clean.h5 is the file write_dataset makes of recipe-clean;
+//   DatasetDamage.TheFuzzSeedIsTodaysFormat fails when a format change leaves it behind.)
 // Every accessor is called on the whole file and on two halves (as two ranks would), and what comes
 // back must be a valid dataset (issue 15 item 2): label ids in range, monotone secret offsets that
 // match the secret ids read, secret ids in range, finite embeddings, an embedder model whose parts agree.
