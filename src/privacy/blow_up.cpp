@@ -142,14 +142,24 @@ struct Mixture {
   std::size_t end_within(double z) const {
     return static_cast<std::size_t>(std::lower_bound(m.begin(), m.end(), z + kFar) - m.begin());
   }
-  double sf(double z) const {  // P(Z > z)
+  // P(Z > z) and P(Z <= z). A component of mean 0 (the count 0) evaluates Q's own tail at z
+  // (z - 0 is z, bit for bit): when it is summed, its value goes to *q_tail too.
+  double sf(double z, double* q_tail = nullptr) const {
     double s = 0.0;
-    for (std::size_t i = first_within(z); i < m.size(); ++i) s += w[i] * normal_sf(z - m[i]);
+    for (std::size_t i = first_within(z); i < m.size(); ++i) {
+      const double t = normal_sf(z - m[i]);
+      if (m[i] == 0.0 && q_tail) *q_tail = t;
+      s += w[i] * t;
+    }
     return s;
   }
-  double cdf(double z) const {  // P(Z <= z)
+  double cdf(double z, double* q_tail = nullptr) const {
     double s = 0.0;
-    for (std::size_t i = 0, end = end_within(z); i < end; ++i) s += w[i] * normal_cdf(z - m[i]);
+    for (std::size_t i = 0, end = end_within(z); i < end; ++i) {
+      const double t = normal_cdf(z - m[i]);
+      if (m[i] == 0.0 && q_tail) *q_tail = t;
+      s += w[i] * t;
+    }
     return s;
   }
   double pdf(double z) const {
@@ -478,11 +488,15 @@ DiscreteLoss discretise(const Prepared& r, double h, const AccountantOptions& op
   // every difference is taken between numbers of the size of the mass itself.
   std::vector<double> g(K);        // P: sf(z_k) if upper[k], else cdf(z_k)
   std::vector<char> upper(K, 0);
+  // Q's distribution and survival functions at z_k, evaluated once each: two neighbouring cells
+  // share each cut point, and P's component of mean 0 evaluates Q's at z_k already.
+  constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> q_cdf(K, kUnset), q_sf(K, kUnset);
   {
     bool in_upper = true;
     for (std::size_t i = K; i-- > 0;) {
       if (in_upper) {
-        const double s = mix.sf(z[i]);
+        const double s = mix.sf(z[i], &q_sf[i]);
         if (s <= 0.5) {
           g[i] = s;
           upper[i] = 1;
@@ -490,7 +504,7 @@ DiscreteLoss discretise(const Prepared& r, double h, const AccountantOptions& op
         }
         in_upper = false;
       }
-      g[i] = mix.cdf(z[i]);
+      g[i] = mix.cdf(z[i], &q_cdf[i]);
     }
   }
   auto p_mass = [&](std::size_t i) {  // P((z_i, z_{i+1}])
@@ -499,11 +513,12 @@ DiscreteLoss discretise(const Prepared& r, double h, const AccountantOptions& op
     return 1.0 - g[i] - g[i + 1];
   };
   auto p_scale = [&](std::size_t i) { return upper[i] ? g[i] : (upper[i + 1] ? 1.0 : g[i + 1]); };
+  auto q_cdf_at = [&](std::size_t k) { return std::isnan(q_cdf[k]) ? (q_cdf[k] = normal_cdf(z[k])) : q_cdf[k]; };
+  auto q_sf_at = [&](std::size_t k) { return std::isnan(q_sf[k]) ? (q_sf[k] = normal_sf(z[k])) : q_sf[k]; };
   auto q_mass = [&](std::size_t i) {  // Q((z_i, z_{i+1}])
-    const double a = z[i], b = z[i + 1];
-    if (b <= 0.0) return normal_cdf(b) - normal_cdf(a);
-    if (a >= 0.0) return normal_sf(a) - normal_sf(b);
-    return 1.0 - normal_cdf(a) - normal_sf(b);
+    if (z[i + 1] <= 0.0) return q_cdf_at(i + 1) - q_cdf_at(i);
+    if (z[i] >= 0.0) return q_sf_at(i) - q_sf_at(i + 1);
+    return 1.0 - q_cdf_at(i) - q_sf_at(i + 1);
   };
 
   // The lowest cell (-inf, z_{k_lo}] holds the losses in (l_inf, t_{k_lo}]. When the grid point
@@ -530,7 +545,7 @@ DiscreteLoss discretise(const Prepared& r, double h, const AccountantOptions& op
     return std::min(P, std::max(0.0, raw) + err);
   };
   const double lowest = upper[0] ? 1.0 - g[0] : g[0];  // (-inf, z_{k_lo}]: loss <= t_{k_lo}
-  const double lowest_up = first ? upper_share(lowest, normal_cdf(z[0]), static_cast<double>(k_lo - 1) * h, lowest) : lowest;
+  const double lowest_up = first ? upper_share(lowest, q_cdf_at(0), static_cast<double>(k_lo - 1) * h, lowest) : lowest;
   omega[0] = lowest - lowest_up;
   omega[first] += lowest_up;
   for (std::size_t i = 0; i + 1 < K; ++i) {
