@@ -115,18 +115,27 @@ class Evolution {
   void by_label() {
     std::vector<std::vector<std::size_t>> labels_of(static_cast<std::size_t>(comm_.size()));
     for (const std::size_t label : pending_) labels_of[static_cast<std::size_t>(run_.shard.label_rank[label])].push_back(label);
+    // A generator that makes its texts itself: windows paced across the ranks, by each label's
+    // public records (its k-means and its N_syn). Behind a server: windows that fill it.
+    const bool paced = run_.models.generator->in_flight() <= 1;
+    std::vector<std::vector<std::vector<std::size_t>>> windows_of;
+    if (paced) {
+      windows_of = paced_windows(labels_of, run_.shard.public_counts);
+    } else {
+      for (const auto& labels : labels_of) windows_of.push_back(windows(labels));
+    }
     std::size_t all_rounds = 0;
-    for (const auto& labels : labels_of) {
+    for (const auto& rank_windows : windows_of) {
       std::size_t rounds = 0;
-      for (const auto& window : windows(labels)) {
+      for (const auto& window : rank_windows) {
         int most = 0;
         for (const std::size_t label : window) most = std::max(most, run_.options.iterations - iterations_done(label));
         rounds += static_cast<std::size_t>(most);
       }
       all_rounds = std::max(all_rounds, rounds);
     }
-    const auto mine = windows(labels_of[static_cast<std::size_t>(comm_.rank())]);
-    announce(mine);  // rank 0's
+    const auto& mine = windows_of[static_cast<std::size_t>(comm_.rank())];
+    if (!paced) announce(mine);  // rank 0's
     std::size_t taken = 0;
     for (const auto& window : mine) {
       std::vector<LabelInFlight> flight = set_up(window);

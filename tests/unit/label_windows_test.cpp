@@ -2,6 +2,7 @@
 // a round, and that a label's candidate pool is the same whichever labels share its round.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,34 @@ TEST(LabelWindows, FillsEachRoundToEightRequestsPerSlot) {
   EXPECT_EQ(label_windows(labels, requests, 16), (std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3}, {4, 5}}));
   EXPECT_TRUE(label_windows({}, {}, 16).empty());
   EXPECT_THROW(label_windows(labels, std::vector<std::size_t>{1}, 16), std::logic_error);
+}
+
+using RankWindows = std::vector<std::vector<std::vector<std::size_t>>>;
+
+TEST(LabelWindows, PacedWindowsMatchTheRanksCostsTurnByTurn) {
+  // Rank 0 holds one large label, rank 1 several smaller ones: rank 1's first window takes labels
+  // while its running cost stays within rank 0's first (100), then every rank goes on largest first.
+  const std::vector<std::int64_t> cost{100, 60, 30, 20, 10, 10};
+  EXPECT_EQ(paced_windows({{0, 4}, {3, 1, 2, 5}}, cost), (RankWindows{{{0}, {4}}, {{1, 2}, {3}, {5}}}));
+  // In label order each window would hold one label, and rank 1's 60 met rank 0's 100 first.
+}
+
+TEST(LabelWindows, APacedWindowHoldsNoMoreThanTheLargestLabel) {
+  // Rank 1 falls behind rank 0's labels of 100 and could catch up with several of its labels of
+  // 20 at once; a window stops at the largest label's cost, 100, so that no rank holds more set
+  // up at once than one label alone did ({4, 5} at the second turn, {5, ..., 10} at the third).
+  std::vector<std::int64_t> cost{100, 100, 100, 90, 90};
+  cost.resize(13, 20);
+  const RankWindows w = paced_windows({{0, 1, 2}, {3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}, cost);
+  EXPECT_EQ(w, (RankWindows{{{0}, {1}, {2}}, {{3}, {4}, {5, 6, 7, 8, 9}, {10}, {11}, {12}}}));
+}
+
+TEST(LabelWindows, PacedWindowsHoldEveryLabelOnceAndTieByLabel) {
+  const std::vector<std::int64_t> cost{5, 5, 5, 5, 5};
+  EXPECT_EQ(paced_windows({{0, 2, 4}, {1, 3}}, cost), (RankWindows{{{0}, {2}, {4}}, {{1}, {3}}}));
+  EXPECT_EQ(paced_windows({{}, {1}}, cost), (RankWindows{{}, {{1}}}));
+  EXPECT_EQ(paced_windows({{}, {}}, cost), (RankWindows{{}, {}}));
+  EXPECT_THROW(paced_windows({{7}}, cost), std::logic_error);
 }
 
 TEST(LabelWindows, APoolIsTheSameWhicheverLabelsShareItsRound) {
