@@ -40,14 +40,28 @@ kept=usr1.state/progress.json; [ -f "$kept" ] || kept=usr1.state/checkpoint.json
 "${RUN2[@]}" --out usr1 --resume 2>/dev/null
 same_as_full usr1 "stopped by SIGUSR1 and resumed"
 
-# Sharded by label (the default at 2 ranks here), each rank has its own label in progress when
-# stopped: progress.json keeps both, and a resume at another rank count (1 rank, by record)
-# finishes them with the same outputs.
-# A stop that lands just after a rank finished a label leaves only the other rank's label in
+# Sharded by label (the default at 2 ranks here), each rank has its own labels in progress when
+# stopped (one window each, evolve/label_windows.hpp): progress.json keeps both ranks', and a
+# resume at another rank count (1 rank, by record) finishes them with the same outputs.
+# A stop that lands just after a rank finished a window leaves only the other rank's labels in
 # progress (on a loaded machine a small label's 30 iterations can pass before the signal arrives),
-# so the stop is tried up to three times for one that catches both ranks mid-label.
+# so the stop is tried up to three times for one that catches both ranks mid-window.
 grep -q '"shard_by": "label"' full/run.json || fail "2 ranks on the demo did not shard by label"
-both_in_progress() { python3 -c "import json,sys; sys.exit(len(json.load(open(sys.argv[1]))['content']['in_progress']) != 2)" "$1" 2>/dev/null; }
+# Each label's rank as assign_labels (evolve/shard.hpp) deals them, from the labels' record counts.
+"$SECPE" inspect "$T/demo.h5" | awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ /{print $1, $2}' >label-records.txt
+both_in_progress() {  # progress.json $1 holds labels of both ranks
+  python3 - "$1" label-records.txt <<'PY' 2>/dev/null
+import json, sys
+records = [int(line.split()[1]) for line in open(sys.argv[2])]
+room = [len(records) // 2 + (1 if k < len(records) % 2 else 0) for k in range(2)]
+load, rank = [0, 0], {}
+for label in sorted(range(len(records)), key=lambda l: -records[l]):
+    best = min((k for k in range(2) if room[k] > 0), key=lambda k: (load[k], k))
+    rank[label], room[best], load[best] = best, room[best] - 1, load[best] + records[label]
+held = {rank[p["outcome"]["label"]] for p in json.load(open(sys.argv[1]))["content"]["in_progress"]}
+sys.exit(held != {0, 1})
+PY
+}
 ranks=""
 for try in 1 2 3; do
   "${RUN2[@]}" --out ranks$try 2>/dev/null & pid=$!
