@@ -31,9 +31,10 @@ std::vector<std::vector<std::size_t>> label_windows(std::span<const std::size_t>
 // keep pace: each rank takes its labels largest `cost` first, and at each turn every rank with
 // labels left opens a window with its next label and adds more while its running cost stays
 // within the largest that any rank reaches with its next label, and the window's own cost within
-// the largest label's (a window holds no more set up at once than the largest label alone). labels_of_rank[r]: rank r's
-// labels; cost[label]: public, the same on every rank. Returns each rank's windows; every rank
-// computes the same. Which labels share a window changes no output (candidates.hpp).
+// the largest label's (no window holds more set up at once than the largest label alone).
+// labels_of_rank[r]: rank r's labels; cost[label]: public, the same on every rank. Returns each
+// rank's windows; every rank computes the same. Which labels share a window changes no output
+// (candidates.hpp).
 std::vector<std::vector<std::vector<std::size_t>>> paced_windows(const std::vector<std::vector<std::size_t>>& labels_of_rank,
                                                                  std::span<const std::int64_t> cost);
 
