@@ -189,7 +189,7 @@ AuditResult run_audit(const Communicator& world, const AuditOptions& o) {
   // One run: the accountant's bound for T releases. Several: the ledger's cumulative bound, the
   // certified runs' releases composed as the privacy ledger composes runs.
   const int certified_runs = o.certified_runs > 0 ? o.certified_runs : o.runs;
-  const RunSpend run{.profiles = {{{res.count_pmf, kCountsAndCentresScale / res.sigma, o.iterations}}}, .profile_of = {0}};
+  const RunSpend run{.releases = {{res.count_pmf, kCountsAndCentresScale / res.sigma, o.iterations}}, .lists = {{0}}, .profile_of = {0}};
   const auto certified = [&](double alpha) {
     if (alpha >= 1.0) return 1.0;
     if (certified_runs == 1) return blow_up_upper(res.count_pmf, kCountsAndCentresScale, res.sigma, o.iterations, alpha);

@@ -59,7 +59,7 @@ nlohmann::ordered_json bench_ledger(const Communicator& comm, const PrivacyBench
   const double seconds = comm.allreduce_max(timer.seconds());
   double worst = 0;
   for (std::size_t j = 0; j < cumulative.r.size(); ++j) worst = std::max(worst, cumulative.r[j] / budgets.p[j]);
-  return {{"earlier_runs", o.ledger_runs}, {"release_lists", plan.spend.profiles.size()}, {"seconds", seconds},
+  return {{"earlier_runs", o.ledger_runs}, {"release_lists", plan.spend.lists.size()}, {"distinct_releases", plan.spend.releases.size()}, {"seconds", seconds},
           {"coarse_secrets", std::count(cumulative.coarse.begin(), cumulative.coarse.end(), true)},
           {"worst_r_cumulative_over_p", worst}};
 }

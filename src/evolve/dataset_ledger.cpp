@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -24,22 +25,36 @@ std::filesystem::path key_path(const std::filesystem::path& dir) { return dir / 
 std::filesystem::path list_path(const std::filesystem::path& dir) { return dir / "ledger.jsonl"; }
 std::filesystem::path head_path(const std::filesystem::path& dir) { return dir / "ledger.head"; }
 
+// A run's spend as stored, as RunSpend holds it: each distinct release once ("releases"), each
+// list as indices into them ("lists"), and profile_of. A run reads the whole ledger when it starts
+// and again when it records, so the size counts: on the demo corpus at Yelp scale a line takes
+// 2.1 MB, where the first form, every list's releases in full ("profiles"), took 30 MB. Lines of
+// that form still read.
+nlohmann::ordered_json release_json(const MixtureRelease& r) { return {{"step", r.mean_step}, {"repetitions", r.repetitions}, {"pmf", r.pi}}; }
+
+MixtureRelease release_of(const nlohmann::ordered_json& j) {
+  return {j.at("pmf").get<std::vector<double>>(), j.at("step").get<double>(), j.at("repetitions").get<int>()};
+}
+
 nlohmann::ordered_json spend_json(const RunSpend& spend) {
-  nlohmann::ordered_json profiles = nlohmann::ordered_json::array();
-  for (const auto& list : spend.profiles) {
-    nlohmann::ordered_json releases = nlohmann::ordered_json::array();
-    for (const MixtureRelease& r : list) releases.push_back({{"step", r.mean_step}, {"repetitions", r.repetitions}, {"pmf", r.pi}});
-    profiles.push_back(std::move(releases));
-  }
-  return {{"public_only", spend.public_only}, {"profiles", std::move(profiles)}, {"profile_of", spend.profile_of}};
+  nlohmann::ordered_json releases = nlohmann::ordered_json::array();
+  for (const MixtureRelease& r : spend.releases) releases.push_back(release_json(r));
+  return {{"public_only", spend.public_only}, {"releases", std::move(releases)}, {"lists", spend.lists}, {"profile_of", spend.profile_of}};
 }
 
 RunSpend spend_of(const nlohmann::ordered_json& j) {
   RunSpend spend;
-  for (const auto& list : j.at("profiles")) {
-    std::vector<MixtureRelease> releases;
-    for (const auto& r : list) releases.push_back({r.at("pmf").get<std::vector<double>>(), r.at("step").get<double>(), r.at("repetitions").get<int>()});
-    spend.profiles.push_back(std::move(releases));
+  if (j.contains("releases")) {
+    for (const auto& r : j.at("releases")) spend.releases.push_back(release_of(r));
+    spend.lists = j.at("lists").get<std::vector<std::vector<std::int32_t>>>();
+  } else {
+    SpendBuilder builder;
+    for (const auto& list : j.at("profiles")) {
+      std::vector<MixtureRelease> releases;
+      for (const auto& r : list) releases.push_back(release_of(r));
+      builder.add_list(releases);
+    }
+    spend = std::move(builder.spend());
   }
   spend.profile_of = j.at("profile_of").get<std::vector<std::int32_t>>();
   spend.public_only = j.at("public_only").get<bool>();

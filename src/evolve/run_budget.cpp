@@ -41,8 +41,9 @@ void on_root(const Communicator& comm, F&& step) {
 }
 
 // Rank 0's spends on every rank, so that all ranks share the composition: flattened into integers
-// (per spend: public_only, lists, per list its releases and per release its repetitions and PMF
-// length, then profile_of's length and entries) and reals (per release its step and PMF).
+// (per spend: public_only, its releases and per release its repetitions and PMF length, its lists
+// and per list its length and indices, then profile_of's length and entries) and reals (per
+// release its step and PMF).
 void share_spends(const Communicator& comm, std::vector<RunSpend>& spends) {
   if (comm.size() == 1) return;
   std::vector<std::int64_t> ints;
@@ -50,14 +51,16 @@ void share_spends(const Communicator& comm, std::vector<RunSpend>& spends) {
   if (comm.is_root()) {
     ints.push_back(static_cast<std::int64_t>(spends.size()));
     for (const RunSpend& s : spends) {
-      ints.insert(ints.end(), {s.public_only ? 1 : 0, static_cast<std::int64_t>(s.profiles.size())});
-      for (const auto& list : s.profiles) {
+      ints.insert(ints.end(), {s.public_only ? 1 : 0, static_cast<std::int64_t>(s.releases.size())});
+      for (const MixtureRelease& r : s.releases) {
+        ints.insert(ints.end(), {r.repetitions, static_cast<std::int64_t>(r.pi.size())});
+        reals.push_back(r.mean_step);
+        reals.insert(reals.end(), r.pi.begin(), r.pi.end());
+      }
+      ints.push_back(static_cast<std::int64_t>(s.lists.size()));
+      for (const auto& list : s.lists) {
         ints.push_back(static_cast<std::int64_t>(list.size()));
-        for (const MixtureRelease& r : list) {
-          ints.insert(ints.end(), {r.repetitions, static_cast<std::int64_t>(r.pi.size())});
-          reals.push_back(r.mean_step);
-          reals.insert(reals.end(), r.pi.begin(), r.pi.end());
-        }
+        ints.insert(ints.end(), list.begin(), list.end());
       }
       ints.push_back(static_cast<std::int64_t>(s.profile_of.size()));
       ints.insert(ints.end(), s.profile_of.begin(), s.profile_of.end());
@@ -72,23 +75,25 @@ void share_spends(const Communicator& comm, std::vector<RunSpend>& spends) {
   if (comm.is_root()) return;
   auto i = ints.begin();
   auto x = reals.begin();
+  const auto take = [&i](std::vector<std::int32_t>& out) {
+    const auto length = static_cast<std::ptrdiff_t>(*i++);
+    out.assign(i, i + length);
+    i += length;
+  };
   spends.assign(static_cast<std::size_t>(*i++), RunSpend{});
   for (RunSpend& s : spends) {
     s.public_only = *i++ != 0;
-    s.profiles.resize(static_cast<std::size_t>(*i++));
-    for (auto& list : s.profiles) {
-      list.resize(static_cast<std::size_t>(*i++));
-      for (MixtureRelease& r : list) {
-        r.repetitions = static_cast<int>(*i++);
-        const auto length = static_cast<std::ptrdiff_t>(*i++);
-        r.mean_step = *x++;
-        r.pi.assign(x, x + length);
-        x += length;
-      }
+    s.releases.resize(static_cast<std::size_t>(*i++));
+    for (MixtureRelease& r : s.releases) {
+      r.repetitions = static_cast<int>(*i++);
+      const auto length = static_cast<std::ptrdiff_t>(*i++);
+      r.mean_step = *x++;
+      r.pi.assign(x, x + length);
+      x += length;
     }
-    const auto length = static_cast<std::ptrdiff_t>(*i++);
-    s.profile_of.assign(i, i + length);
-    i += length;
+    s.lists.resize(static_cast<std::size_t>(*i++));
+    for (auto& list : s.lists) take(list);
+    take(s.profile_of);
   }
 }
 

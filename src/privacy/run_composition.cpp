@@ -1,7 +1,8 @@
 #include "privacy/run_composition.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -14,23 +15,36 @@
 
 namespace secpe {
 
+std::int32_t SpendBuilder::add_list(std::span<const MixtureRelease> list) {
+  std::vector<std::int32_t> indices;
+  for (const MixtureRelease& r : list) {
+    std::vector<std::uint64_t> bits{static_cast<std::uint64_t>(r.repetitions), std::bit_cast<std::uint64_t>(r.mean_step)};
+    for (const double x : r.pi) bits.push_back(std::bit_cast<std::uint64_t>(x));
+    const auto [it, fresh] = index_of_.try_emplace(std::move(bits), static_cast<std::int32_t>(spend_.releases.size()));
+    if (fresh) spend_.releases.push_back(r);
+    indices.push_back(it->second);
+  }
+  spend_.lists.push_back(std::move(indices));
+  return static_cast<std::int32_t>(spend_.lists.size() - 1);
+}
+
 RunSpend gaussian_spend(std::span<const double> mu) {
-  RunSpend spend;
+  SpendBuilder builder;
   std::map<double, std::int32_t> index_of;  // one release list per distinct shift
   for (const double m : mu) {
     if (!(m > 0)) {
-      spend.profile_of.push_back(-1);
+      builder.spend().profile_of.push_back(-1);
       continue;
     }
-    auto [it, fresh] = index_of.try_emplace(m, static_cast<std::int32_t>(spend.profiles.size()));
-    if (fresh) spend.profiles.push_back({MixtureRelease{{0.0, 1.0}, m, 1}});
-    spend.profile_of.push_back(it->second);
+    auto [it, fresh] = index_of.try_emplace(m, 0);
+    if (fresh) it->second = builder.add_list(std::vector<MixtureRelease>{MixtureRelease{{0.0, 1.0}, m, 1}});
+    builder.spend().profile_of.push_back(it->second);
   }
-  return spend;
+  return std::move(builder.spend());
 }
 
 RunSpend uniform_spend(MixtureRelease release, std::size_t secrets) {
-  return {.profiles = {{std::move(release)}}, .profile_of = std::vector<std::int32_t>(secrets, 0), .public_only = true};
+  return {.releases = {std::move(release)}, .lists = {{0}}, .profile_of = std::vector<std::int32_t>(secrets, 0), .public_only = true};
 }
 
 namespace {
@@ -93,7 +107,8 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
       if (list < 0) continue;
       // Merged only with earlier runs' releases: a run's own list stays as its calibration bounded it.
       const auto earlier = static_cast<std::ptrdiff_t>(releases.size());
-      for (const MixtureRelease& r : runs[k].profiles.at(static_cast<std::size_t>(list))) {
+      for (const std::int32_t i : runs[k].lists.at(static_cast<std::size_t>(list))) {
+        const MixtureRelease& r = runs[k].releases.at(static_cast<std::size_t>(i));
         const auto end = releases.begin() + earlier;
         const auto same = std::find_if(releases.begin(), end, [&](const MixtureRelease& x) { return x.mean_step == r.mean_step && x.pi == r.pi; });
         if (same == end) releases.push_back(r);

@@ -15,6 +15,7 @@
 // from dominating releases is as rigorous as each run's own.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -23,14 +24,30 @@
 namespace secpe {
 
 struct RunSpend {
-  // Distinct release lists, each one secret's releases in one run.
-  std::vector<std::vector<MixtureRelease>> profiles;
-  // Per secret: its list in `profiles`, or -1 when the run released nothing about it. Empty: the
-  // run released nothing about any secret (the control).
+  // The run's distinct releases. Secrets' lists share them: on the demo corpus at Yelp scale its
+  // 45,579 lists hold 323,324 releases, 5,149 distinct, so a spend is kept (and stored in the
+  // ledger, and read back from it) about 13 times smaller than with every list's releases in full.
+  std::vector<MixtureRelease> releases;
+  // Distinct release lists, each one secret's releases in one run, as indices into `releases`.
+  std::vector<std::vector<std::int32_t>> lists;
+  // Per secret: its list in `lists`, or -1 when the run released nothing about it. Empty: the run
+  // released nothing about any secret (the control).
   std::vector<std::int32_t> profile_of;
   // The lists depend on nothing private (the public profile's caps); a run that released nothing
   // is public too (is_public).
   bool public_only = false;
+};
+// Builds a spend's lists: each list's releases enter `releases` once, whatever the lists that
+// share them (alike: the same repetitions and the same bits of step and PMF).
+class SpendBuilder {
+ public:
+  // Appends a list (its releases in order) and returns its index in spend().lists.
+  std::int32_t add_list(std::span<const MixtureRelease> list);
+  RunSpend& spend() { return spend_; }
+
+ private:
+  std::map<std::vector<std::uint64_t>, std::int32_t> index_of_;  // a release's bits -> its index
+  RunSpend spend_;
 };
 inline bool is_public(const RunSpend& spend) { return spend.public_only || spend.profile_of.empty(); }
 

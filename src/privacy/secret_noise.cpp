@@ -195,13 +195,14 @@ std::vector<MixtureRelease> SecretNoiseModel::releases_of(std::size_t profile, d
 }
 
 RunSpend SecretNoiseModel::spend(double lambda) const {
-  RunSpend out;
-  for (std::size_t u = 0; u < profiles_.size(); ++u) out.profiles.push_back(releases_of(u, lambda));
+  SpendBuilder builder;
+  for (std::size_t u = 0; u < profiles_.size(); ++u) builder.add_list(releases_of(u, lambda));
+  RunSpend& out = builder.spend();
   for (std::size_t j = 0; j < profiles_.num_secrets(); ++j) {
     const std::size_t u = profiles_.profile_of(j);
-    out.profile_of.push_back(out.profiles[u].empty() ? -1 : static_cast<std::int32_t>(u));
+    out.profile_of.push_back(out.lists[u].empty() ? -1 : static_cast<std::int32_t>(u));
   }
-  return out;
+  return std::move(out);
 }
 
 std::vector<std::size_t> SecretNoiseModel::secrets_by_exposure() const {

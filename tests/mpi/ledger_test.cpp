@@ -20,7 +20,7 @@ namespace {
 // on list j % lists; reps_of(list) gives each list's repetitions.
 template <typename Reps>
 RunSpend spend_of(int secrets, int lists, double step, Reps reps_of) {
-  RunSpend spend;
+  SpendBuilder builder;
   for (int l = 0; l < lists; ++l) {
     std::vector<MixtureRelease> list;
     for (int k = 0; k <= l % 4; ++k) {
@@ -28,10 +28,10 @@ RunSpend spend_of(int secrets, int lists, double step, Reps reps_of) {
       for (std::size_t h = 0; h < rho.size(); ++h) rho[h] = 0.01 + 0.19 * double((l * 7 + k * 3 + int(h)) % 10) / 9.0;
       list.push_back({poisson_binomial_pmf(rho), step * (1.0 + 0.1 * k), reps_of(l)});
     }
-    spend.profiles.push_back(std::move(list));
+    builder.add_list(list);
   }
-  for (int j = 0; j < secrets; ++j) spend.profile_of.push_back(j % lists);
-  return spend;
+  for (int j = 0; j < secrets; ++j) builder.spend().profile_of.push_back(j % lists);
+  return std::move(builder.spend());
 }
 
 CompositionOptions shared_by(const Communicator& comm) {

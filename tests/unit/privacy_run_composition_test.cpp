@@ -38,7 +38,7 @@ TEST(RunComposition, ThreeRunsAtTenTimesThePriorGiveAboutFortyThree) {
 TEST(RunComposition, ARunAloneGetsItsOwnBoundBitForBit) {
   const double p = 1e-3;
   const std::vector<MixtureRelease> list{{poisson_binomial_pmf({0.3, 0.1, 0.05}), 0.8, 5}, {poisson_binomial_pmf({0.2}), 0.5, 5}};
-  const RunSpend spend{.profiles = {list}, .profile_of = {0, -1, 0}};
+  const RunSpend spend{.releases = list, .lists = {{0, 1}}, .profile_of = {0, -1, 0}};
   const std::vector<double> bounds = composed_bounds(std::vector<RunSpend>{spend}, std::vector<double>{p, p, 2 * p}, 2);
   EXPECT_EQ(bounds[0], blow_up_upper_composed(list, p));
   EXPECT_EQ(bounds[1], p);  // nothing released about it: the prior
@@ -81,9 +81,22 @@ TEST(RunComposition, ACalibratedRunsSpendComposesAloneToItsOwnAchievedR) {
   }
 }
 
+TEST(RunComposition, ListsKeepEachDistinctReleaseOnce) {
+  SpendBuilder builder;
+  const MixtureRelease a{{0.25, 0.75}, 0.1 + 0.2, 5}, b{{0.25, 0.75}, 0.3, 5}, c{{0.25, 0.75}, 0.3, 4};
+  EXPECT_EQ(builder.add_list(std::vector<MixtureRelease>{a, b}), 0);
+  EXPECT_EQ(builder.add_list(std::vector<MixtureRelease>{b, c, a}), 1);
+  EXPECT_EQ(builder.add_list(std::vector<MixtureRelease>{}), 2);
+  const RunSpend& spend = builder.spend();
+  ASSERT_EQ(spend.releases.size(), 3u);  // a and b differ in a bit of the step, b and c in repetitions
+  EXPECT_EQ(spend.lists, (std::vector<std::vector<std::int32_t>>{{0, 1}, {1, 2, 0}, {}}));
+  EXPECT_EQ(spend.releases[0].mean_step, 0.1 + 0.2);
+  EXPECT_EQ(spend.releases[2].repetitions, 4);
+}
+
 TEST(RunComposition, SecondRunAddsAndTheControlAddsNothing) {
   const double p = 1e-4;
-  const RunSpend mixture{.profiles = {{{poisson_binomial_pmf({0.4, 0.4}), 0.7, 5}}}, .profile_of = {0}};
+  const RunSpend mixture{.releases = {{poisson_binomial_pmf({0.4, 0.4}), 0.7, 5}}, .lists = {{0}}, .profile_of = {0}};
   const RunSpend control{};
   const std::vector<double> alone = composed_bounds(std::vector<RunSpend>{mixture}, std::vector<double>{p}, 1);
   const std::vector<double> with_control = composed_bounds(std::vector<RunSpend>{control, mixture}, std::vector<double>{p}, 1);
