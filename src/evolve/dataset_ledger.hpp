@@ -7,9 +7,9 @@
 // A ledger is a folder (docs/privacy.md, "Across runs"): SECPE_LEDGER_DIR, or --ledger-dir, or
 // ~/.local/share/secpe/ledger. A site keeps one per project by pointing every job at one folder.
 //   ledger.key    a 256-bit MAC key (mode 0600), made with the first entry
-//   ledger.jsonl  one line per recorded run, of every dataset: "MAC JSON" (the run's spend, each
-//                 distinct release once), the JSON naming the MAC
-//                 of the line before it, so a line changed, removed or reordered breaks the chain
+//   ledger.jsonl  one line per recorded run, of every dataset: "MAC JSON", the JSON (the run's
+//                 spend, each distinct release once) naming the MAC of the line before it, so a
+//                 line changed, removed or reordered breaks the chain
 //   ledger.head   "MAC JSON": how many lines there are and the last one's MAC, so lines cut from
 //                 the end are noticed too
 // The folder is private: it holds per-secret spends that depend on private records. Anything that
