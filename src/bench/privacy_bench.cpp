@@ -49,17 +49,24 @@ SyntheticShard dataset_shard(const Communicator& comm, const std::filesystem::pa
 }
 
 // The ledger's work in a run (evolve/run_budget.hpp): this run's spend composed with ledger_runs
-// earlier runs alike, per secret.
+// earlier runs, per secret: alike, or each at more noise (ledger_noise_step), so that a secret's
+// releases in different runs differ in their step and compose as separate releases.
 nlohmann::ordered_json bench_ledger(const Communicator& comm, const PrivacyBenchOptions& o, const SecretNoisePlan& plan,
                                     const SecretBudgets& budgets) {
+  std::vector<RunSpend> runs(static_cast<std::size_t>(o.ledger_runs) + 1, plan.spend);  // the earlier runs, then this one
+  for (std::size_t k = 0; k + 1 < runs.size(); ++k)
+    for (MixtureRelease& r : runs[k].releases) r.mean_step /= 1.0 + o.ledger_noise_step * static_cast<double>(k + 1);
   comm.barrier();
   const Timer timer;
-  const std::vector<RunSpend> runs(static_cast<std::size_t>(o.ledger_runs) + 1, plan.spend);
   const ComposedBounds cumulative = compose_on_ranks(comm, runs, budgets.p, o.threads, {});  // as secpe run composes them
   const double seconds = comm.allreduce_max(timer.seconds());
   double worst = 0;
   for (std::size_t j = 0; j < cumulative.r.size(); ++j) worst = std::max(worst, cumulative.r[j] / budgets.p[j]);
-  return {{"earlier_runs", o.ledger_runs}, {"release_lists", plan.spend.lists.size()}, {"distinct_releases", plan.spend.releases.size()}, {"seconds", seconds},
+  return {{"earlier_runs", o.ledger_runs},
+          {"earlier_noise_step", o.ledger_noise_step},
+          {"release_lists", plan.spend.lists.size()},
+          {"distinct_releases", plan.spend.releases.size()},
+          {"seconds", seconds},
           {"coarse_secrets", std::count(cumulative.coarse.begin(), cumulative.coarse.end(), true)},
           {"worst_r_cumulative_over_p", worst}};
 }

@@ -22,7 +22,10 @@ struct PrivacyBenchOptions {
   double p = 1e-4, r = 1e-3;
   int threads = 1;                        // accountant threads per rank
   int repeats = 1;
-  int ledger_runs = 0;                    // > 0: also time composing the exact plan with this many earlier runs alike (the ledger's work)
+  int ledger_runs = 0;                    // > 0: also time composing the exact plan with this many earlier runs (the ledger's work)
+  // Earlier run k (1 .. ledger_runs) at (1 + ledger_noise_step k) times the plan's noise, as a grid
+  // of runs at several budgets; 0: every earlier run alike (their releases merge: the cheapest case).
+  double ledger_noise_step = 0.0;
   CertificationOptions certification{};
 };
 

@@ -204,7 +204,9 @@ int bench_privacy_command(const std::vector<std::string>& args) {
     ("data", po::value<std::string>(&data), "calibrate this dataset's labels and secrets instead of synthetic ones (a real dataset's report is private: docs/privacy.md)")
     ("iterations", po::value<int>(&o.iterations)->default_value(o.iterations), "releases T the noise is calibrated for")
     ("private-batch", po::value<double>(&o.batch)->default_value(o.batch, "1000"), "expected private records sampled per label and iteration")
-    ("ledger-runs", po::value<int>(&o.ledger_runs)->default_value(0), "also time the privacy ledger's composition of the exact plan with this many earlier runs alike (0: no)")
+    ("ledger-runs", po::value<int>(&o.ledger_runs)->default_value(0), "also time the privacy ledger's composition of the exact plan with this many earlier runs (0: no)")
+    ("ledger-noise-step", po::value<double>(&o.ledger_noise_step)->default_value(0.0, "0"),
+     "earlier run k at (1 + this x k) times the plan's noise, as a grid of runs at several budgets (0: every earlier run alike, whose releases merge: the cheapest case)")
     ("exact-profiles", po::value<std::size_t>(&o.certification.exact_profiles)->default_value(o.certification.exact_profiles),
      "distinct holder profiles up to which every secret's bound is the accountant's at full precision; beyond, dominance and a coarser grid certify the bulk");
   add_synthetic_data_option(desc);
@@ -214,6 +216,7 @@ int bench_privacy_command(const std::vector<std::string>& args) {
   option_in(vm, "iterations", 1, 100000);
   option_in(vm, "secrets", 1, 100000);
   option_in(vm, "ledger-runs", 0, 1000);
+  if (!(o.ledger_noise_step >= 0 && o.ledger_noise_step <= 100)) throw InputError("--ledger-noise-step must be in [0, 100]");
   o.repeats = repeats_of(vm);
   option_in<std::size_t>(vm, "records", 1, 10000000000);
   if (synth.holders != "zipf" && synth.holders != "demo") throw InputError("--holders must be zipf or demo, not '" + synth.holders + "'");

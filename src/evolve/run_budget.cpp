@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -16,6 +18,8 @@ namespace secpe {
 namespace {
 
 constexpr double kNoCap = std::numeric_limits<double>::infinity();
+// Seconds between progress lines of a long composition (as the calibration's).
+constexpr double kProgressSeconds = 5.0;
 
 // Runs a step on rank 0 (which alone holds the ledger) and throws what it threw on every rank, so
 // that no rank waits for one that has left: an InputError as one, anything else as internal.
@@ -108,13 +112,31 @@ std::string figure(double value) {
 
 ComposedBounds compose_on_ranks(const Communicator& comm, std::span<const RunSpend> runs, std::span<const double> p, int threads,
                                 std::span<const double> caps) {
+  // One progress line every few seconds on rank 0, per pass: at Yelp scale, runs that differ (a
+  // grid of budgets) take minutes to compose (docs/privacy.md, "Speed").
+  std::optional<Progress> progress;
+  std::string pass_shown;
+  const auto show = [&](const char* pass, std::size_t done, std::size_t total) {
+    if (pass != pass_shown) {
+      progress.emplace(std::string("compose runs, ") + pass, total, kProgressSeconds, /*percent=*/true);
+      pass_shown = pass;
+    }
+    if (!progress) return;  // the pass is done (its share's last bound and the pass's end both say so)
+    if (done < total) {
+      progress->step(done);
+      return;
+    }
+    if (progress->reported()) progress->finish();
+    progress.reset();
+  };
   return compose_runs(runs, p,
                       {.threads = threads,
                        .exact_share = kExactShareOfWorst,
                        .exact_above = caps,
                        .part = comm.rank(),
                        .parts = comm.size(),
-                       .gather = [&comm](std::span<const double> local) { return comm.allgather(local); }});
+                       .gather = [&comm](std::span<const double> local) { return comm.allgather(local); },
+                       .progress = show});
 }
 
 double worst_r_over_p(const std::vector<double>& r, const SecretBudgets& budgets) {

@@ -1,6 +1,7 @@
 #include "privacy/run_composition.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <exception>
@@ -132,7 +133,9 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
     std::vector<std::size_t> mine;
     for (std::size_t i = part; i < which.size(); i += parts) mine.push_back(which[i]);
     std::vector<std::exception_ptr> failed(mine.size());
-    run_chunks(chunk_count(options.threads, mine.size(), 1e6), mine.size(), [&](int, std::size_t begin, std::size_t end) {
+    const char* pass = coarse ? "coarse grid" : "full precision";
+    std::atomic<std::size_t> done{0};  // of `mine`, by all threads
+    run_chunks(chunk_count(options.threads, mine.size(), 1e6), mine.size(), [&](int chunk, std::size_t begin, std::size_t end) {
       ReleaseMemo memo;
       for (std::size_t i = begin; i < end; ++i) {
         try {
@@ -140,8 +143,11 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
         } catch (...) {
           failed[i] = std::current_exception();
         }
+        const std::size_t now = done.fetch_add(1) + 1;
+        if (chunk == 0 && options.progress) options.progress(pass, now, mine.size());
       }
     });
+    if (options.progress) options.progress(pass, mine.size(), mine.size());
     const auto first = std::find_if(failed.begin(), failed.end(), [](const std::exception_ptr& e) { return bool(e); });
     if (parts == 1) {
       if (first != failed.end()) std::rethrow_exception(*first);

@@ -70,6 +70,11 @@ struct CompositionOptions {
   // same bits as one process alone; a failure on any fails them all with the same error.
   int part = 0, parts = 1;
   std::function<std::vector<double>(std::span<const double>)> gather;
+  // Called on one thread as the combinations of this process's share are bounded, with the pass
+  // ("coarse grid", then "full precision" where any bound is refined), how many of the share are
+  // done and its size; the last call of a pass has done == size. Every process has a like share,
+  // so one process's progress is the whole composition's.
+  std::function<void(const char* pass, std::size_t done, std::size_t size)> progress;
 };
 // The coarse grid's slack target (AccountantOptions::slack_target), as the calibration's bulk uses.
 inline constexpr double kCoarseSlack = 1e-2;
@@ -89,7 +94,7 @@ struct ComposedBounds {
 ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const double> p, const CompositionOptions& options);
 // Every bound the accountant's at full precision.
 inline std::vector<double> composed_bounds(std::span<const RunSpend> runs, std::span<const double> p, int threads) {
-  return compose_runs(runs, p, {.threads = threads, .exact_share = 0.0, .exact_above = {}, .part = 0, .parts = 1, .gather = {}}).r;
+  return compose_runs(runs, p, {.threads = threads, .exact_share = 0.0, .exact_above = {}, .part = 0, .parts = 1, .gather = {}, .progress = {}}).r;
 }
 
 // A plan for K runs of equal budget within a total r at prior p: the r each may take so that K

@@ -33,6 +33,18 @@ check "$T/privacy.json" "$metrics_ok"
   --iterations 2 --repeats 1 --out "$T/privacy_bulk.json" >/dev/null 2>&1 || fail "bench privacy --holders demo"
 check "$T/privacy_bulk.json" 'j["figures"]["holders"] == "demo" and sum(j["figures"]["exact"]["bounds"].values()) == 200'
 check "$T/privacy_bulk.json" 'j["figures"]["exact"]["bounds"]["coarse-accountant"] > 0 and j["figures"]["exact"]["worst_r_achieved_over_p"] <= 10'
+# The ledger's composition with earlier runs alike and with runs at more noise: those keep their
+# releases apart and compose to less than copies of the run would.
+for step in 0 0.5; do
+  "$SECPE" bench privacy --records 3000 --labels 10 --secrets 200 --holders demo --private-fraction 0.25 --iterations 2 --repeats 1 \
+    --ledger-runs 2 --ledger-noise-step $step --out "$T/privacy_ledger_$step.json" >/dev/null 2>&1 || fail "bench privacy --ledger-noise-step $step"
+  check "$T/privacy_ledger_$step.json" 'j["figures"]["ledger"]["earlier_runs"] == 2 and j["figures"]["ledger"]["worst_r_cumulative_over_p"] > 10'
+done
+check "$T/privacy_ledger_0.5.json" 'j["figures"]["ledger"]["earlier_noise_step"] == 0.5'
+python3 -c "import json,sys; w=[json.load(open(f))['figures']['ledger']['worst_r_cumulative_over_p'] for f in sys.argv[1:]]; sys.exit(0 if w[1] < w[0] else 1)" \
+  "$T/privacy_ledger_0.json" "$T/privacy_ledger_0.5.json" || fail "bench privacy: earlier runs at more noise did not compose to less"
+"$SECPE" bench privacy --ledger-runs 2 --ledger-noise-step=-1 2>"$T/step.err" >/dev/null && fail "bench privacy took --ledger-noise-step -1"
+grep -q -- "--ledger-noise-step" "$T/step.err" || fail "bench privacy: the error does not name --ledger-noise-step: $(cat "$T/step.err")"
 "$SECPE" bench privacy --secrets 100001 >/dev/null 2>&1 && fail "bench privacy took --secrets 100001"
 "$SECPE" bench privacy --holders uniform >/dev/null 2>&1 && fail "bench privacy took --holders uniform"
 

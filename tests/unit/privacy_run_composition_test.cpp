@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
@@ -79,6 +81,39 @@ TEST(RunComposition, ACalibratedRunsSpendComposesAloneToItsOwnAchievedR) {
     EXPECT_LE(fast.r[j], twice[j] * (1 + 1e-2)) << j;
     if (!fast.coarse[j]) EXPECT_EQ(fast.r[j], twice[j]) << j;
   }
+}
+
+TEST(RunComposition, ReportsTheProgressOfEachPass) {
+  // 200 distinct lists over 2 runs: the coarse pass, then the full-precision one near the worst.
+  SpendBuilder builder;
+  for (int l = 0; l < 200; ++l) builder.add_list(std::vector<MixtureRelease>{{poisson_binomial_pmf({0.02 + 0.001 * l}), 0.5, 5}});
+  for (int j = 0; j < 200; ++j) builder.spend().profile_of.push_back(j);
+  const std::vector<RunSpend> runs(2, builder.spend());
+  std::vector<std::tuple<std::string, std::size_t, std::size_t>> calls;
+  const ComposedBounds bounds = compose_runs(runs, std::vector<double>(200, 1e-4),
+                                             {.threads = 2,
+                                              .exact_share = kExactShareOfWorst,
+                                              .exact_above = {},
+                                              .part = 0,
+                                              .parts = 1,
+                                              .gather = {},
+                                              .progress = [&](const char* pass, std::size_t done, std::size_t size) {
+                                                calls.emplace_back(pass, done, size);
+                                              }});
+  const auto refined = static_cast<std::size_t>(std::count(bounds.coarse.begin(), bounds.coarse.end(), false));
+  ASSERT_GT(refined, 0u);
+  ASSERT_GE(calls.size(), 3u);
+  EXPECT_EQ(calls.back(), std::make_tuple(std::string("full precision"), refined, refined));
+  std::size_t coarse_calls = 0, last = 0;
+  for (const auto& [pass, done, size] : calls) {
+    if (pass != "coarse grid") break;
+    EXPECT_EQ(size, 200u);
+    EXPECT_GE(done, last);  // never back
+    last = done;
+    ++coarse_calls;
+  }
+  EXPECT_GE(coarse_calls, 10u);  // along the way, not only at the end
+  EXPECT_EQ(last, 200u);         // and the pass's last call says it is done
 }
 
 TEST(RunComposition, ListsKeepEachDistinctReleaseOnce) {
