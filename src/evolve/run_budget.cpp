@@ -19,7 +19,7 @@ namespace {
 
 constexpr double kNoCap = std::numeric_limits<double>::infinity();
 // Seconds between progress lines of a long composition (as the calibration's).
-constexpr double kProgressSeconds = 5.0;
+constexpr double kCompositionProgressSeconds = 5.0;
 
 // Runs a step on rank 0 (which alone holds the ledger) and throws what it threw on every rank, so
 // that no rank waits for one that has left: an InputError as one, anything else as internal.
@@ -118,7 +118,7 @@ ComposedBounds compose_on_ranks(const Communicator& comm, std::span<const RunSpe
   std::string pass_shown;
   const auto show = [&](const char* pass, std::size_t done, std::size_t total) {
     if (pass != pass_shown) {
-      progress.emplace(std::string("compose runs, ") + pass, total, kProgressSeconds, /*percent=*/true);
+      progress.emplace(std::string("compose runs, ") + pass, total, kCompositionProgressSeconds, /*percent=*/true);
       pass_shown = pass;
     }
     if (!progress) return;  // the pass is done (its share's last bound and the pass's end both say so)
