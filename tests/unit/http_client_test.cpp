@@ -232,6 +232,7 @@ TEST(HttpParse, EmbeddingValuesBeyondFloatAreErrorsAndLargeOnesStillNormalise) {
 
 TEST(HttpParse, CompletionsOfBothApis) {
   EXPECT_EQ(parse_generation_response(R"({"choices":[{"message":{"content":"  hi there\n"}}]})", GenerationApi::kChat, "U"), "hi there");
+  EXPECT_EQ(parse_generation_response(R"({"choices":[{"message":{"content":"\u000b hi \f"}}]})", GenerationApi::kChat, "U"), "hi");
   EXPECT_EQ(parse_generation_response(R"({"choices":[{"text":"hello"}]})", GenerationApi::kCompletions, "U"), "hello");
   for (const std::string body : {"", "{\"choices\":[", "{\"choices\":[]}", R"({"choices":[{"text":"x"}]})", R"({"choices":[{"message":{"content":3}}]})"}) {
     EXPECT_TRUE(error_of([&] { parse_generation_response(body, GenerationApi::kChat, "U"); }).starts_with("U: malformed completion response")) << body;
