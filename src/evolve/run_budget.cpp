@@ -121,13 +121,8 @@ ComposedBounds compose_on_ranks(const Communicator& comm, std::span<const RunSpe
       progress.emplace(std::string("compose runs, ") + pass, total, kCompositionProgressSeconds, /*percent=*/true);
       pass_shown = pass;
     }
-    if (!progress) return;  // the pass is done (its share's last bound and the pass's end both say so)
-    if (done < total) {
-      progress->step(done);
-      return;
-    }
-    if (progress->reported()) progress->finish();
-    progress.reset();
+    if (done < total) progress->step(done);
+    else if (progress->reported()) progress->finish();
   };
   return compose_runs(runs, p,
                       {.threads = threads,

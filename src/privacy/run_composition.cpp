@@ -144,7 +144,7 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
           failed[i] = std::current_exception();
         }
         const std::size_t now = done.fetch_add(1) + 1;
-        if (chunk == 0 && options.progress) options.progress(pass, now, mine.size());
+        if (chunk == 0 && now < mine.size() && options.progress) options.progress(pass, now, mine.size());
       }
     });
     if (options.progress) options.progress(pass, mine.size(), mine.size());

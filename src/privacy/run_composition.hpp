@@ -72,7 +72,7 @@ struct CompositionOptions {
   std::function<std::vector<double>(std::span<const double>)> gather;
   // Called on one thread as the combinations of this process's share are bounded, with the pass
   // ("coarse grid", then "full precision" where any bound is refined), how many of the share are
-  // done and its size; the last call of a pass has done == size. Every process has a like share,
+  // done and its size; only the last call of a pass has done == size. Every process has a like share,
   // so one process's progress is the whole composition's.
   std::function<void(const char* pass, std::size_t done, std::size_t size)> progress;
 };
