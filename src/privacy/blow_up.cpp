@@ -26,6 +26,8 @@ constexpr double kEpsMach = std::numeric_limits<double>::epsilon();
 // 2.5e-324): exactly +0, so a sum may skip such terms without changing a bit (and save the call).
 constexpr double kExpIsZeroBelow = -800.0;
 constexpr int kMaxIterations = 100000;
+// What a ReleaseMemo entry costs beyond its numbers (map node, key, shared pointer, vector headers).
+constexpr std::size_t kEntryBytes = 256;
 
 [[noreturn]] void reject(const char* function, const std::string& quantity, const char* requirement,
                          double value) {
@@ -559,87 +561,146 @@ DiscreteLoss discretise(const Prepared& r, double h, const AccountantOptions& op
   return out;
 }
 
+// A release's discrete loss as the Chernoff window reads it (below): the log mass of every atom
+// (-infinity without mass; atom i lies at i - mean), the mean, variance and last index, and off the
+// ladder a coarse summary (blocks' centres and log masses). On the grid ladder, also the log-MGF of
+// the atoms at the rungs lambda = +-2^(k/4) that windows have asked for, sorted by 2 k + (lambda <
+// 0), which later windows over the same release read back.
+struct WindowTerms {
+  std::vector<double> logw, cx, clogw;
+  double mean = 0.0, var = 0.0, last = 0.0;
+  mutable std::vector<std::pair<int, double>> log_mgf_at_rungs;
+};
+WindowTerms window_terms(const DiscreteLoss& d, bool summary) {
+  WindowTerms t;
+  const auto& w = d.omega;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const double x = static_cast<double>(i);
+    s0 += w[i];
+    s1 += w[i] * x;
+    s2 += w[i] * x * x;
+  }
+  t.mean = s1 / s0;
+  t.var = std::max(s2 / s0 - t.mean * t.mean, 1e-4);
+  t.last = static_cast<double>(w.size() - 1);
+  t.logw.resize(w.size());
+  for (std::size_t i = 0; i < w.size(); ++i) t.logw[i] = w[i] > 0.0 ? std::log(w[i]) : -std::numeric_limits<double>::infinity();
+  const std::size_t block = (w.size() + 127) / 128;
+  for (std::size_t b0 = 0; b0 < w.size() && summary; b0 += block) {
+    double m = 0.0, mx = 0.0;
+    for (std::size_t i = b0; i < std::min(w.size(), b0 + block); ++i) {
+      if (!(w[i] > 0.0)) continue;
+      m += w[i];
+      mx += w[i] * static_cast<double>(i);
+    }
+    if (m > 0.0) {
+      t.cx.push_back(mx / m - t.mean);
+      t.clogw.push_back(std::log(m));
+    }
+  }
+  return t;
+}
+
+// log sum_i w_i e^{lambda x_i} over n points, shifted by the largest exponent to avoid overflow;
+// points without mass (log w = -infinity) add nothing.
+template <class X>
+double log_mgf(std::size_t n, X&& x, const double* logw, double lambda) {
+  double top = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i) top = std::max(top, logw[i] + lambda * x(i));
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double t = logw[i] + lambda * x(i) - top;
+    if (t > kExpIsZeroBelow) sum += std::exp(t);  // below, exp(t) is +0 and adding it changes no bit
+  }
+  return top + std::log(sum);
+}
+double atoms_log_mgf(const WindowTerms& t, double lambda) {
+  return log_mgf(t.logw.size(), [&t](std::size_t i) { return static_cast<double>(i) - t.mean; }, t.logw.data(), lambda);
+}
+double summary_log_mgf(const WindowTerms& t, double lambda) {
+  return log_mgf(t.cx.size(), [&t](std::size_t i) { return t.cx[i]; }, t.clogw.data(), lambda);
+}
+
 // Chernoff window of the composed index (the sum over releases l of reps_l independent draws of
-// the local atom index of d[l], each a sub-probability vector): the composed mass below lo and
-// above hi is each at most tau. Any lambda > 0 gives a valid bound; lambda is searched on a
-// coarse summary of each release (blocks of atoms), then the exact bound is evaluated at the best
-// few.
+// the local atom index of release l, each a sub-probability vector): the composed mass below lo and
+// above hi is each at most tau. Any lambda > 0 gives a valid bound. Off the ladder, lambda is
+// searched on the releases' coarse summaries, then the exact bound is evaluated at the best few; on
+// the grid ladder, lambda is searched over the rungs 2^(k/4) with the exact bound, each release's
+// log-MGF at a rung computed once (WindowTerms).
 struct Window {
   std::int64_t lo, hi;
 };
-Window chernoff_window(const std::vector<DiscreteLoss>& d, const std::vector<int>& reps, double tau) {
-  struct Local {
-    std::vector<double> x, logw;          // atoms with positive mass: index - mean, log mass
-    std::vector<double> cx, clogw;        // coarse summary: block centres, log block masses
-  };
-  std::vector<Local> loc(d.size());
+// `grown`: on the ladder, counts the bytes of the log-MGFs added to the terms.
+Window chernoff_window(const std::vector<const WindowTerms*>& terms, const std::vector<int>& reps, double tau, bool ladder,
+                       std::size_t* grown) {
   double centre = 0.0, var = 0.0, max_index = 0.0;
-  for (std::size_t l = 0; l < d.size(); ++l) {
-    const auto& w = d[l].omega;
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      const double x = static_cast<double>(i);
-      s0 += w[i];
-      s1 += w[i] * x;
-      s2 += w[i] * x * x;
-    }
-    const double mean = s1 / s0;
+  for (std::size_t l = 0; l < terms.size(); ++l) {
     const double R = static_cast<double>(reps[l]);
-    centre += R * mean;
-    var += R * std::max(s2 / s0 - mean * mean, 1e-4);
-    max_index += R * static_cast<double>(w.size() - 1);
-    const std::size_t block = (w.size() + 127) / 128;
-    for (std::size_t b0 = 0; b0 < w.size(); b0 += block) {
-      double m = 0.0, mx = 0.0;
-      for (std::size_t i = b0; i < std::min(w.size(), b0 + block); ++i) {
-        if (!(w[i] > 0.0)) continue;
-        loc[l].x.push_back(static_cast<double>(i) - mean);
-        loc[l].logw.push_back(std::log(w[i]));
-        m += w[i];
-        mx += w[i] * static_cast<double>(i);
-      }
-      if (m > 0.0) {
-        loc[l].cx.push_back(mx / m - mean);
-        loc[l].clogw.push_back(std::log(m));
-      }
-    }
+    centre += R * terms[l]->mean;
+    var += R * terms[l]->var;
+    max_index += R * terms[l]->last;
   }
   const double sd = std::sqrt(var);
-  // log sum_i w_i e^{lambda x_i}, shifted by the largest exponent to avoid overflow.
-  auto log_mgf = [](const std::vector<double>& x, const std::vector<double>& logw, double lambda) {
-    double top = -std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < x.size(); ++i) top = std::max(top, logw[i] + lambda * x[i]);
-    double sum = 0.0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const double t = logw[i] + lambda * x[i] - top;
-      if (t > kExpIsZeroBelow) sum += std::exp(t);  // below, exp(t) is +0 and adding it changes no bit
-    }
-    return top + std::log(sum);
-  };
   const double log_tau = std::log(tau);
   // Distance from the centre beyond which at most tau remains, for lambda of either sign
   // (sign = +1: upper tail; -1: lower tail, as a positive distance).
   auto bound = [&](double lambda, double sign, bool coarse) {
     double sum = 0.0;
-    for (std::size_t l = 0; l < d.size(); ++l)
-      sum += static_cast<double>(reps[l]) *
-             (coarse ? log_mgf(loc[l].cx, loc[l].clogw, sign * lambda) : log_mgf(loc[l].x, loc[l].logw, sign * lambda));
+    for (std::size_t l = 0; l < terms.size(); ++l) {
+      const WindowTerms& t = *terms[l];
+      sum += static_cast<double>(reps[l]) * (coarse ? summary_log_mgf(t, sign * lambda) : atoms_log_mgf(t, sign * lambda));
+    }
     // P(sign (S - centre) >= a) <= exp(-lambda a + sum) <= tau.
     return (sum - log_tau) / lambda;
   };
-  // The coarse search over c = 0.25 * 1.5^k <= 512 stops once a value exceeds the best so far by
-  // more than kClearRise (relative): the search returns the first smallest value of the whole
-  // grid all the same. Why: a bound (L(lambda) + a) / lambda, with L convex (a sum of log-MGFs)
-  // and a = -log tau > 0, has derivative (lambda L' - L - a) / lambda^2 whose numerator is
-  // non-decreasing (its derivative is lambda L'' >= 0): it falls, then rises. The computed values
-  // are within E ~ 1e-13 (relative: a few thousand terms, no cancellation, since L >= -tiny for
-  // these sub-probability masses) of the true ones, so a computed rise of more than kClearRise >> 2 E
-  // is a true rise, past which the true bound never falls again, and no later computed value can
-  // fall below the best. Rises within round-off (a flat stretch) do not stop the search.
+  auto bound_at_rung = [&](int k, double sign) {
+    const double lambda = std::exp2(0.25 * k);
+    double sum = 0.0;
+    for (std::size_t l = 0; l < terms.size(); ++l) {
+      const WindowTerms& t = *terms[l];
+      const int key = 2 * k + (sign < 0 ? 1 : 0);
+      auto it = std::lower_bound(t.log_mgf_at_rungs.begin(), t.log_mgf_at_rungs.end(), std::pair{key, -std::numeric_limits<double>::infinity()});
+      if (it == t.log_mgf_at_rungs.end() || it->first != key) {
+        it = t.log_mgf_at_rungs.insert(it, {key, atoms_log_mgf(t, sign * lambda)});
+        *grown += sizeof *it;
+      }
+      sum += static_cast<double>(reps[l]) * it->second;
+    }
+    return (sum - log_tau) / lambda;
+  };
+  // A search stops once a value exceeds the best so far by more than kClearRise (relative): it
+  // returns the first smallest value of its whole grid all the same. Why: a bound (L(lambda) + a) /
+  // lambda, with L convex (a sum of log-MGFs) and a = -log tau > 0, has derivative (lambda L' - L - a)
+  // / lambda^2 whose numerator is non-decreasing (its derivative is lambda L'' >= 0): it falls, then
+  // rises. The computed values are within E ~ 1e-13 (relative: a few thousand terms, no cancellation,
+  // since L >= -tiny for these sub-probability masses) of the true ones, so a computed rise of more
+  // than kClearRise >> 2 E is a true rise, past which the true bound never falls again, and no later
+  // computed value can fall below the best. Rises within round-off (a flat stretch) do not stop it.
   constexpr double kClearRise = 1e-9;
   double reach[2];
   for (int side = 0; side < 2; ++side) {
     const double sign = side == 0 ? 1.0 : -1.0;
+    if (ladder) {
+      // Rungs for c = lambda sd from 0.25 to 512, as below, walked from c = 1 the way the bound falls.
+      const int k_first = static_cast<int>(std::floor(4.0 * std::log2(0.25 / sd))), k_last = k_first + 44;
+      int k = std::clamp(static_cast<int>(std::lround(4.0 * std::log2(1.0 / sd))), k_first, k_last - 1);
+      double best = bound_at_rung(k, sign);
+      const double next = bound_at_rung(k + 1, sign);
+      const int dir = next < best ? 1 : -1;
+      if (dir == 1) {
+        best = next;
+        ++k;
+      }
+      for (int j = k + dir; j >= k_first && j <= k_last; j += dir) {
+        const double v = bound_at_rung(j, sign);
+        if (v < best) best = v;
+        else if (v > best * (1.0 + kClearRise)) break;
+      }
+      reach[side] = best;
+      continue;
+    }
+    // The coarse search over c = 0.25 * 1.5^k <= 512.
     double best_c = 1.0, best = std::numeric_limits<double>::infinity();
     for (double c = 0.25; c <= 512.0; c *= 1.5) {
       const double v = bound(c / sd, sign, true);
@@ -686,8 +747,21 @@ double grid_spacing(const std::vector<const Prepared*>& rel, const AccountantOpt
   }
   h = std::max(h, max_range / 262144.0);   // bounded per-iteration work
   h = std::max(h, sum_range / 2097152.0);  // and in all
-  return h;
+  return opt.grid_ladder ? std::exp2(std::floor(8.0 * std::log2(h)) / 8.0) : h;
 }
+
+}  // namespace
+
+// Prepared releases by their exact bits: the PMF, the step, the repetitions and the cut's tail mass
+// (everything prepare() reads); with grid_ladder, their discretisations by (prepared release, grid
+// spacing). Each is a Prepared or a DiscreteLoss, held as const void so that this class, which the
+// header declares, need not name a type of this file's anonymous namespace.
+struct ReleaseMemo::Impl {
+  std::unordered_map<std::string, std::shared_ptr<const void>> prepared, discretised;
+  std::size_t bytes = 0;  // roughly what the entries hold
+};
+
+namespace {
 
 // Every release's discrete loss on one grid, and the FFT that composes them.
 struct Discretised {
@@ -701,19 +775,45 @@ struct Discretised {
   std::int64_t atoms = 0;
 };
 
+// A release on the grid ladder, as the memo keeps it per grid spacing.
+struct LadderRelease {
+  DiscreteLoss loss;
+  WindowTerms terms;
+};
+
 // Discretises on the grid h; if the FFT that the composition needs would exceed max_fft_size,
 // coarsens the grid and starts again (this ends: once h exceeds every range, each release has at
 // most 2 atoms and the full support, at most total_reps + 1 <= max_fft_size / 4 + 1 points, fits).
 // The FFT covers the window [j_lo, j_hi] of the composed index that holds all but tau_w of the
 // mass on each side (Chernoff bounds); it then wraps only that much mass around, which the margin
 // of step 3 covers.
-Discretised discretise_all(const std::vector<const Prepared*>& rel, double h, double tau_w, bool one_shot, const AccountantOptions& opt) {
+Discretised discretise_all(const std::vector<const Prepared*>& rel, double h, double tau_w, bool one_shot, const AccountantOptions& opt,
+                           ReleaseMemo::Impl& memo) {
+  // On the ladder, a release's discretisation on grid h and its window terms, kept in the memo.
+  std::vector<const WindowTerms*> kept_terms;
+  const auto discretised = [&](const Prepared* r) {
+    if (!opt.grid_ladder) return discretise(*r, h, opt);
+    std::string key(reinterpret_cast<const char*>(&r), sizeof r);
+    key.append(reinterpret_cast<const char*>(&h), sizeof h);
+    auto it = memo.discretised.find(key);
+    if (it == memo.discretised.end()) {
+      auto made = std::make_shared<LadderRelease>();
+      made->loss = discretise(*r, h, opt);
+      made->terms = window_terms(made->loss, false);
+      memo.bytes += kEntryBytes + 2 * sizeof(double) * made->loss.omega.size();
+      it = memo.discretised.emplace(key, std::move(made)).first;
+    }
+    const auto* kept = static_cast<const LadderRelease*>(it->second.get());
+    kept_terms.push_back(&kept->terms);
+    return kept->loss;
+  };
   Discretised out;
   for (int attempt = 0;; ++attempt) {
     out = Discretised{};
+    kept_terms.clear();
     std::size_t max_atoms = 0;
     for (const Prepared* r : rel) {
-      out.d.push_back(discretise(*r, h, opt));
+      out.d.push_back(discretised(r));
       out.reps.push_back(r->reps);
       const std::size_t K = out.d.back().omega.size();
       out.atoms += static_cast<std::int64_t>(K);
@@ -726,7 +826,13 @@ Discretised discretise_all(const std::vector<const Prepared*>& rel, double h, do
     if (one_shot) return out;
     std::int64_t j_hi = out.len_full - 1;
     if (out.len_full > 4096) {
-      const Window win = chernoff_window(out.d, out.reps, tau_w);
+      std::vector<WindowTerms> own;  // off the ladder, made for this window alone
+      std::vector<const WindowTerms*> terms = kept_terms;
+      if (!opt.grid_ladder) {
+        for (const DiscreteLoss& d : out.d) own.push_back(window_terms(d, true));
+        for (const WindowTerms& t : own) terms.push_back(&t);
+      }
+      const Window win = chernoff_window(terms, out.reps, tau_w, opt.grid_ladder, &memo.bytes);
       out.j_lo = std::max<std::int64_t>(0, win.lo);
       j_hi = std::min<std::int64_t>(out.len_full - 1, win.hi);
       if (j_hi < out.j_lo) j_hi = out.j_lo;
@@ -862,7 +968,7 @@ void read_blow_up(const Composed& c, double h, double inf_T, double alpha, BlowU
 }
 
 // The bound for prepared (non-trivial) releases (steps as in blow_up.hpp).
-BlowUpBound compose_unchecked(const std::vector<const Prepared*>& rel, double alpha, const AccountantOptions& opt) {
+BlowUpBound compose_unchecked(const std::vector<const Prepared*>& rel, double alpha, const AccountantOptions& opt, ReleaseMemo::Impl& memo) {
   BlowUpBound out;
   if (rel.empty()) {  // P == Q: B(alpha) = alpha
     out.value = alpha;
@@ -870,7 +976,7 @@ BlowUpBound compose_unchecked(const std::vector<const Prepared*>& rel, double al
   }
   const double tau_w = std::max(1e-10 * alpha, 1e-300);  // window tail, see discretise_all
   const bool one_shot = rel.size() == 1 && rel[0]->reps == 1;
-  const Discretised dl = discretise_all(rel, grid_spacing(rel, opt), tau_w, one_shot, opt);
+  const Discretised dl = discretise_all(rel, grid_spacing(rel, opt), tau_w, one_shot, opt, memo);
   out.grid = dl.h;
   out.atoms = dl.atoms;
   out.infinity_mass = -std::expm1(dl.log_no_inf);
@@ -888,18 +994,12 @@ BlowUpBound compose_unchecked(const std::vector<const Prepared*>& rel, double al
 
 }  // namespace
 
-// Prepared releases by their exact bits: the PMF, the step, the repetitions and the cut's tail mass
-// (everything prepare() reads). Each is a Prepared, held as const void so that this class, which
-// the header declares, need not name a type of this file's anonymous namespace.
-struct ReleaseMemo::Impl {
-  std::unordered_map<std::string, std::shared_ptr<const void>> prepared;
-};
-
 ReleaseMemo::ReleaseMemo() : impl_(std::make_unique<Impl>()) {}
 ReleaseMemo::~ReleaseMemo() = default;
 ReleaseMemo::ReleaseMemo(ReleaseMemo&&) noexcept = default;
 ReleaseMemo& ReleaseMemo::operator=(ReleaseMemo&&) noexcept = default;
 std::size_t ReleaseMemo::size() const { return impl_->prepared.size(); }
+std::size_t ReleaseMemo::bytes() const { return impl_->bytes; }
 
 namespace {
 
@@ -928,7 +1028,8 @@ std::vector<const Prepared*> prepare_all(std::span<const MixtureRelease> release
   }
   if (static_cast<double>(total) > static_cast<double>(opt.max_fft_size) / 4.0)
     reject(fn, "the total number of repetitions", "at most max_fft_size / 4", static_cast<double>(total));
-  const double tau = std::max(1e-7 * alpha / static_cast<double>(std::max<std::int64_t>(total, 1)), 1e-300);
+  double tau = std::max(1e-7 * alpha / static_cast<double>(std::max<std::int64_t>(total, 1)), 1e-300);
+  if (opt.grid_ladder) tau = std::exp2(std::floor(std::log2(tau)));
   std::vector<const Prepared*> out;
   out.reserve(kept.size());
   std::string key;
@@ -939,8 +1040,10 @@ std::vector<const Prepared*> prepare_all(std::span<const MixtureRelease> release
     key.append(reinterpret_cast<const char*>(&tau), sizeof(double));
     key.append(reinterpret_cast<const char*>(&r.repetitions), sizeof(int));
     auto it = memo.prepared.find(key);
-    if (it == memo.prepared.end())
+    if (it == memo.prepared.end()) {
       it = memo.prepared.emplace(key, std::make_shared<const Prepared>(prepare(Mixture(r.pi, steps[i]), r.repetitions, tau))).first;
+      memo.bytes += kEntryBytes + 5 * key.size();  // the key, and the mixture's four numbers per count
+    }
     out.push_back(static_cast<const Prepared*>(it->second.get()));
   }
   return out;
@@ -1007,7 +1110,7 @@ BlowUpBound bound_unchecked(const std::vector<double>& pi, double scale, double 
                             double alpha, const AccountantOptions& opt) {
   const MixtureRelease release{pi, scale / sigma, T};
   ReleaseMemo memo;
-  return compose_unchecked(prepare_all({&release, 1}, 1.0, alpha, opt, "blow_up_upper", memo.impl()), alpha, opt);
+  return compose_unchecked(prepare_all({&release, 1}, 1.0, alpha, opt, "blow_up_upper", memo.impl()), alpha, opt, memo.impl());
 }
 
 }  // namespace
@@ -1071,7 +1174,8 @@ BlowUpBound blow_up_bound_composed(std::span<const MixtureRelease> releases, dou
   check_releases(kFn, releases);
   check_unit(kFn, "alpha", alpha);
   ReleaseMemo local;
-  return compose_unchecked(prepare_all(releases, 1.0, alpha, options, kFn, (memo ? *memo : local).impl()), alpha, options);
+  ReleaseMemo::Impl& kept = (memo ? *memo : local).impl();
+  return compose_unchecked(prepare_all(releases, 1.0, alpha, options, kFn, kept), alpha, options, kept);
 }
 
 double blow_up_upper_composed(std::span<const MixtureRelease> releases, double alpha,
@@ -1098,7 +1202,7 @@ double calibrate_scale_composed(std::span<const MixtureRelease> releases, double
   const AccountantOptions opt;
   auto f = [&](double lambda) {
     ReleaseMemo memo;  // each lambda has its own steps
-    return std::log(compose_unchecked(prepare_all(releases, lambda, p, opt, kFn, memo.impl()), p, opt).value) - std::log(r);
+    return std::log(compose_unchecked(prepare_all(releases, lambda, p, opt, kFn, memo.impl()), p, opt, memo.impl()).value) - std::log(r);
   };
   // Start from the single-Gaussian guess with the mean counts: mu(lambda) = sqrt(mu2) / lambda.
   const double eta = normal_quantile(r) - normal_quantile(p);

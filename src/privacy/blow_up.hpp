@@ -75,6 +75,14 @@ struct AccountantOptions {
   double grid = 0.0;               // loss grid spacing h; 0 = automatic
   double slack_target = 1e-5;      // automatic grid: wanted relative slack of B (rough)
   std::int64_t max_fft_size = std::int64_t{1} << 22;
+  // false: the grid spacing and the cut's tail mass (steps 1 and 2) follow each bound's releases.
+  // true: the spacing is rounded down to a power of 2^(1/8) and the tail mass down to a power of 2
+  // (a finer grid and a higher cut: as rigorous, and as tight but for the window's choice), so that bounds over many combinations of
+  // shared releases meet the same discretised releases, which a ReleaseMemo then keeps (the
+  // composition across runs, privacy/run_composition.hpp); step 3's Chernoff window then searches
+  // its lambda on rungs 2^(k/4), each release's log-MGF at a rung kept with it. The bits differ
+  // from false's.
+  bool grid_ladder = false;
 };
 
 // Details of one evaluation, for tests and diagnostics.
@@ -141,15 +149,18 @@ struct MixtureRelease {
 // of its loss): a function of the release's bits and of the cut's tail mass (1e-7 alpha over the
 // list's total repetitions) alone. Secrets' holder profiles share releases (at Yelp scale a pass
 // over 46,000 profiles at one lambda meets each distinct release about 20 times), so a ReleaseMemo
-// given to many bounds prepares each once: the same bits as without it. Not synchronised (one per
-// thread); it only grows, so give it one pass over the profiles at one lambda.
+// given to many bounds prepares each once: the same bits as without it. With grid_ladder it also
+// keeps each release's discretisation per grid spacing (step 2), which bounds on the ladder share.
+// Not synchronised (one per thread); it only grows, so give it one pass over the profiles at one
+// lambda.
 class ReleaseMemo {
  public:
   ReleaseMemo();
   ~ReleaseMemo();
   ReleaseMemo(ReleaseMemo&&) noexcept;
   ReleaseMemo& operator=(ReleaseMemo&&) noexcept;
-  std::size_t size() const;  // distinct releases prepared
+  std::size_t size() const;   // distinct releases prepared
+  std::size_t bytes() const;  // roughly the memory its entries hold
   struct Impl;               // blow_up.cpp's
   Impl& impl() { return *impl_; }
 

@@ -121,12 +121,13 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
   // bound[u] for every u in `which`, on the threads, each process its share.
   std::vector<double> bound(combinations.size());
   const std::size_t parts = static_cast<std::size_t>(options.parts), part = static_cast<std::size_t>(options.part);
-  // `memo`: a thread's releases prepared so far (combinations share their runs' releases).
+  // `memo`: a thread's releases prepared so far (combinations share their runs' releases), and on
+  // the coarse pass their discretisations per rung of the grid ladder.
   const auto bound_of = [&](std::size_t u, bool coarse, ReleaseMemo* memo) {
     const auto releases = releases_of(u);
     const double alpha = combinations[u]->second;
     return releases.empty() ? alpha
-           : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack}, memo)
+           : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack, .grid_ladder = true}, memo)
                             : blow_up_upper_composed(releases, alpha, {}, memo);
   };
   const auto evaluate = [&](const std::vector<std::size_t>& which, bool coarse) {
@@ -138,6 +139,7 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
     run_chunks(chunk_count(options.threads, mine.size(), 1e6), mine.size(), [&](int chunk, std::size_t begin, std::size_t end) {
       ReleaseMemo memo;
       for (std::size_t i = begin; i < end; ++i) {
+        if (memo.bytes() > kCompositionMemoBytes) memo = ReleaseMemo();
         try {
           bound[mine[i]] = bound_of(mine[i], coarse, &memo);
         } catch (...) {

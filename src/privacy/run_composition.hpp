@@ -77,7 +77,14 @@ struct CompositionOptions {
   std::function<void(const char* pass, std::size_t done, std::size_t size)> progress;
 };
 // The coarse grid's slack target (AccountantOptions::slack_target), as the calibration's bulk uses.
+// The coarse pass puts it on the grid ladder (AccountantOptions::grid_ladder): combinations share
+// their runs' releases, and on the ladder their grids too, so that a thread's ReleaseMemo
+// discretises a release once per rung for every combination that meets it.
 inline constexpr double kCoarseSlack = 1e-2;
+// A thread's memo starts again once it holds this much (ReleaseMemo::bytes): with 10 earlier runs
+// at other budgets a Yelp-scale pass meets about 140,000 discretisations per rank, 1.1 GB if all
+// were kept. The bounds are the same bits either way; a smaller memo finds fewer.
+inline constexpr std::size_t kCompositionMemoBytes = std::size_t{256} << 20;
 // The share of the largest coarse r/p from which secpe run refines at full precision.
 inline constexpr double kExactShareOfWorst = 0.95;
 

@@ -14,8 +14,9 @@
 # again with issue 39, which added the cumulative figures (across_runs, r_cumulative) and the
 # --experiment option, and run.json again with --generator-topics auto (its option recorded as
 # given, the topics used in the summary), and SecPE's run.json again with summary.kmeans (issue 41:
-# the k-means' seeding and iterations); synthetic.csv, initial.csv and metrics.jsonl are still
-# df41c45's. The runs
+# the k-means' seeding and iterations), and the pooled and Aug-PE runs' privacy.json again when the
+# ledger's coarse pass went onto the grid ladder (their r_cumulative moved by -0.07 % to +0.008 %,
+# nothing else); synthetic.csv, initial.csv and metrics.jsonl are still df41c45's. The runs
 # share one privacy ledger (the preamble's): the three rank counts are one release, counted once,
 # so their privacy.json files are identical.
 source "$(dirname "$0")/lib/preamble.sh"

@@ -132,5 +132,23 @@ TEST(AccountantBits, MemoKeepsTheBitsAndPreparesEachReleaseOnce) {
   EXPECT_EQ(shared.size(), pool.size());
 }
 
+// On the grid ladder a memo also keeps each release's discretisation per grid, which bounds over
+// many combinations of shared releases meet (privacy/run_composition.cpp): the same bits as a bound
+// with a fresh memo, whatever the memo met before.
+TEST(AccountantBits, TheLadderMemoKeepsTheBits) {
+  const std::vector<BitsCase> cases = bits_cases();
+  const std::vector<MixtureRelease>& pool = cases[0].releases;
+  const AccountantOptions ladder{.slack_target = 1e-2, .grid_ladder = true};
+  ReleaseMemo shared;
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t a = 0; a < pool.size(); ++a)
+      for (std::size_t b = a; b < pool.size(); ++b) {
+        std::vector<MixtureRelease> list{pool[a]};
+        if (b > a) list.push_back(pool[b]);
+        const double alone = blow_up_upper_composed(list, cases[0].alpha, ladder);
+        EXPECT_TRUE(same_bits(blow_up_upper_composed(list, cases[0].alpha, ladder, &shared), alone)) << round << ": " << a << ", " << b;
+      }
+}
+
 }  // namespace
 }  // namespace secpe
