@@ -17,6 +17,7 @@
 // secpe never starts a ledger over a damaged one, so losing part of it cannot reset the budget.
 // Removing the whole folder does start a new one; docs/privacy.md says how to guard against that.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,16 +57,20 @@ class DatasetLedger {
   const std::vector<LedgerEntry>& entries() const { return entries_; }
   std::vector<LedgerEntry> runs_of(const std::string& dataset) const;
 
-  // Appends `entry` under the folder's lock, after reading the ledger again (another run may have
-  // recorded since); false when its release is there already (a repeat of a recorded run).
+  // Appends `entry` under the folder's lock, after reading the ledger again where its files changed
+  // since they were read (another run may have recorded since); false when its release is there
+  // already (a repeat of a recorded run).
   bool record(const LedgerEntry& entry);
 
  private:
   void load();
-  void write_head(const NoiseKey& mac_key) const;
+  bool unchanged() const;
+  void write_head(const NoiseKey& mac_key);
   std::filesystem::path dir_;
   std::vector<LedgerEntry> entries_;
   std::vector<std::string> lines_;  // as stored
+  std::string head_;                // as stored
+  std::optional<NoiseKey> mac_key_; // as stored (none: no ledger was there)
 };
 
 }  // namespace secpe

@@ -124,8 +124,10 @@ RunResult run_pipeline(const Communicator& comm, const RunOptions& options, cons
   Method& method = *inputs.method;
   const double delta = reported_delta(options, shard);
   method.calibrate({.comm = comm, .options = options, .shard = shard, .budgets = inputs.budgets, .delta = delta});
-  budget.compose(comm, method, inputs.budgets);  // refuses a run over the dataset's total, before any release
   const double calibration_seconds = timer.seconds();
+  timer.restart();
+  budget.compose(comm, method, inputs.budgets);  // refuses a run over the dataset's total, before any release
+  const double ledger_compose_seconds = timer.seconds();
 
   timer.restart();
   evolve_labels(comm,
@@ -188,6 +190,7 @@ RunResult run_pipeline(const Communicator& comm, const RunOptions& options, cons
   // Every stage's wall time, this invocation's (a resumed run's earlier part is not in it): private,
   // as calibration, evolution and the leak scan work on private records.
   result.timings["run"] = {{"setup_seconds", setup_seconds}, {"calibration_seconds", calibration_seconds},
+                           {"ledger_compose_seconds", ledger_compose_seconds},
                            {"evolve_seconds", evolve_seconds}, {"leak_scan_seconds", leak_scan_seconds},
                            {"evaluate_seconds", eval_seconds}, {"run_seconds", run_timer.seconds()}};
   return result;

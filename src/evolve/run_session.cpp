@@ -228,8 +228,10 @@ std::optional<nlohmann::ordered_json> run_session(const Communicator& comm, cons
   const double digest_seconds = stage.seconds();
   if (already_complete(comm, options, secrets, inputs, request.key_file)) return std::nullopt;
   // The dataset's budget across runs: nothing left, nothing made.
+  stage.restart();
   RunBudget budget(comm, options, dataset_digest);
   budget.check_spent(comm, inputs.budgets);
+  const double ledger_read_seconds = stage.seconds();
   const PrivateState state = settle_noise_key(comm, options, secrets, request.key_file, public_inputs);
   budget.identify(keyed_digest_hex(secrets.noise_key, "secpe ledger release v1", secrets.release_digest));
 
@@ -240,12 +242,16 @@ std::optional<nlohmann::ordered_json> run_session(const Communicator& comm, cons
     const nlohmann::ordered_json run_json = run_json_of(comm, request, public_inputs, state, result, nodes);
     stage.restart();
     write_outputs(options.out, result, run_json);
+    const double outputs_seconds = stage.seconds();
+    stage.restart();
     record_or_withdraw(budget, *inputs.method, inputs.budgets, options.out);
     // The run's timings (the private work's among them) go to the state folder, not to run.json.
     nlohmann::ordered_json timings = result.timings;
-    nlohmann::ordered_json stages{{"prepare_seconds", prepare_seconds}, {"digest_seconds", digest_seconds}};
+    nlohmann::ordered_json stages{{"prepare_seconds", prepare_seconds}, {"digest_seconds", digest_seconds},
+                                  {"ledger_read_seconds", ledger_read_seconds}};
     stages.update(timings["run"]);
-    stages["outputs_seconds"] = stage.seconds();
+    stages["outputs_seconds"] = outputs_seconds;
+    stages["ledger_record_seconds"] = stage.seconds();
     stages["wall_seconds"] = wall.seconds();
     timings["run"] = std::move(stages);
     write_run_timings(options.state_dir, std::move(timings));

@@ -111,6 +111,8 @@ python3 - a/secpe.state/timings.json a/augpe.state/timings.json <<'PY' || fail "
 import json, sys
 s, a = (json.load(open(f)) for f in sys.argv[1:])
 assert s['note'].startswith('PRIVATE') and s['run']['calibration_seconds'] >= 0 and s['run']['wall_seconds'] > 0, s['run']
+# What the privacy ledger costs a run, stage by stage: reading it, composing, recording.
+assert all(s['run'][k] >= 0 for k in ('ledger_read_seconds', 'ledger_compose_seconds', 'ledger_record_seconds')), s['run']
 assert s['iterations'] and all('release_seconds' in i and 'iteration_seconds' in i for i in s['iterations']), s['iterations'][:2]
 assert {'generate_seconds', 'embed_seconds', 'release_seconds', 'vote_seconds', 'select_seconds'} <= set(s['evolve_steps']), s['evolve_steps']
 assert all('release_seconds' in i for i in a['iterations']), a['iterations'][:2]

@@ -72,6 +72,28 @@ TEST_F(DatasetLedgerTest, AnEditedCutOrPartlyLostLedgerIsRefused) {
   EXPECT_THROW(DatasetLedger{dir_}, InputError);
 }
 
+// A run reads the ledger when it starts and records when it ends; what changed in between (another
+// run's line, an edit) is read and checked again, and what did not is not parsed twice.
+TEST_F(DatasetLedgerTest, RecordingSeesWhatChangedSinceTheLedgerWasRead) {
+  DatasetLedger(dir_).record(entry("r1", 0.3));
+  DatasetLedger first(dir_), second(dir_);
+  EXPECT_TRUE(second.record(entry("r2", 0.4)));
+  EXPECT_FALSE(first.record(entry("r2", 0.4)));  // the other run's line is seen
+  EXPECT_TRUE(first.record(entry("r3", 0.5)));
+  EXPECT_TRUE(first.record(entry("r4", 0.6)));   // after its own line, nothing to read again
+  const DatasetLedger again(dir_);
+  ASSERT_EQ(again.entries().size(), 4u);
+  EXPECT_EQ(again.entries()[1].release, "r2");
+  EXPECT_EQ(again.entries()[3].release, "r4");
+
+  DatasetLedger third(dir_);
+  std::string edited = read("ledger.jsonl");
+  edited.replace(edited.find("\"r_over_p\":10"), 13, "\"r_over_p\":1.");
+  write("ledger.jsonl", edited);
+  EXPECT_THROW(third.record(entry("r5", 0.7)), InputError);  // an edit since it was read is refused
+  EXPECT_THROW(DatasetLedger{dir_}, InputError);             // and left for its owner to restore
+}
+
 TEST_F(DatasetLedgerTest, ALineOfTheFirstFormReadsAsItsReleasesSharedOnce) {
   DatasetLedger ledger(dir_);
   ledger.record(entry("r0", 0.5));  // makes the key and the head

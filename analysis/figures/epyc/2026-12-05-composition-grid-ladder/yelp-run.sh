@@ -6,10 +6,9 @@
 # from a copy of that ledger. Run after source jobs/mpi-env.sh; prints one line per run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../../paper_yelp_run.sh"
 run() {  # run BINARY OUT LEDGER_DIR
-  rm -rf $2 $2.state
-  SECPE_LEDGER_DIR=$PWD/$3 /usr/bin/time -f "%e s wall, %M KB" -o $2.time mpirun -n 2 --oversubscribe "$1" run --data yelp.h5 --out $2 --state-dir $2.state --noise-key-file noise.key --noise-nonce 00112233445566778899aabbccddeeff --r-over-p 10 --seed 1 --threads 1 --synthetic 5000 --clusters 600 --variations 6 --iterations 5 --max-words 64 --generator-labels pooled --generator-topics 50 > $2.log 2>&1
-  echo "$2 rc=$? $(cat $2.time); $(grep -h 'privacy across runs' $2.log | sed 's/.*secpe: //')"
+  paper_yelp_run "$@"
 }
 rm -rf one.led ten.led; mkdir -m 700 one.led
 run "$NEW" one one.led
