@@ -224,7 +224,7 @@ bool DatasetLedger::record(const LedgerEntry& entry) {
     write_noise_key_file(key_path(dir_), noise_key_from_os());
     write_head(read_noise_key_file(key_path(dir_)));
   }
-  const NoiseKey mac_key = read_noise_key_file(key_path(dir_));
+  const NoiseKey mac_key = *mac_key_;  // as read (or just made) and checked: not read once more
   LedgerEntry stamped = entry;
   stamped.recorded_utc = utc_timestamp();
   const nlohmann::ordered_json body{{"number", lines_.size() + 1}, {"previous", lines_.empty() ? "none" : lines_.back().substr(0, 64)},
