@@ -150,7 +150,9 @@ struct MixtureRelease {
 // list's total repetitions) alone. Secrets' holder profiles share releases (at Yelp scale a pass
 // over 46,000 profiles at one lambda meets each distinct release about 20 times), so a ReleaseMemo
 // given to many bounds prepares each once: the same bits as without it. With grid_ladder it also
-// keeps each release's discretisation per grid spacing (step 2), which bounds on the ladder share.
+// keeps each release's discretisation per grid spacing (step 2), which bounds on the ladder share,
+// and the transform of each group of releases of one count PMF (a label's in runs at other noise)
+// per grid spacing and FFT size (step 3; up to 256 MB, then those start again).
 // Not synchronised (one per thread); it only grows, so give it one pass over the profiles at one
 // lambda.
 class ReleaseMemo {
@@ -160,7 +162,7 @@ class ReleaseMemo {
   ReleaseMemo(ReleaseMemo&&) noexcept;
   ReleaseMemo& operator=(ReleaseMemo&&) noexcept;
   std::size_t size() const;   // distinct releases prepared
-  std::size_t bytes() const;  // roughly the memory its entries hold
+  std::size_t bytes() const;  // roughly the memory its entries hold, but for groups' transforms (capped apart)
   struct Impl;               // blow_up.cpp's
   Impl& impl() { return *impl_; }
 

@@ -83,7 +83,9 @@ struct CompositionOptions {
 inline constexpr double kCoarseSlack = 1e-2;
 // A thread's memo starts again once it holds this much (ReleaseMemo::bytes): with 10 earlier runs
 // at other budgets a Yelp-scale pass meets about 140,000 discretisations per rank, 1.1 GB if all
-// were kept. The bounds are the same bits either way; a smaller memo finds fewer.
+// were kept. The bounds are the same bits either way; a smaller memo finds fewer. The memo's
+// groups' transforms have a cap of their own, as large (privacy/blow_up.cpp), so a thread holds
+// up to about 0.5 GB.
 inline constexpr std::size_t kCompositionMemoBytes = std::size_t{256} << 20;
 // The share of the largest coarse r/p from which secpe run refines at full precision.
 inline constexpr double kExactShareOfWorst = 0.95;

@@ -132,22 +132,41 @@ TEST(AccountantBits, MemoKeepsTheBitsAndPreparesEachReleaseOnce) {
   EXPECT_EQ(shared.size(), pool.size());
 }
 
-// On the grid ladder a memo also keeps each release's discretisation per grid, which bounds over
-// many combinations of shared releases meet (privacy/run_composition.cpp): the same bits as a bound
-// with a fresh memo, whatever the memo met before.
+// On the grid ladder a memo also keeps each release's discretisation per grid, and the transform
+// of each group of releases with one count PMF (a label's holders in runs at other noise), which
+// bounds over many combinations of shared releases meet (privacy/run_composition.cpp): the same
+// bits as a bound with a fresh memo, whatever the memo met before.
 TEST(AccountantBits, TheLadderMemoKeepsTheBits) {
   const std::vector<BitsCase> cases = bits_cases();
   const std::vector<MixtureRelease>& pool = cases[0].releases;
   const AccountantOptions ladder{.slack_target = 1e-2, .grid_ladder = true};
+  const auto at_other_noise = [](MixtureRelease r, double more) {
+    r.mean_step /= more;
+    return r;
+  };
   ReleaseMemo shared;
-  for (int round = 0; round < 2; ++round)
+  for (int round = 0; round < 4; ++round)
     for (std::size_t a = 0; a < pool.size(); ++a)
       for (std::size_t b = a; b < pool.size(); ++b) {
         std::vector<MixtureRelease> list{pool[a]};
         if (b > a) list.push_back(pool[b]);
+        const std::size_t one_run = list.size();
+        for (int run = 1; round >= 2 && run <= 2; ++run)  // rounds 2 and 3: each release in three runs, a group
+          for (std::size_t l = 0; l < one_run; ++l) list.push_back(at_other_noise(list[l], 1.0 + 0.02 * run));
         const double alone = blow_up_upper_composed(list, cases[0].alpha, ladder);
         EXPECT_TRUE(same_bits(blow_up_upper_composed(list, cases[0].alpha, ladder, &shared), alone)) << round << ": " << a << ", " << b;
       }
+  // One group on one grid at two FFT sizes (alpha moves the window, not the cut's tail mass nor
+  // the grid): each size has its own transform.
+  std::vector<MixtureRelease> group{cases[10].releases.at(0)};
+  for (const double more : {1.02, 1.04}) group.push_back(at_other_noise(group[0], more));
+  const double alpha[] = {std::exp2(-14.0 + 99.0 / 64.0), std::exp2(-14.0 + 48.0 / 64.0)};
+  const BlowUpBound narrow = blow_up_bound_composed(group, alpha[0], ladder), wide = blow_up_bound_composed(group, alpha[1], ladder);
+  ASSERT_EQ(narrow.grid, wide.grid);
+  ASSERT_LT(narrow.fft_size, wide.fft_size);
+  ReleaseMemo sizes;
+  EXPECT_TRUE(same_bits(blow_up_upper_composed(group, alpha[0], ladder, &sizes), narrow.value));
+  EXPECT_TRUE(same_bits(blow_up_upper_composed(group, alpha[1], ladder, &sizes), wide.value));
 }
 
 }  // namespace

@@ -1,11 +1,6 @@
 #!/bin/bash
 # One composition of the paper's Yelp-scale plan with 10 earlier runs: measure.sh BINARY TAG STEP,
 # where STEP is --ledger-noise-step (0: the earlier runs alike; 0.02: at 1.02 to 1.2 times the
-# noise). Run from the source tree after source jobs/mpi-env.sh; writes bench-TAG.json here and
-# prints the figures, with each rank's peak memory (the calibration's and the composition's).
+# noise): ../../../composition_bench.sh, writing here.
 here=$(dirname "$0")
-mpirun -n 2 bash -c 'exec /usr/bin/time -f "rank peak %M KiB" "$@" 2>>"'"$here/log-$2.txt"'"' _ "$1" bench privacy --records 1939290 \
-  --secrets 48916 --holders demo --private-fraction 0.25 --ledger-runs 10 --threads 1 --repeats 1 --ledger-noise-step "$3" \
-  --out "$here/bench-$2.json" >/dev/null
-python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['figures']; print(sys.argv[2], 'calibration', round(d['exact']['seconds_best'],1), 's, composition', round(d['ledger']['seconds'],1), 's, worst cumulative r/p', round(d['ledger']['worst_r_cumulative_over_p'],3))" "$here/bench-$2.json" "$2"
-grep -h "rank peak" "$here/log-$2.txt"
+exec "$here/../../../composition_bench.sh" "$here" "$@"
