@@ -17,14 +17,12 @@
 
 #include "core/error.hpp"
 #include "privacy/gaussian.hpp"
+#include "privacy/log_mgf.hpp"
 
 namespace secpe {
 namespace {
 
 constexpr double kEpsMach = std::numeric_limits<double>::epsilon();
-// exp(t) for t below this is far under half the least subnormal (exp(-800) ~ 4e-348 against
-// 2.5e-324): exactly +0, so a sum may skip such terms without changing a bit (and save the call).
-constexpr double kExpIsZeroBelow = -800.0;
 constexpr int kMaxIterations = 100000;
 // What a ReleaseMemo entry costs beyond its numbers (map node, key, shared pointer, vector headers).
 constexpr std::size_t kEntryBytes = 256;
@@ -564,19 +562,39 @@ DiscreteLoss discretise(const Prepared& r, double h, const AccountantOptions& op
   return out;
 }
 
-// A release's discrete loss as the Chernoff window reads it (below): the log mass of every atom
-// (-infinity without mass; atom i lies at i - mean), the mean, variance and last index, and off the
-// ladder a coarse summary (blocks' centres and log masses). On the grid ladder, also the log-MGF of
-// the atoms at the rungs lambda = +-2^(k/4) that windows have asked for, sorted by 2 k + (lambda <
-// 0), which later windows over the same release read back.
+// Log-MGFs at the grid ladder's rungs lambda = +-2^(k/4) that windows have asked for, sorted by
+// the key 2 k + (lambda < 0): each computed once, and read back by later windows.
+class RungCache {
+ public:
+  // The value at `key`, computed by compute() the first time; `grown` counts the bytes added.
+  template <class F>
+  double at(int key, F&& compute, std::size_t* grown) const {
+    auto it = std::lower_bound(values_.begin(), values_.end(), std::pair{key, -std::numeric_limits<double>::infinity()});
+    if (it == values_.end() || it->first != key) {
+      it = values_.insert(it, {key, compute()});
+      *grown += sizeof *it;
+    }
+    return it->second;
+  }
+
+ private:
+  mutable std::vector<std::pair<int, double>> values_;
+};
+
+// A release's discrete loss as the Chernoff window reads it (below): the masses of its atoms (atom i
+// lies at i - mean), the mean, variance and last index; off the ladder, also every atom's log mass
+// (-infinity without mass) and a coarse summary (blocks' centres and log masses), on the grid ladder
+// the log-MGF of the atoms at the rungs.
 struct WindowTerms {
+  std::span<const double> w;  // the discrete loss's omega, which outlives the terms
   std::vector<double> logw, cx, clogw;
   double mean = 0.0, var = 0.0, last = 0.0;
-  mutable std::vector<std::pair<int, double>> log_mgf_at_rungs;
+  RungCache rungs;
 };
-WindowTerms window_terms(const DiscreteLoss& d, bool summary) {
+WindowTerms window_terms(const DiscreteLoss& d, bool ladder) {
   WindowTerms t;
   const auto& w = d.omega;
+  t.w = w;
   double s0 = 0.0, s1 = 0.0, s2 = 0.0;
   for (std::size_t i = 0; i < w.size(); ++i) {
     const double x = static_cast<double>(i);
@@ -587,10 +605,11 @@ WindowTerms window_terms(const DiscreteLoss& d, bool summary) {
   t.mean = s1 / s0;
   t.var = std::max(s2 / s0 - t.mean * t.mean, 1e-4);
   t.last = static_cast<double>(w.size() - 1);
+  if (ladder) return t;
   t.logw.resize(w.size());
   for (std::size_t i = 0; i < w.size(); ++i) t.logw[i] = w[i] > 0.0 ? std::log(w[i]) : -std::numeric_limits<double>::infinity();
   const std::size_t block = (w.size() + 127) / 128;
-  for (std::size_t b0 = 0; b0 < w.size() && summary; b0 += block) {
+  for (std::size_t b0 = 0; b0 < w.size(); b0 += block) {
     double m = 0.0, mx = 0.0;
     for (std::size_t i = b0; i < std::min(w.size(), b0 + block); ++i) {
       if (!(w[i] > 0.0)) continue;
@@ -605,44 +624,83 @@ WindowTerms window_terms(const DiscreteLoss& d, bool summary) {
   return t;
 }
 
-// log sum_i w_i e^{lambda x_i} over n points, shifted by the largest exponent to avoid overflow;
-// points without mass (log w = -infinity) add nothing.
-template <class X>
-double log_mgf(std::size_t n, X&& x, const double* logw, double lambda) {
-  double top = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < n; ++i) top = std::max(top, logw[i] + lambda * x(i));
-  double sum = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double t = logw[i] + lambda * x(i) - top;
-    if (t > kExpIsZeroBelow) sum += std::exp(t);  // below, exp(t) is +0 and adding it changes no bit
-  }
-  return top + std::log(sum);
-}
-double atoms_log_mgf(const WindowTerms& t, double lambda) {
-  return log_mgf(t.logw.size(), [&t](std::size_t i) { return static_cast<double>(i) - t.mean; }, t.logw.data(), lambda);
-}
 double summary_log_mgf(const WindowTerms& t, double lambda) {
   return log_mgf(t.cx.size(), [&t](std::size_t i) { return t.cx[i]; }, t.clogw.data(), lambda);
 }
+
+// A release on the grid ladder, as the memo keeps it per grid spacing.
+struct LadderRelease {
+  DiscreteLoss loss;
+  WindowTerms terms;
+};
+
+// The sums over releases that the composition reads, each release counted with its repetitions R:
+// atoms, the first and last composed loss index (R k_lo, R (atoms - 1)), log prod (1 - w_inf)^R, and
+// the window's centre, variance and last index (R mean, R var, R last). Every sum starts at 0 and
+// adds the releases in order, so a release alone gives its own numbers, bit for bit.
+struct LossSums {
+  std::int64_t atoms = 0, base = 0, span = 0;
+  std::size_t max_atoms = 0;
+  double log_no_inf = 0.0, centre = 0.0, var = 0.0, last = 0.0;
+  void add(const DiscreteLoss& d, const WindowTerms* t, int reps) {
+    const double R = static_cast<double>(reps);
+    const std::size_t K = d.omega.size();
+    atoms += static_cast<std::int64_t>(K);
+    max_atoms = std::max(max_atoms, K);
+    base += static_cast<std::int64_t>(reps) * d.k_lo;
+    span += static_cast<std::int64_t>(reps) * static_cast<std::int64_t>(K - 1);
+    log_no_inf += R * std::log1p(-std::min(d.w_inf, 1.0));
+    if (!t) return;
+    centre += R * t->mean;
+    var += R * t->var;
+    last += R * t->last;
+  }
+  void add(const LossSums& o) {
+    atoms += o.atoms;
+    max_atoms = std::max(max_atoms, o.max_atoms);
+    base += o.base;
+    span += o.span;
+    log_no_inf += o.log_no_inf;
+    centre += o.centre;
+    var += o.var;
+    last += o.last;
+  }
+};
+
+// On the grid ladder, the releases of one count PMF in a bound (a label's in runs at other noise)
+// on one grid, as the memo keeps them: their discretisations, their sums, and the sum of R times
+// their log-MGFs at the rungs.
+struct LadderGroup {
+  std::vector<std::shared_ptr<const LadderRelease>> members;
+  std::vector<int> reps;
+  LossSums sums;
+  RungCache rungs;
+};
+
+// What the Chernoff window sums (below): a release alone (terms, reps) or a group, with its sums.
+struct WindowPart {
+  const WindowTerms* terms = nullptr;
+  int reps = 0;
+  const LadderGroup* group = nullptr;
+  LossSums sums;
+};
 
 // Chernoff window of the composed index (the sum over releases l of reps_l independent draws of
 // the local atom index of release l, each a sub-probability vector): the composed mass below lo and
 // above hi is each at most tau. Any lambda > 0 gives a valid bound. Off the ladder, lambda is
 // searched on the releases' coarse summaries, then the exact bound is evaluated at the best few; on
 // the grid ladder, lambda is searched over the rungs 2^(k/4) with the exact bound, each release's
-// log-MGF at a rung computed once (WindowTerms).
+// and each group's log-MGF at a rung computed once (RungCache), a release's by Horner's rule.
 struct Window {
   std::int64_t lo, hi;
 };
-// `grown`: on the ladder, counts the bytes of the log-MGFs added to the terms.
-Window chernoff_window(const std::vector<const WindowTerms*>& terms, const std::vector<int>& reps, double tau, bool ladder,
-                       std::size_t* grown) {
+// `grown`: on the ladder, counts the bytes of the log-MGFs added to the terms and groups.
+Window chernoff_window(const std::vector<WindowPart>& parts, double tau, bool ladder, std::size_t* grown) {
   double centre = 0.0, var = 0.0, max_index = 0.0;
-  for (std::size_t l = 0; l < terms.size(); ++l) {
-    const double R = static_cast<double>(reps[l]);
-    centre += R * terms[l]->mean;
-    var += R * terms[l]->var;
-    max_index += R * terms[l]->last;
+  for (const WindowPart& part : parts) {
+    centre += part.sums.centre;
+    var += part.sums.var;
+    max_index += part.sums.last;
   }
   const double sd = std::sqrt(var);
   const double log_tau = std::log(tau);
@@ -650,25 +708,29 @@ Window chernoff_window(const std::vector<const WindowTerms*>& terms, const std::
   // (sign = +1: upper tail; -1: lower tail, as a positive distance).
   auto bound = [&](double lambda, double sign, bool coarse) {
     double sum = 0.0;
-    for (std::size_t l = 0; l < terms.size(); ++l) {
-      const WindowTerms& t = *terms[l];
-      sum += static_cast<double>(reps[l]) * (coarse ? summary_log_mgf(t, sign * lambda) : atoms_log_mgf(t, sign * lambda));
+    for (const WindowPart& part : parts) {
+      const WindowTerms& t = *part.terms;
+      sum += static_cast<double>(part.reps) * (coarse ? summary_log_mgf(t, sign * lambda) : atoms_log_mgf_reference(t.logw, t.mean, sign * lambda));
     }
     // P(sign (S - centre) >= a) <= exp(-lambda a + sum) <= tau.
     return (sum - log_tau) / lambda;
   };
   auto bound_at_rung = [&](int k, double sign) {
     const double lambda = std::exp2(0.25 * k);
+    const int key = 2 * k + (sign < 0 ? 1 : 0);
+    const auto release_at = [&](const WindowTerms& t) { return t.rungs.at(key, [&] { return atoms_log_mgf(t.w, t.mean, sign * lambda); }, grown); };
     double sum = 0.0;
-    for (std::size_t l = 0; l < terms.size(); ++l) {
-      const WindowTerms& t = *terms[l];
-      const int key = 2 * k + (sign < 0 ? 1 : 0);
-      auto it = std::lower_bound(t.log_mgf_at_rungs.begin(), t.log_mgf_at_rungs.end(), std::pair{key, -std::numeric_limits<double>::infinity()});
-      if (it == t.log_mgf_at_rungs.end() || it->first != key) {
-        it = t.log_mgf_at_rungs.insert(it, {key, atoms_log_mgf(t, sign * lambda)});
-        *grown += sizeof *it;
+    for (const WindowPart& part : parts) {
+      if (!part.group) {
+        sum += static_cast<double>(part.reps) * release_at(*part.terms);
+        continue;
       }
-      sum += static_cast<double>(reps[l]) * it->second;
+      const LadderGroup& g = *part.group;
+      sum += g.rungs.at(key, [&] {
+        double s = 0.0;
+        for (std::size_t m = 0; m < g.members.size(); ++m) s += static_cast<double>(g.reps[m]) * release_at(g.members[m]->terms);
+        return s;
+      }, grown);
     }
     return (sum - log_tau) / lambda;
   };
@@ -755,13 +817,15 @@ double grid_spacing(const std::vector<const Prepared*>& rel, const AccountantOpt
 
 }  // namespace
 
-// Prepared releases by their exact bits: the PMF, the step, the repetitions and the cut's tail mass
-// (everything prepare() reads); with grid_ladder, their discretisations by (prepared release, grid
-// spacing) and groups' transforms by (prepared releases, grid spacing, FFT size). Each is held as
+// Prepared releases by their exact bits: the PMF (by its number in pmf_number), the step, the
+// repetitions and the cut's tail mass (everything prepare() reads); with grid_ladder, their
+// discretisations by (prepared release, grid spacing), groups (LadderGroup) by (prepared releases,
+// grid spacing) and groups' transforms by (prepared releases, grid spacing, FFT size). Each is held as
 // const void so that this class, which the header declares, need not name a type of this file's
 // anonymous namespace.
 struct ReleaseMemo::Impl {
-  std::unordered_map<std::string, std::shared_ptr<const void>> prepared, discretised, transforms;
+  std::unordered_map<std::string, std::uint64_t> pmf_number;  // a count PMF's bits -> its number here
+  std::unordered_map<std::string, std::shared_ptr<const void>> prepared, discretised, groups, transforms;
   std::size_t bytes = 0;            // roughly what the prepared releases and discretisations hold
   std::size_t transform_bytes = 0;  // and the transforms (capped apart: kLadderTransformBytes)
 };
@@ -770,8 +834,9 @@ namespace {
 
 // Every release's discrete loss on one grid, and the FFT that composes them.
 struct Discretised {
-  std::vector<DiscreteLoss> d;
+  std::vector<std::shared_ptr<const DiscreteLoss>> d;  // per release (on the ladder, the memo's)
   std::vector<int> reps;
+  std::vector<std::vector<std::size_t>> groups;  // on the ladder: the releases of each count PMF (pmf_groups)
   double h = 0.0;
   double log_no_inf = 0.0;         // log prod_l (1 - w_inf_l)^{reps_l}
   std::int64_t base = 0;           // loss index of composed index 0
@@ -780,11 +845,95 @@ struct Discretised {
   std::int64_t atoms = 0;
 };
 
-// A release on the grid ladder, as the memo keeps it per grid spacing.
-struct LadderRelease {
-  DiscreteLoss loss;
-  WindowTerms terms;
-};
+// The releases of each count PMF, in order of first appearance. A secret's releases of one label
+// in runs at different noise share their count PMF (the label's holders) and differ in step, and
+// every secret with the same holders in that label meets the same releases: on the grid ladder the
+// memo keeps such a group's sums, log-MGFs and transforms as it keeps a release's.
+std::vector<std::vector<std::size_t>> pmf_groups(const std::vector<const Prepared*>& rel) {
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t l = 0; l < rel.size(); ++l) {
+    const auto same = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) { return rel[g[0]]->mix.w == rel[l]->mix.w; });
+    if (same == groups.end()) groups.push_back({l});
+    else same->push_back(l);
+  }
+  return groups;
+}
+
+// A memo key: the prepared releases `which` of rel (their addresses) and the grid spacing.
+std::string ladder_key(const std::vector<const Prepared*>& rel, std::span<const std::size_t> which, double h) {
+  std::string key;
+  for (const std::size_t l : which) key.append(reinterpret_cast<const char*>(&rel[l]), sizeof rel[l]);
+  key.append(reinterpret_cast<const char*>(&h), sizeof h);
+  return key;
+}
+
+// On the ladder, release l's discretisation on grid h and its window terms, found in the memo or made.
+std::shared_ptr<const LadderRelease> ladder_release(const std::vector<const Prepared*>& rel, std::size_t l, double h,
+                                                    const AccountantOptions& opt, ReleaseMemo::Impl& memo) {
+  std::string key = ladder_key(rel, {&l, 1}, h);
+  auto it = memo.discretised.find(key);
+  if (it == memo.discretised.end()) {
+    auto made = std::make_shared<LadderRelease>();
+    made->loss = discretise(*rel[l], h, opt);
+    made->terms = window_terms(made->loss, true);
+    memo.bytes += kEntryBytes + 2 * sizeof(double) * made->loss.omega.size();
+    it = memo.discretised.emplace(std::move(key), std::move(made)).first;
+  }
+  return std::static_pointer_cast<const LadderRelease>(it->second);
+}
+
+// On the ladder, the group g of releases on grid h, found in the memo or made from its releases'.
+const LadderGroup& ladder_group(const std::vector<const Prepared*>& rel, const std::vector<std::size_t>& g, double h,
+                                const AccountantOptions& opt, ReleaseMemo::Impl& memo) {
+  std::string key = ladder_key(rel, g, h);
+  auto it = memo.groups.find(key);
+  if (it == memo.groups.end()) {
+    auto made = std::make_shared<LadderGroup>();
+    for (const std::size_t l : g) {
+      made->members.push_back(ladder_release(rel, l, h, opt, memo));
+      made->reps.push_back(rel[l]->reps);
+      made->sums.add(made->members.back()->loss, &made->members.back()->terms, rel[l]->reps);
+    }
+    memo.bytes += kEntryBytes + key.size() + g.size() * (sizeof(made->members[0]) + sizeof(int));
+    it = memo.groups.emplace(std::move(key), std::move(made)).first;
+  }
+  return *static_cast<const LadderGroup*>(it->second.get());
+}
+
+// Every release's discrete loss on grid h into out.d, and their sums. On the ladder they come from
+// the memo, a group at a time, and `parts` receives what the Chernoff window sums; a combination
+// without groups sums its releases in the same order as off the ladder.
+LossSums discretise_releases(const std::vector<const Prepared*>& rel, double h, const AccountantOptions& opt, ReleaseMemo::Impl& memo,
+                             Discretised& out, std::vector<WindowPart>& parts) {
+  LossSums sums;
+  out.d.assign(rel.size(), nullptr);
+  parts.clear();
+  if (!opt.grid_ladder) {
+    for (std::size_t l = 0; l < rel.size(); ++l) {
+      out.d[l] = std::make_shared<const DiscreteLoss>(discretise(*rel[l], h, opt));
+      sums.add(*out.d[l], nullptr, rel[l]->reps);
+    }
+    return sums;
+  }
+  for (const std::vector<std::size_t>& g : out.groups) {
+    WindowPart part;
+    if (g.size() == 1) {
+      const std::shared_ptr<const LadderRelease> kept = ladder_release(rel, g[0], h, opt, memo);
+      out.d[g[0]] = std::shared_ptr<const DiscreteLoss>(kept, &kept->loss);
+      part.terms = &kept->terms;
+      part.reps = rel[g[0]]->reps;
+      part.sums.add(kept->loss, part.terms, part.reps);
+    } else {
+      const LadderGroup& group = ladder_group(rel, g, h, opt, memo);
+      for (std::size_t m = 0; m < g.size(); ++m) out.d[g[m]] = std::shared_ptr<const DiscreteLoss>(group.members[m], &group.members[m]->loss);
+      part.group = &group;
+      part.sums = group.sums;
+    }
+    sums.add(part.sums);
+    parts.push_back(part);
+  }
+  return sums;
+}
 
 // Discretises on the grid h; if the FFT that the composition needs would exceed max_fft_size,
 // coarsens the grid and starts again (this ends: once h exceeds every range, each release has at
@@ -794,55 +943,36 @@ struct LadderRelease {
 // of step 3 covers.
 Discretised discretise_all(const std::vector<const Prepared*>& rel, double h, double tau_w, bool one_shot, const AccountantOptions& opt,
                            ReleaseMemo::Impl& memo) {
-  // On the ladder, a release's discretisation on grid h and its window terms, kept in the memo.
-  std::vector<const WindowTerms*> kept_terms;
-  const auto discretised = [&](const Prepared* r) {
-    if (!opt.grid_ladder) return discretise(*r, h, opt);
-    std::string key(reinterpret_cast<const char*>(&r), sizeof r);
-    key.append(reinterpret_cast<const char*>(&h), sizeof h);
-    auto it = memo.discretised.find(key);
-    if (it == memo.discretised.end()) {
-      auto made = std::make_shared<LadderRelease>();
-      made->loss = discretise(*r, h, opt);
-      made->terms = window_terms(made->loss, false);
-      memo.bytes += kEntryBytes + 2 * sizeof(double) * made->loss.omega.size();
-      it = memo.discretised.emplace(key, std::move(made)).first;
-    }
-    const auto* kept = static_cast<const LadderRelease*>(it->second.get());
-    kept_terms.push_back(&kept->terms);
-    return kept->loss;
-  };
   Discretised out;
+  if (opt.grid_ladder) out.groups = pmf_groups(rel);
+  for (const Prepared* r : rel) out.reps.push_back(r->reps);
   for (int attempt = 0;; ++attempt) {
-    out = Discretised{};
-    kept_terms.clear();
-    std::size_t max_atoms = 0;
-    for (const Prepared* r : rel) {
-      out.d.push_back(discretised(r));
-      out.reps.push_back(r->reps);
-      const std::size_t K = out.d.back().omega.size();
-      out.atoms += static_cast<std::int64_t>(K);
-      max_atoms = std::max(max_atoms, K);
-      out.log_no_inf += static_cast<double>(r->reps) * std::log1p(-std::min(out.d.back().w_inf, 1.0));
-      out.base += static_cast<std::int64_t>(r->reps) * out.d.back().k_lo;
-      out.len_full += static_cast<std::int64_t>(r->reps) * static_cast<std::int64_t>(K - 1);
-    }
+    std::vector<WindowPart> parts;
+    const LossSums sums = discretise_releases(rel, h, opt, memo, out, parts);
     out.h = h;
+    out.atoms = sums.atoms;
+    out.log_no_inf = sums.log_no_inf;
+    out.base = sums.base;
+    out.len_full = 1 + sums.span;
+    out.j_lo = 0;
     if (one_shot) return out;
     std::int64_t j_hi = out.len_full - 1;
     if (out.len_full > 4096) {
       std::vector<WindowTerms> own;  // off the ladder, made for this window alone
-      std::vector<const WindowTerms*> terms = kept_terms;
       if (!opt.grid_ladder) {
-        for (const DiscreteLoss& d : out.d) own.push_back(window_terms(d, true));
-        for (const WindowTerms& t : own) terms.push_back(&t);
+        own.reserve(rel.size());
+        for (std::size_t l = 0; l < rel.size(); ++l) {
+          own.push_back(window_terms(*out.d[l], false));
+          parts.push_back({.terms = &own.back(), .reps = out.reps[l], .group = nullptr, .sums = {}});
+          parts.back().sums.add(*out.d[l], &own.back(), out.reps[l]);
+        }
       }
-      const Window win = chernoff_window(terms, out.reps, tau_w, opt.grid_ladder, &memo.bytes);
+      const Window win = chernoff_window(parts, tau_w, opt.grid_ladder, &memo.bytes);
       out.j_lo = std::max<std::int64_t>(0, win.lo);
       j_hi = std::min<std::int64_t>(out.len_full - 1, win.hi);
       if (j_hi < out.j_lo) j_hi = out.j_lo;
     }
-    const std::int64_t need = std::max<std::int64_t>(j_hi - out.j_lo + 1, static_cast<std::int64_t>(max_atoms));
+    const std::int64_t need = std::max<std::int64_t>(j_hi - out.j_lo + 1, static_cast<std::int64_t>(sums.max_atoms));
     out.n = 2;
     while (out.n < need) out.n <<= 1;
     if (out.n >= out.len_full) {  // the full support fits: no wrap-around at all
@@ -865,7 +995,7 @@ void composed_transform(const Fft& fft, const Discretised& dl, std::span<const s
   std::vector<int> reps;
   for (std::size_t i = 0; i < (which.empty() ? dl.d.size() : which.size()); ++i) {
     const std::size_t l = which.empty() ? i : which[i];
-    d.push_back(&dl.d[l]);
+    d.push_back(dl.d[l].get());
     reps.push_back(dl.reps[l]);
   }
   std::vector<int> distinct(reps);
@@ -916,22 +1046,15 @@ struct GroupTransform {
   std::vector<double> re, im;
 };
 
-// composed_transform on the grid ladder. A secret's releases of one label in runs at different
-// noise share their count PMF (the label's holders) and differ in step, and every secret with the
-// same holders in that label meets the same releases, often on the same grid and FFT size. So the
-// releases of one count PMF form a group (in order of first appearance) whose transform, raised to
-// its repetitions, the memo keeps by (its prepared releases, grid, FFT size), and a bound
-// multiplies the groups' transforms: at Yelp scale with 10 earlier runs at other noise, about four
-// in five are found. Releases alone in their group are composed first, as composed_transform does
-// (paired). The bits are a function of the releases and the grid alone, found or made.
+// composed_transform on the grid ladder: each group of releases of one count PMF (pmf_groups) has
+// its transform, raised to its repetitions, kept in the memo by (its prepared releases, grid, FFT
+// size), and a bound multiplies the groups' transforms: at Yelp scale with 10 earlier runs at other
+// noise, about four in five are found. Releases alone in their group are composed first, as
+// composed_transform does (paired). The bits are a function of the releases and the grid alone,
+// found or made.
 void ladder_transform(const Fft& fft, const Discretised& dl, const std::vector<const Prepared*>& rel, ReleaseMemo::Impl& memo,
                       std::vector<double>& are, std::vector<double>& aim) {
-  std::vector<std::vector<std::size_t>> groups;
-  for (std::size_t l = 0; l < rel.size(); ++l) {
-    const auto same = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) { return rel[g[0]]->mix.w == rel[l]->mix.w; });
-    if (same == groups.end()) groups.push_back({l});
-    else same->push_back(l);
-  }
+  const std::vector<std::vector<std::size_t>>& groups = dl.groups;
   std::vector<std::size_t> alone;
   for (const std::vector<std::size_t>& g : groups)
     if (g.size() == 1) alone.push_back(g[0]);
@@ -945,9 +1068,7 @@ void ladder_transform(const Fft& fft, const Discretised& dl, const std::vector<c
   const std::size_t N = fft.size();
   for (const std::vector<std::size_t>& g : groups) {
     if (g.size() == 1) continue;
-    std::string key;
-    for (const std::size_t l : g) key.append(reinterpret_cast<const char*>(&rel[l]), sizeof rel[l]);
-    key.append(reinterpret_cast<const char*>(&dl.h), sizeof dl.h);
+    std::string key = ladder_key(rel, g, dl.h);
     key.append(reinterpret_cast<const char*>(&N), sizeof N);
     if (memo.transform_bytes > kLadderTransformBytes) {
       memo.transforms.clear();
@@ -1053,7 +1174,7 @@ BlowUpBound compose_unchecked(const std::vector<const Prepared*>& rel, double al
   out.infinity_mass = -std::expm1(dl.log_no_inf);
   Composed c;
   if (one_shot) {
-    c.v = dl.d[0].omega;
+    c.v = dl.d[0]->omega;
     c.base = dl.base;
   } else {
     c = compose_fft(dl, rel, tau_w, opt, memo);
@@ -1100,20 +1221,32 @@ std::vector<const Prepared*> prepare_all(std::span<const MixtureRelease> release
   if (static_cast<double>(total) > static_cast<double>(opt.max_fft_size) / 4.0)
     reject(fn, "the total number of repetitions", "at most max_fft_size / 4", static_cast<double>(total));
   double tau = std::max(1e-7 * alpha / static_cast<double>(std::max<std::int64_t>(total, 1)), 1e-300);
-  if (opt.grid_ladder) tau = std::exp2(std::floor(std::log2(tau)));
+  // On the ladder, down to a power of 2^8: bounds whose budgets and repetitions differ up to 256-fold
+  // meet the same prepared releases (at Yelp scale, a sixth of those a power of 2 leaves).
+  if (opt.grid_ladder) tau = std::exp2(8.0 * std::floor(std::log2(tau) / 8.0));
   std::vector<const Prepared*> out;
   out.reserve(kept.size());
+  // A list holds few distinct PMFs (a label's, once per run): each is looked up by its bits once
+  // per list, and its releases by its number in the memo.
+  std::vector<std::pair<const std::vector<double>*, std::uint64_t>> pmfs;
   std::string key;
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const MixtureRelease& r = releases[kept[i]];
-    key.assign(reinterpret_cast<const char*>(r.pi.data()), r.pi.size() * sizeof(double));
+    auto pmf = std::find_if(pmfs.begin(), pmfs.end(), [&r](const auto& known) { return *known.first == r.pi; });
+    if (pmf == pmfs.end()) {
+      key.assign(reinterpret_cast<const char*>(r.pi.data()), r.pi.size() * sizeof(double));
+      const auto [number, fresh] = memo.pmf_number.try_emplace(key, memo.pmf_number.size());
+      if (fresh) memo.bytes += kEntryBytes + key.size();
+      pmf = pmfs.insert(pmfs.end(), {&r.pi, number->second});
+    }
+    key.assign(reinterpret_cast<const char*>(&pmf->second), sizeof pmf->second);
     key.append(reinterpret_cast<const char*>(&steps[i]), sizeof(double));
     key.append(reinterpret_cast<const char*>(&tau), sizeof(double));
     key.append(reinterpret_cast<const char*>(&r.repetitions), sizeof(int));
     auto it = memo.prepared.find(key);
     if (it == memo.prepared.end()) {
       it = memo.prepared.emplace(key, std::make_shared<const Prepared>(prepare(Mixture(r.pi, steps[i]), r.repetitions, tau))).first;
-      memo.bytes += kEntryBytes + 5 * key.size();  // the key, and the mixture's four numbers per count
+      memo.bytes += kEntryBytes + 4 * sizeof(double) * r.pi.size();  // the mixture's four numbers per count
     }
     out.push_back(static_cast<const Prepared*>(it->second.get()));
   }
@@ -1247,6 +1380,15 @@ BlowUpBound blow_up_bound_composed(std::span<const MixtureRelease> releases, dou
   ReleaseMemo local;
   ReleaseMemo::Impl& kept = (memo ? *memo : local).impl();
   return compose_unchecked(prepare_all(releases, 1.0, alpha, options, kFn, kept), alpha, options, kept);
+}
+
+double composed_grid(std::span<const MixtureRelease> releases, double alpha, const AccountantOptions& options, ReleaseMemo* memo) {
+  constexpr const char* kFn = "composed_grid";
+  check_releases(kFn, releases);
+  check_unit(kFn, "alpha", alpha);
+  ReleaseMemo local;
+  const std::vector<const Prepared*> rel = prepare_all(releases, 1.0, alpha, options, kFn, (memo ? *memo : local).impl());
+  return rel.empty() ? 0.0 : grid_spacing(rel, options);
 }
 
 double blow_up_upper_composed(std::span<const MixtureRelease> releases, double alpha,

@@ -76,12 +76,13 @@ struct AccountantOptions {
   double slack_target = 1e-5;      // automatic grid: wanted relative slack of B (rough)
   std::int64_t max_fft_size = std::int64_t{1} << 22;
   // false: the grid spacing and the cut's tail mass (steps 1 and 2) follow each bound's releases.
-  // true: the spacing is rounded down to a power of 2^(1/8) and the tail mass down to a power of 2
-  // (a finer grid and a higher cut: as rigorous, and as tight but for the window's choice), so that bounds over many combinations of
-  // shared releases meet the same discretised releases, which a ReleaseMemo then keeps (the
-  // composition across runs, privacy/run_composition.hpp); step 3's Chernoff window then searches
-  // its lambda on rungs 2^(k/4), each release's log-MGF at a rung kept with it. The bits differ
-  // from false's.
+  // true: the spacing is rounded down to a power of 2^(1/8) and the tail mass down to a power of
+  // 2^8 (a finer grid and a higher cut: as rigorous, and as tight but for the window's choice), so
+  // that bounds over many combinations of shared releases, whatever their budgets, meet the same
+  // discretised releases, which a ReleaseMemo then keeps (the composition across runs,
+  // privacy/run_composition.hpp); step 3's Chernoff window then searches its lambda on rungs
+  // 2^(k/4), the log-MGF at a rung of each release, and of each group of releases of one count PMF,
+  // kept with it (computed by Horner's rule, privacy/log_mgf.hpp). The bits differ from false's.
   bool grid_ladder = false;
 };
 
@@ -151,8 +152,10 @@ struct MixtureRelease {
 // over 46,000 profiles at one lambda meets each distinct release about 20 times), so a ReleaseMemo
 // given to many bounds prepares each once: the same bits as without it. With grid_ladder it also
 // keeps each release's discretisation per grid spacing (step 2), which bounds on the ladder share,
-// and the transform of each group of releases of one count PMF (a label's in runs at other noise)
-// per grid spacing and FFT size (step 3; up to 256 MB, then those start again).
+// and for each group of releases of one count PMF (a label's in runs at other noise) its sums and
+// log-MGFs per grid spacing and its transform per grid spacing and FFT size (step 3; the transforms
+// up to 256 MB, then those start again). A caller with many bounds to make meets each grid's
+// discretisations once if it makes them in order of grid (composed_grid).
 // Not synchronised (one per thread); it only grows, so give it one pass over the profiles at one
 // lambda.
 class ReleaseMemo {
@@ -174,6 +177,14 @@ double blow_up_upper_composed(std::span<const MixtureRelease> releases, double a
                               const AccountantOptions& options = {}, ReleaseMemo* memo = nullptr);
 BlowUpBound blow_up_bound_composed(std::span<const MixtureRelease> releases, double alpha,
                                    const AccountantOptions& options = {}, ReleaseMemo* memo = nullptr);
+
+// The loss grid spacing that blow_up_bound_composed(releases, alpha, options, memo) starts from
+// (step 2; 0 when every release is trivial; a bound whose FFT would exceed max_fft_size then
+// coarsens it). Bounds on one grid share their releases' discretisations on the ladder, so a caller
+// with many bounds to make may order them by grid, and a memo then makes each once (compose_runs).
+// Same InputErrors as blow_up_upper_composed.
+double composed_grid(std::span<const MixtureRelease> releases, double alpha, const AccountantOptions& options = {},
+                     ReleaseMemo* memo = nullptr);
 
 // The smallest noise multiplier lambda > 0 (to ~1e-6 relative; the returned end of the final
 // bracket satisfies the bound) such that blow_up_upper_composed(releases with every mean_step

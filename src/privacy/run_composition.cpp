@@ -88,6 +88,61 @@ Combinations distinct_combinations(std::span<const RunSpend> runs, std::span<con
   return out;
 }
 
+// A combination's releases: each run's list in turn, a release alike (the same step and PMF) to an
+// earlier run's merged into it (its repetitions summed). Merged only with earlier runs' releases: a
+// run's own list stays as its calibration bounded it.
+std::vector<MixtureRelease> combined_releases(std::span<const RunSpend> runs, const Combination& c) {
+  std::vector<MixtureRelease> releases;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const std::int32_t list = c.first[k];
+    if (list < 0) continue;
+    const auto earlier = static_cast<std::ptrdiff_t>(releases.size());
+    for (const std::int32_t i : runs[k].lists.at(static_cast<std::size_t>(list))) {
+      const MixtureRelease& r = runs[k].releases.at(static_cast<std::size_t>(i));
+      const auto end = releases.begin() + earlier;
+      const auto same = std::find_if(releases.begin(), end, [&](const MixtureRelease& x) { return x.mean_step == r.mean_step && x.pi == r.pi; });
+      if (same == end) releases.push_back(r);
+      else same->repetitions += r.repetitions;
+    }
+  }
+  return releases;
+}
+
+constexpr AccountantOptions kCoarseGrid{.slack_target = kCoarseSlack, .grid_ladder = true};
+
+// Per chunk of a pass, its thread's memo: combinations share their runs' releases, and on the
+// coarse pass their discretisations per rung of the grid ladder. It starts again once it holds
+// kCompositionMemoBytes.
+using Memos = std::vector<ReleaseMemo>;
+ReleaseMemo& memo_of(Memos& memos, int chunk) {
+  ReleaseMemo& memo = memos[static_cast<std::size_t>(chunk)];
+  if (memo.bytes() > kCompositionMemoBytes) memo = ReleaseMemo();
+  return memo;
+}
+
+// On the coarse grid a process bounds its share `mine` in order of grid spacing (composed_grid),
+// so that a thread's memo meets a release on a rung of the ladder while that rung's bounds run, not
+// again after it has started again. The releases prepared to find the grids stay in the memos for
+// the bounds. The bounds are the same bits in any order. (Each process keeps every parts-th
+// combination: blocks of the order by grid, one to a process, left the processes' work unequal,
+// and the rungs that each process meets are not what costs most.)
+void order_by_grid(std::span<const RunSpend> runs, const std::vector<const Combination*>& combinations, std::vector<std::size_t>& mine,
+                   Memos& memos) {
+  std::vector<std::pair<double, std::size_t>> grid(mine.size());
+  run_chunks(static_cast<int>(memos.size()), mine.size(), [&](int chunk, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const Combination& c = *combinations[mine[i]];
+      grid[i] = {0.0, mine[i]};
+      try {
+        grid[i].first = composed_grid(combined_releases(runs, c), c.second, kCoarseGrid, &memo_of(memos, chunk));
+      } catch (...) {  // the bound fails alike, and reports it
+      }
+    }
+  });
+  std::sort(grid.begin(), grid.end());
+  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = grid[i].second;
+}
+
 }  // namespace
 
 ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const double> p, const CompositionOptions& options) {
@@ -101,47 +156,26 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
   const Combinations distinct = distinct_combinations(runs, p);
   const std::vector<const Combination*>& combinations = distinct.list;
   const std::vector<std::size_t>& combination_of = distinct.of_secret;
-  const auto releases_of = [&](std::size_t u) {
-    std::vector<MixtureRelease> releases;
-    for (std::size_t k = 0; k < runs.size(); ++k) {
-      const std::int32_t list = combinations[u]->first[k];
-      if (list < 0) continue;
-      // Merged only with earlier runs' releases: a run's own list stays as its calibration bounded it.
-      const auto earlier = static_cast<std::ptrdiff_t>(releases.size());
-      for (const std::int32_t i : runs[k].lists.at(static_cast<std::size_t>(list))) {
-        const MixtureRelease& r = runs[k].releases.at(static_cast<std::size_t>(i));
-        const auto end = releases.begin() + earlier;
-        const auto same = std::find_if(releases.begin(), end, [&](const MixtureRelease& x) { return x.mean_step == r.mean_step && x.pi == r.pi; });
-        if (same == end) releases.push_back(r);
-        else same->repetitions += r.repetitions;
-      }
-    }
-    return releases;
-  };
   // bound[u] for every u in `which`, on the threads, each process its share.
   std::vector<double> bound(combinations.size());
   const std::size_t parts = static_cast<std::size_t>(options.parts), part = static_cast<std::size_t>(options.part);
-  // `memo`: a thread's releases prepared so far (combinations share their runs' releases), and on
-  // the coarse pass their discretisations per rung of the grid ladder.
   const auto bound_of = [&](std::size_t u, bool coarse, ReleaseMemo* memo) {
-    const auto releases = releases_of(u);
+    const auto releases = combined_releases(runs, *combinations[u]);
     const double alpha = combinations[u]->second;
-    return releases.empty() ? alpha
-           : coarse         ? blow_up_upper_composed(releases, alpha, {.slack_target = kCoarseSlack, .grid_ladder = true}, memo)
-                            : blow_up_upper_composed(releases, alpha, {}, memo);
+    return releases.empty() ? alpha : blow_up_upper_composed(releases, alpha, coarse ? kCoarseGrid : AccountantOptions{}, memo);
   };
   const auto evaluate = [&](const std::vector<std::size_t>& which, bool coarse) {
     std::vector<std::size_t> mine;
     for (std::size_t i = part; i < which.size(); i += parts) mine.push_back(which[i]);
+    Memos memos(static_cast<std::size_t>(chunk_count(options.threads, mine.size(), 1e6)));
+    if (coarse) order_by_grid(runs, combinations, mine, memos);
     std::vector<std::exception_ptr> failed(mine.size());
     const char* pass = coarse ? "coarse grid" : "full precision";
     std::atomic<std::size_t> done{0};  // of `mine`, by all threads
-    run_chunks(chunk_count(options.threads, mine.size(), 1e6), mine.size(), [&](int chunk, std::size_t begin, std::size_t end) {
-      ReleaseMemo memo;
+    run_chunks(static_cast<int>(memos.size()), mine.size(), [&](int chunk, std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
-        if (memo.bytes() > kCompositionMemoBytes) memo = ReleaseMemo();
         try {
-          bound[mine[i]] = bound_of(mine[i], coarse, &memo);
+          bound[mine[i]] = bound_of(mine[i], coarse, &memo_of(memos, chunk));
         } catch (...) {
           failed[i] = std::current_exception();
         }
@@ -150,12 +184,15 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
       }
     });
     if (options.progress) options.progress(pass, mine.size(), mine.size());
-    const auto first = std::find_if(failed.begin(), failed.end(), [](const std::exception_ptr& e) { return bool(e); });
+    // The failing combination reported is the first in `which`, whatever the order they ran in.
+    std::size_t first = mine.size();
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      if (failed[i] && (first == mine.size() || mine[i] < mine[first])) first = i;
     if (parts == 1) {
-      if (first != failed.end()) std::rethrow_exception(*first);
+      if (first < mine.size()) std::rethrow_exception(failed[first]);
       return;
     }
-    const std::size_t failed_here = first == failed.end() ? 0 : mine[static_cast<std::size_t>(first - failed.begin())] + 1;
+    const std::size_t failed_here = first == mine.size() ? 0 : mine[first] + 1;
     // A failure anywhere fails every process with the same error: each bounds the first failing
     // combination itself (the accountant is deterministic), so every rank reports the real cause.
     if (const std::size_t u = gather_bounds(options, which, failed_here, bound); u > 0) {

@@ -129,6 +129,8 @@ TEST(Composed, TheGridLadderIsAsRigorousAndAsTight) {
         EXPECT_GE(ladder.value, full * (1.0 - 1e-9)) << what;
         EXPECT_LE(ladder.value, plain.value * (1.0 + 1e-4)) << what;
         EXPECT_LE(ladder.grid, plain.grid) << what;
+        EXPECT_EQ(composed_grid(rel, alpha, {.slack_target = 1e-2, .grid_ladder = true}), ladder.grid) << what;
+        EXPECT_EQ(composed_grid(rel, alpha, {.slack_target = 1e-2}), plain.grid) << what;
         const double rungs = 8.0 * std::log2(ladder.grid);
         EXPECT_EQ(rungs, std::round(rungs)) << what << ": grid " << ladder.grid << " is not on the ladder";
       }
@@ -342,11 +344,13 @@ TEST(Composed, RejectsBadInput) {
     EXPECT_THROW(blow_up_upper_composed(rel, 1e-4), InputError);
     EXPECT_THROW(blow_up_screen(rel, 1e-4), InputError);
     EXPECT_THROW(calibrate_scale_composed(rel, 1e-4, 1e-3), InputError);
+    EXPECT_THROW(composed_grid(rel, 1e-4), InputError);
   }
   const std::vector<MixtureRelease> good = {ok};
   for (double alpha : {0.0, 1.0, kNaN}) {
     EXPECT_THROW(blow_up_upper_composed(good, alpha), InputError);
     EXPECT_THROW(blow_up_screen(good, alpha), InputError);
+    EXPECT_THROW(composed_grid(good, alpha), InputError);
   }
   EXPECT_THROW(calibrate_scale_composed(good, 1e-4, 1e-4), InputError);
   EXPECT_THROW(calibrate_scale_composed(good, 1e-4, 1.0), InputError);

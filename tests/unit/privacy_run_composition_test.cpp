@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -127,6 +128,40 @@ TEST(RunComposition, ListsKeepEachDistinctReleaseOnce) {
   EXPECT_EQ(spend.lists, (std::vector<std::vector<std::int32_t>>{{0, 1}, {1, 2, 0}, {}}));
   EXPECT_EQ(spend.releases[0].mean_step, 0.1 + 0.2);
   EXPECT_EQ(spend.releases[2].repetitions, 4);
+}
+
+TEST(RunComposition, EachCoarseBoundIsItsCombinationsOwnOnAnyNumberOfThreads) {
+  // Three runs at other noise (a label's releases form a group on the grid ladder), lists of other
+  // sizes and budgets (other grids and tail masses): the coarse pass bounds them in order of grid,
+  // threads share memos, and each bound must still be the bits of its combination bounded alone.
+  SpendBuilder builder;
+  for (int l = 0; l < 40; ++l) {
+    std::vector<MixtureRelease> list{{poisson_binomial_pmf({0.02 + 0.004 * l, 0.05}), 0.3 + 0.02 * l, 5}};
+    if (l % 3 == 0) list.push_back({poisson_binomial_pmf({0.1}), 0.4, 5});
+    builder.add_list(list);
+    builder.spend().profile_of.push_back(l);
+  }
+  std::vector<RunSpend> runs(3, builder.spend());
+  for (std::size_t k = 1; k < runs.size(); ++k)
+    for (MixtureRelease& r : runs[k].releases) r.mean_step /= 1.0 + 0.1 * static_cast<double>(k);
+  std::vector<double> p;
+  for (int j = 0; j < 40; ++j) p.push_back(1e-4 * std::exp2(j % 11));
+  const auto composed = [&](int threads) {
+    return compose_runs(runs, p, {.threads = threads, .exact_share = kExactShareOfWorst, .exact_above = {}, .part = 0, .parts = 1, .gather = {}, .progress = {}});
+  };
+  const ComposedBounds one = composed(1), two = composed(2);
+  EXPECT_EQ(one.r, two.r);
+  EXPECT_EQ(one.coarse, two.coarse);
+  std::set<double> grids;
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    std::vector<MixtureRelease> releases;
+    for (const RunSpend& run : runs)
+      for (const std::int32_t i : run.lists[j]) releases.push_back(run.releases[static_cast<std::size_t>(i)]);
+    const AccountantOptions ladder{.slack_target = kCoarseSlack, .grid_ladder = true};
+    grids.insert(composed_grid(releases, p[j], ladder));
+    if (one.coarse[j]) EXPECT_EQ(one.r[j], blow_up_upper_composed(releases, p[j], ladder)) << j;
+  }
+  EXPECT_GE(grids.size(), 3u);  // the order by grid is not the order of the lists
 }
 
 TEST(RunComposition, SecondRunAddsAndTheControlAddsNothing) {
