@@ -150,7 +150,8 @@ struct MixtureRelease {
 // of its loss): a function of the release's bits and of the cut's tail mass (1e-7 alpha over the
 // list's total repetitions) alone. Secrets' holder profiles share releases (at Yelp scale a pass
 // over 46,000 profiles at one lambda meets each distinct release about 20 times), so a ReleaseMemo
-// given to many bounds prepares each once: the same bits as without it. With grid_ladder it also
+// given to many bounds prepares each once: the same bits as without it (found by its bits, or for a
+// SharedRelease by its id, which costs no copy of a list and no hashing). With grid_ladder it also
 // keeps each release's discretisation per grid spacing (step 2), which bounds on the ladder share,
 // and for each group of releases of one count PMF (a label's in runs at other noise) its sums and
 // log-MGFs per grid spacing and its transform per grid spacing and FFT size (step 3; the transforms
@@ -164,7 +165,7 @@ class ReleaseMemo {
   ~ReleaseMemo();
   ReleaseMemo(ReleaseMemo&&) noexcept;
   ReleaseMemo& operator=(ReleaseMemo&&) noexcept;
-  std::size_t size() const;   // distinct releases prepared
+  std::size_t size() const;   // releases prepared (a shared release once per tail mass and repetitions)
   std::size_t bytes() const;  // roughly the memory its entries hold, but for groups' transforms (capped apart)
   struct Impl;               // blow_up.cpp's
   Impl& impl() { return *impl_; }
@@ -178,13 +179,26 @@ double blow_up_upper_composed(std::span<const MixtureRelease> releases, double a
 BlowUpBound blow_up_bound_composed(std::span<const MixtureRelease> releases, double alpha,
                                    const AccountantOptions& options = {}, ReleaseMemo* memo = nullptr);
 
-// The loss grid spacing that blow_up_bound_composed(releases, alpha, options, memo) starts from
+// A release that many bounds share, by reference (the composition across runs: a run's release
+// meets every secret whose list holds it): `id` numbers it among the releases a memo meets (one id
+// per release, whatever lists hold it; small, as it indexes a table), so that the memo checks it
+// once and finds it prepared by its id and repetitions instead of by its bits. `release` must
+// outlive the memo and not change (its ids are the memo's only record of it); `repetitions`
+// replaces its own (alike releases of several runs merged).
+struct SharedRelease {
+  std::size_t id = 0;
+  const MixtureRelease* release = nullptr;
+  int repetitions = 1;
+};
+// blow_up_bound_composed of the releases, found in the memo by id: the same bits.
+BlowUpBound blow_up_bound_shared(std::span<const SharedRelease> releases, double alpha, const AccountantOptions& options,
+                                 ReleaseMemo& memo);
+// The loss grid spacing that blow_up_bound_shared(releases, alpha, options, memo) starts from
 // (step 2; 0 when every release is trivial; a bound whose FFT would exceed max_fft_size then
 // coarsens it). Bounds on one grid share their releases' discretisations on the ladder, so a caller
 // with many bounds to make may order them by grid, and a memo then makes each once (compose_runs).
 // Same InputErrors as blow_up_upper_composed.
-double composed_grid(std::span<const MixtureRelease> releases, double alpha, const AccountantOptions& options = {},
-                     ReleaseMemo* memo = nullptr);
+double composed_grid(std::span<const SharedRelease> releases, double alpha, const AccountantOptions& options, ReleaseMemo& memo);
 
 // The smallest noise multiplier lambda > 0 (to ~1e-6 relative; the returned end of the final
 // bracket satisfies the bound) such that blow_up_upper_composed(releases with every mean_step

@@ -88,20 +88,37 @@ Combinations distinct_combinations(std::span<const RunSpend> runs, std::span<con
   return out;
 }
 
-// A combination's releases: each run's list in turn, a release alike (the same step and PMF) to an
-// earlier run's merged into it (its repetitions summed). Merged only with earlier runs' releases: a
-// run's own list stays as its calibration bounded it.
-std::vector<MixtureRelease> combined_releases(std::span<const RunSpend> runs, const Combination& c) {
-  std::vector<MixtureRelease> releases;
+// Every run's releases numbered for the memos (SharedRelease::id): releases alike (the same step
+// and PMF, whatever their repetitions) in several runs get one id. id[k][i] is run k's release i's.
+std::vector<std::vector<std::size_t>> shared_ids(std::span<const RunSpend> runs) {
+  std::map<std::vector<std::uint64_t>, std::size_t> id_of;  // a release's bits but its repetitions -> its id
+  std::vector<std::vector<std::size_t>> id(runs.size());
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    for (const MixtureRelease& r : runs[k].releases) {
+      std::vector<std::uint64_t> bits{std::bit_cast<std::uint64_t>(r.mean_step)};
+      for (const double x : r.pi) bits.push_back(std::bit_cast<std::uint64_t>(x));
+      id[k].push_back(id_of.try_emplace(std::move(bits), id_of.size()).first->second);
+    }
+  }
+  return id;
+}
+
+// A combination's releases: each run's list in turn, a release alike (the same id) to an earlier
+// run's merged into it (its repetitions summed). Merged only with earlier runs' releases: a run's
+// own list stays as its calibration bounded it.
+std::vector<SharedRelease> combined_releases(std::span<const RunSpend> runs, const std::vector<std::vector<std::size_t>>& ids,
+                                             const Combination& c) {
+  std::vector<SharedRelease> releases;
   for (std::size_t k = 0; k < runs.size(); ++k) {
     const std::int32_t list = c.first[k];
     if (list < 0) continue;
     const auto earlier = static_cast<std::ptrdiff_t>(releases.size());
     for (const std::int32_t i : runs[k].lists.at(static_cast<std::size_t>(list))) {
-      const MixtureRelease& r = runs[k].releases.at(static_cast<std::size_t>(i));
+      const auto at = static_cast<std::size_t>(i);
+      const MixtureRelease& r = runs[k].releases.at(at);
       const auto end = releases.begin() + earlier;
-      const auto same = std::find_if(releases.begin(), end, [&](const MixtureRelease& x) { return x.mean_step == r.mean_step && x.pi == r.pi; });
-      if (same == end) releases.push_back(r);
+      const auto same = std::find_if(releases.begin(), end, [&](const SharedRelease& x) { return x.id == ids[k][at]; });
+      if (same == end) releases.push_back({.id = ids[k][at], .release = &r, .repetitions = r.repetitions});
       else same->repetitions += r.repetitions;
     }
   }
@@ -126,15 +143,15 @@ ReleaseMemo& memo_of(Memos& memos, int chunk) {
 // the bounds. The bounds are the same bits in any order. (Each process keeps every parts-th
 // combination: blocks of the order by grid, one to a process, left the processes' work unequal,
 // and the rungs that each process meets are not what costs most.)
-void order_by_grid(std::span<const RunSpend> runs, const std::vector<const Combination*>& combinations, std::vector<std::size_t>& mine,
-                   Memos& memos) {
+void order_by_grid(std::span<const RunSpend> runs, const std::vector<std::vector<std::size_t>>& ids,
+                   const std::vector<const Combination*>& combinations, std::vector<std::size_t>& mine, Memos& memos) {
   std::vector<std::pair<double, std::size_t>> grid(mine.size());
   run_chunks(static_cast<int>(memos.size()), mine.size(), [&](int chunk, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const Combination& c = *combinations[mine[i]];
       grid[i] = {0.0, mine[i]};
       try {
-        grid[i].first = composed_grid(combined_releases(runs, c), c.second, kCoarseGrid, &memo_of(memos, chunk));
+        grid[i].first = composed_grid(combined_releases(runs, ids, c), c.second, kCoarseGrid, memo_of(memos, chunk));
       } catch (...) {  // the bound fails alike, and reports it
       }
     }
@@ -159,23 +176,24 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
   // bound[u] for every u in `which`, on the threads, each process its share.
   std::vector<double> bound(combinations.size());
   const std::size_t parts = static_cast<std::size_t>(options.parts), part = static_cast<std::size_t>(options.part);
-  const auto bound_of = [&](std::size_t u, bool coarse, ReleaseMemo* memo) {
-    const auto releases = combined_releases(runs, *combinations[u]);
+  const std::vector<std::vector<std::size_t>> ids = shared_ids(runs);
+  const auto bound_of = [&](std::size_t u, bool coarse, ReleaseMemo& memo) {
+    const auto releases = combined_releases(runs, ids, *combinations[u]);
     const double alpha = combinations[u]->second;
-    return releases.empty() ? alpha : blow_up_upper_composed(releases, alpha, coarse ? kCoarseGrid : AccountantOptions{}, memo);
+    return releases.empty() ? alpha : blow_up_bound_shared(releases, alpha, coarse ? kCoarseGrid : AccountantOptions{}, memo).value;
   };
   const auto evaluate = [&](const std::vector<std::size_t>& which, bool coarse) {
     std::vector<std::size_t> mine;
     for (std::size_t i = part; i < which.size(); i += parts) mine.push_back(which[i]);
     Memos memos(static_cast<std::size_t>(chunk_count(options.threads, mine.size(), 1e6)));
-    if (coarse) order_by_grid(runs, combinations, mine, memos);
+    if (coarse) order_by_grid(runs, ids, combinations, mine, memos);
     std::vector<std::exception_ptr> failed(mine.size());
     const char* pass = coarse ? "coarse grid" : "full precision";
     std::atomic<std::size_t> done{0};  // of `mine`, by all threads
     run_chunks(static_cast<int>(memos.size()), mine.size(), [&](int chunk, std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         try {
-          bound[mine[i]] = bound_of(mine[i], coarse, &memo_of(memos, chunk));
+          bound[mine[i]] = bound_of(mine[i], coarse, memo_of(memos, chunk));
         } catch (...) {
           failed[i] = std::current_exception();
         }
@@ -196,7 +214,8 @@ ComposedBounds compose_runs(std::span<const RunSpend> runs, std::span<const doub
     // A failure anywhere fails every process with the same error: each bounds the first failing
     // combination itself (the accountant is deterministic), so every rank reports the real cause.
     if (const std::size_t u = gather_bounds(options, which, failed_here, bound); u > 0) {
-      bound_of(u - 1, coarse, nullptr);
+      ReleaseMemo fresh;
+      bound_of(u - 1, coarse, fresh);
       throw std::logic_error("compose_runs: combination " + std::to_string(u - 1) + " failed on one process only");
     }
   };

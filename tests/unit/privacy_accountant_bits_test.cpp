@@ -144,17 +144,30 @@ TEST(AccountantBits, TheLadderMemoKeepsTheBits) {
     r.mean_step /= more;
     return r;
   };
-  ReleaseMemo shared;
+  // The pool in three runs, each at 2 % more noise than the one before: release a of run k has the
+  // id k * pool.size() + a in `by_id`, the memo that finds them by id.
+  std::vector<MixtureRelease> runs;
+  for (int run = 0; run <= 2; ++run)
+    for (const MixtureRelease& r : pool) runs.push_back(at_other_noise(r, 1.0 + 0.02 * run));
+  ReleaseMemo shared, by_id;
   for (int round = 0; round < 4; ++round)
     for (std::size_t a = 0; a < pool.size(); ++a)
       for (std::size_t b = a; b < pool.size(); ++b) {
-        std::vector<MixtureRelease> list{pool[a]};
-        if (b > a) list.push_back(pool[b]);
-        const std::size_t one_run = list.size();
-        for (int run = 1; round >= 2 && run <= 2; ++run)  // rounds 2 and 3: each release in three runs, a group
-          for (std::size_t l = 0; l < one_run; ++l) list.push_back(at_other_noise(list[l], 1.0 + 0.02 * run));
+        std::vector<SharedRelease> ids{{.id = a, .release = &runs[a], .repetitions = runs[a].repetitions}};
+        if (b > a) ids.push_back({.id = b, .release = &runs[b], .repetitions = runs[b].repetitions});
+        const std::size_t one_run = ids.size();
+        for (std::size_t run = 1; round >= 2 && run <= 2; ++run) {  // rounds 2 and 3: each release in three runs, a group
+          for (std::size_t l = 0; l < one_run; ++l) {
+            const std::size_t id = run * pool.size() + ids[l].id;
+            ids.push_back({.id = id, .release = &runs[id], .repetitions = runs[id].repetitions});
+          }
+        }
+        std::vector<MixtureRelease> list;
+        for (const SharedRelease& r : ids) list.push_back(*r.release);
         const double alone = blow_up_upper_composed(list, cases[0].alpha, ladder);
-        EXPECT_TRUE(same_bits(blow_up_upper_composed(list, cases[0].alpha, ladder, &shared), alone)) << round << ": " << a << ", " << b;
+        const std::string what = std::to_string(round) + ": " + std::to_string(a) + ", " + std::to_string(b);
+        EXPECT_TRUE(same_bits(blow_up_upper_composed(list, cases[0].alpha, ladder, &shared), alone)) << what;
+        EXPECT_TRUE(same_bits(blow_up_bound_shared(ids, cases[0].alpha, ladder, by_id).value, alone)) << what << ", by id";
       }
   // One group on one grid at two FFT sizes (alpha moves the window, not the cut's tail mass nor
   // the grid): each size has its own transform.

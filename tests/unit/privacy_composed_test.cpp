@@ -43,6 +43,13 @@ std::vector<double> random_pmf(CounterRng& rng, int holders, double lo, double h
 
 // `count` releases with 20..120 holders each and mean steps that make the single-Gaussian
 // (mean-count) mu of the whole composition equal to `mu`: every release contributes mu^2 / count.
+// The releases as a memo's shared releases, each its own id.
+std::vector<SharedRelease> shared(const std::vector<MixtureRelease>& releases) {
+  std::vector<SharedRelease> out;
+  for (std::size_t l = 0; l < releases.size(); ++l) out.push_back({.id = l, .release = &releases[l], .repetitions = releases[l].repetitions});
+  return out;
+}
+
 std::vector<MixtureRelease> many_releases(int count, int T, double mu, std::uint64_t seed) {
   CounterRng rng(seed, Stream::kSimulation, 501);
   std::vector<MixtureRelease> out;
@@ -129,8 +136,11 @@ TEST(Composed, TheGridLadderIsAsRigorousAndAsTight) {
         EXPECT_GE(ladder.value, full * (1.0 - 1e-9)) << what;
         EXPECT_LE(ladder.value, plain.value * (1.0 + 1e-4)) << what;
         EXPECT_LE(ladder.grid, plain.grid) << what;
-        EXPECT_EQ(composed_grid(rel, alpha, {.slack_target = 1e-2, .grid_ladder = true}), ladder.grid) << what;
-        EXPECT_EQ(composed_grid(rel, alpha, {.slack_target = 1e-2}), plain.grid) << what;
+        ReleaseMemo memo;  // shared releases, found by id: the same grid and the same bits, on the ladder or not
+        EXPECT_EQ(composed_grid(shared(rel), alpha, {.slack_target = 1e-2, .grid_ladder = true}, memo), ladder.grid) << what;
+        EXPECT_EQ(blow_up_bound_shared(shared(rel), alpha, {.slack_target = 1e-2, .grid_ladder = true}, memo).value, ladder.value) << what;
+        EXPECT_EQ(composed_grid(shared(rel), alpha, {.slack_target = 1e-2}, memo), plain.grid) << what;
+        EXPECT_EQ(blow_up_bound_shared(shared(rel), alpha, {.slack_target = 1e-2}, memo).value, plain.value) << what;
         const double rungs = 8.0 * std::log2(ladder.grid);
         EXPECT_EQ(rungs, std::round(rungs)) << what << ": grid " << ladder.grid << " is not on the ladder";
       }
@@ -344,13 +354,19 @@ TEST(Composed, RejectsBadInput) {
     EXPECT_THROW(blow_up_upper_composed(rel, 1e-4), InputError);
     EXPECT_THROW(blow_up_screen(rel, 1e-4), InputError);
     EXPECT_THROW(calibrate_scale_composed(rel, 1e-4, 1e-3), InputError);
-    EXPECT_THROW(composed_grid(rel, 1e-4), InputError);
+    ReleaseMemo memo;  // a shared release is checked until it passes: met again, it is rejected again
+    for (int again = 0; again < 2; ++again) {
+      EXPECT_THROW(composed_grid(shared(rel), 1e-4, {}, memo), InputError);
+      EXPECT_THROW(blow_up_bound_shared(shared(rel), 1e-4, {}, memo), InputError);
+    }
   }
   const std::vector<MixtureRelease> good = {ok};
   for (double alpha : {0.0, 1.0, kNaN}) {
     EXPECT_THROW(blow_up_upper_composed(good, alpha), InputError);
     EXPECT_THROW(blow_up_screen(good, alpha), InputError);
-    EXPECT_THROW(composed_grid(good, alpha), InputError);
+    ReleaseMemo memo;
+    EXPECT_THROW(composed_grid(shared(good), alpha, {}, memo), InputError);
+    EXPECT_THROW(blow_up_bound_shared(shared(good), alpha, {}, memo), InputError);
   }
   EXPECT_THROW(calibrate_scale_composed(good, 1e-4, 1e-4), InputError);
   EXPECT_THROW(calibrate_scale_composed(good, 1e-4, 1.0), InputError);

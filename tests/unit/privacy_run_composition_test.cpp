@@ -155,10 +155,16 @@ TEST(RunComposition, EachCoarseBoundIsItsCombinationsOwnOnAnyNumberOfThreads) {
   std::set<double> grids;
   for (std::size_t j = 0; j < p.size(); ++j) {
     std::vector<MixtureRelease> releases;
-    for (const RunSpend& run : runs)
-      for (const std::int32_t i : run.lists[j]) releases.push_back(run.releases[static_cast<std::size_t>(i)]);
+    std::vector<SharedRelease> by_id;
+    for (const RunSpend& run : runs) {
+      for (const std::int32_t i : run.lists[j]) {
+        releases.push_back(run.releases[static_cast<std::size_t>(i)]);
+        by_id.push_back({.id = by_id.size(), .release = &run.releases[static_cast<std::size_t>(i)], .repetitions = releases.back().repetitions});
+      }
+    }
     const AccountantOptions ladder{.slack_target = kCoarseSlack, .grid_ladder = true};
-    grids.insert(composed_grid(releases, p[j], ladder));
+    ReleaseMemo memo;
+    grids.insert(composed_grid(by_id, p[j], ladder, memo));
     if (one.coarse[j]) EXPECT_EQ(one.r[j], blow_up_upper_composed(releases, p[j], ladder)) << j;
   }
   EXPECT_GE(grids.size(), 3u);  // the order by grid is not the order of the lists
