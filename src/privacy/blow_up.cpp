@@ -861,7 +861,8 @@ struct ReleaseMemo::Impl {
     std::vector<Form> forms;
   };
   std::vector<Shared> by_id;
-  std::size_t bytes = 0;            // roughly what the prepared releases and discretisations hold
+  std::size_t bytes = 0;            // roughly what the prepared releases hold
+  std::size_t ladder_bytes = 0;     // and the discretisations and groups
   std::size_t transform_bytes = 0;  // and the transforms (capped apart: kLadderTransformBytes)
 };
 
@@ -911,7 +912,7 @@ std::shared_ptr<const LadderRelease> ladder_release(const std::vector<const Prep
     auto made = std::make_shared<LadderRelease>();
     made->loss = discretise(*rel[l], h, opt);
     made->terms = window_terms(made->loss, true);
-    memo.bytes += kEntryBytes + 2 * sizeof(double) * made->loss.omega.size();
+    memo.ladder_bytes += kEntryBytes + 2 * sizeof(double) * made->loss.omega.size();
     it = memo.discretised.emplace(std::move(key), std::move(made)).first;
   }
   return std::static_pointer_cast<const LadderRelease>(it->second);
@@ -929,7 +930,7 @@ const LadderGroup& ladder_group(const std::vector<const Prepared*>& rel, const s
       made->reps.push_back(rel[l]->reps);
       made->sums.add(made->members.back()->loss, &made->members.back()->terms, rel[l]->reps);
     }
-    memo.bytes += kEntryBytes + key.size() + g.size() * (sizeof(made->members[0]) + sizeof(int));
+    memo.ladder_bytes += kEntryBytes + key.size() + g.size() * (sizeof(made->members[0]) + sizeof(int));
     it = memo.groups.emplace(std::move(key), std::move(made)).first;
   }
   return *static_cast<const LadderGroup*>(it->second.get());
@@ -1002,7 +1003,7 @@ Discretised discretise_all(const std::vector<const Prepared*>& rel, double h, do
           parts.back().sums.add(*out.d[l], &own.back(), out.reps[l]);
         }
       }
-      const Window win = chernoff_window(parts, tau_w, opt.grid_ladder, &memo.bytes);
+      const Window win = chernoff_window(parts, tau_w, opt.grid_ladder, &memo.ladder_bytes);
       out.j_lo = std::max<std::int64_t>(0, win.lo);
       j_hi = std::min<std::int64_t>(out.len_full - 1, win.hi);
       if (j_hi < out.j_lo) j_hi = out.j_lo;
@@ -1230,7 +1231,14 @@ std::size_t ReleaseMemo::size() const {
   for (const Impl::Shared& s : impl_->by_id) n += s.forms.size();
   return n;
 }
-std::size_t ReleaseMemo::bytes() const { return impl_->bytes; }
+std::size_t ReleaseMemo::bytes() const { return impl_->bytes + impl_->ladder_bytes; }
+void ReleaseMemo::forget_grids() {
+  impl_->discretised.clear();
+  impl_->groups.clear();
+  impl_->transforms.clear();
+  impl_->ladder_bytes = 0;
+  impl_->transform_bytes = 0;
+}
 
 namespace {
 

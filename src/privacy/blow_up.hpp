@@ -157,8 +157,8 @@ struct MixtureRelease {
 // log-MGFs per grid spacing and its transform per grid spacing and FFT size (step 3; the transforms
 // up to 256 MB, then those start again). A caller with many bounds to make meets each grid's
 // discretisations once if it makes them in order of grid (composed_grid).
-// Not synchronised (one per thread); it only grows, so give it one pass over the profiles at one
-// lambda.
+// Not synchronised (one per thread); it only grows (but for forget_grids), so give it one pass over
+// the profiles at one lambda.
 class ReleaseMemo {
  public:
   ReleaseMemo();
@@ -167,6 +167,9 @@ class ReleaseMemo {
   ReleaseMemo& operator=(ReleaseMemo&&) noexcept;
   std::size_t size() const;   // releases prepared (a shared release once per tail mass and repetitions)
   std::size_t bytes() const;  // roughly the memory its entries hold, but for groups' transforms (capped apart)
+  // Drops what the grid ladder keeps (discretisations, groups, transforms) and keeps the prepared
+  // releases: for a caller whose bounds in order of grid have left a grid behind.
+  void forget_grids();
   struct Impl;               // blow_up.cpp's
   Impl& impl() { return *impl_; }
 

@@ -64,10 +64,12 @@ struct CompositionOptions {
   // the worst) and the secrets whose coarse bound is above their `exact_above` (a cap to check).
   double exact_share = 0.0;
   std::span<const double> exact_above;  // per secret, or empty
-  // Several processes may share the work (a run's ranks): each evaluates the distinct combinations
-  // i with i % parts == part, and `gather` returns every process's values concatenated in process
-  // order (the caller's communicator: this file knows no MPI). Every process gets every bound, the
-  // same bits as one process alone; a failure on any fails them all with the same error.
+  // Several processes may share the work (a run's ranks): at full precision each evaluates the
+  // distinct combinations i with i % parts == part; on the coarse grid each finds those ones' grids,
+  // and then the combinations of a grid go to one process (a rung's discretisations are made once).
+  // `gather` returns every process's values concatenated in process order (the caller's
+  // communicator: this file knows no MPI). Every process gets every bound, the same bits as one
+  // process alone; a failure on any fails them all with the same error.
   int part = 0, parts = 1;
   std::function<std::vector<double>(std::span<const double>)> gather;
   // Called on one thread as the combinations of this process's share are bounded, with the pass
@@ -79,15 +81,14 @@ struct CompositionOptions {
 // The coarse grid's slack target (AccountantOptions::slack_target), as the calibration's bulk uses.
 // The coarse pass puts it on the grid ladder (AccountantOptions::grid_ladder): combinations share
 // their runs' releases, and on the ladder their grids too, and the pass bounds them in order of
-// grid, so that a thread's ReleaseMemo discretises a release about once per rung for every
-// combination that meets it.
+// grid, so that a thread's ReleaseMemo discretises a release once per rung for every combination
+// that meets it, and forgets a rung's discretisations once its bounds are done.
 inline constexpr double kCoarseSlack = 1e-2;
-// A thread's memo starts again once it holds this much (ReleaseMemo::bytes): with 10 earlier runs
-// at other noise a Yelp-scale pass on one rank makes about 157,000 discretisations in order of
-// grid; in the combinations' own order with no cap (2 GB) it was no faster. The bounds are the
-// same bits either way; a smaller memo finds fewer. The memo's
-// groups' transforms have a cap of their own, as large (privacy/blow_up.cpp), so a thread holds
-// up to about 0.5 GB.
+// A thread's memo starts again once it holds this much (ReleaseMemo::bytes), a cap it does not meet
+// at Yelp scale: with 10 earlier runs at other noise, 2 processes each prepare about 54,000
+// releases and hold one rung's discretisations at a time (each process's peak in that bench, the
+// calibration's included, fell from 0.54 to 0.38 GB). The bounds are the same bits either way; a smaller memo finds
+// fewer. The groups' transforms have a cap of their own, as large (privacy/blow_up.cpp).
 inline constexpr std::size_t kCompositionMemoBytes = std::size_t{256} << 20;
 // The share of the largest coarse r/p from which secpe run refines at full precision.
 inline constexpr double kExactShareOfWorst = 0.95;

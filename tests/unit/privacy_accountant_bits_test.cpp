@@ -135,7 +135,7 @@ TEST(AccountantBits, MemoKeepsTheBitsAndPreparesEachReleaseOnce) {
 // On the grid ladder a memo also keeps each release's discretisation per grid, and the transform
 // of each group of releases with one count PMF (a label's holders in runs at other noise), which
 // bounds over many combinations of shared releases meet (privacy/run_composition.cpp): the same
-// bits as a bound with a fresh memo, whatever the memo met before.
+// bits as a bound with a fresh memo, whatever the memo met before, and after it forgot its grids.
 TEST(AccountantBits, TheLadderMemoKeepsTheBits) {
   const std::vector<BitsCase> cases = bits_cases();
   const std::vector<MixtureRelease>& pool = cases[0].releases;
@@ -150,7 +150,13 @@ TEST(AccountantBits, TheLadderMemoKeepsTheBits) {
   for (int run = 0; run <= 2; ++run)
     for (const MixtureRelease& r : pool) runs.push_back(at_other_noise(r, 1.0 + 0.02 * run));
   ReleaseMemo shared, by_id;
-  for (int round = 0; round < 4; ++round)
+  for (int round = 0; round < 4; ++round) {
+    if (round % 2 == 1) {  // a caller done with the grids so far: the prepared releases stay
+      const std::size_t prepared = by_id.size(), bytes = by_id.bytes();
+      by_id.forget_grids();
+      EXPECT_EQ(by_id.size(), prepared);
+      EXPECT_LT(by_id.bytes(), bytes);
+    }
     for (std::size_t a = 0; a < pool.size(); ++a)
       for (std::size_t b = a; b < pool.size(); ++b) {
         std::vector<SharedRelease> ids{{.id = a, .release = &runs[a], .repetitions = runs[a].repetitions}};
@@ -169,6 +175,7 @@ TEST(AccountantBits, TheLadderMemoKeepsTheBits) {
         EXPECT_TRUE(same_bits(blow_up_upper_composed(list, cases[0].alpha, ladder, &shared), alone)) << what;
         EXPECT_TRUE(same_bits(blow_up_bound_shared(ids, cases[0].alpha, ladder, by_id).value, alone)) << what << ", by id";
       }
+  }
   // One group on one grid at two FFT sizes (alpha moves the window, not the cut's tail mass nor
   // the grid): each size has its own transform.
   std::vector<MixtureRelease> group{cases[10].releases.at(0)};
