@@ -1,6 +1,8 @@
 #include "bench/privacy_bench.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include "core/timer.hpp"
@@ -48,6 +50,30 @@ SyntheticShard dataset_shard(const Communicator& comm, const std::filesystem::pa
   return s;
 }
 
+// How much looser the coarse pass's figures are than full precision's (each >= 1), on every
+// `every`-th secret: the median, 90th percentile and largest of coarse / full - 1, over the secrets
+// whose runs released something. On each rank alike, one thread.
+nlohmann::ordered_json coarse_looseness(std::vector<RunSpend> runs, std::span<const double> p, std::size_t every) {
+  std::vector<double> sample_p;
+  for (std::size_t j = 0; j < p.size(); j += every) sample_p.push_back(p[j]);
+  for (RunSpend& run : runs) {
+    std::vector<std::int32_t> sample;
+    for (std::size_t j = 0; j < run.profile_of.size(); j += every) sample.push_back(run.profile_of[j]);
+    run.profile_of = std::move(sample);
+  }
+  const auto bounds = [&](double exact_share) {  // 0: all at full precision; infinity: none refined
+    return compose_runs(runs, sample_p, {.threads = 1, .exact_share = exact_share, .exact_above = {}, .part = 0, .parts = 1, .gather = {}, .progress = {}}).r;
+  };
+  const std::vector<double> full = bounds(0.0), coarse = bounds(std::numeric_limits<double>::infinity());
+  std::vector<double> looser;
+  for (std::size_t i = 0; i < full.size(); ++i)
+    if (full[i] > sample_p[i]) looser.push_back(coarse[i] / full[i] - 1);
+  std::sort(looser.begin(), looser.end());
+  if (looser.empty()) return {{"every", every}, {"secrets", 0}};
+  return {{"every", every}, {"secrets", looser.size()}, {"median", looser[looser.size() / 2]},
+          {"p90", looser[looser.size() * 9 / 10]}, {"max", looser.back()}};
+}
+
 // The ledger's work in a run (evolve/run_budget.hpp): this run's spend composed with ledger_runs
 // earlier runs, per secret: alike, or each at more noise (ledger_noise_step), so that a secret's
 // releases in different runs differ in their step and compose as separate releases.
@@ -62,13 +88,15 @@ nlohmann::ordered_json bench_ledger(const Communicator& comm, const PrivacyBench
   const double seconds = comm.allreduce_max(timer.seconds());
   double worst = 0;
   for (std::size_t j = 0; j < cumulative.r.size(); ++j) worst = std::max(worst, cumulative.r[j] / budgets.p[j]);
-  return {{"earlier_runs", o.ledger_runs},
+  nlohmann::ordered_json out = {{"earlier_runs", o.ledger_runs},
           {"earlier_noise_step", o.ledger_noise_step},
           {"release_lists", plan.spend.lists.size()},
           {"distinct_releases", plan.spend.releases.size()},
           {"seconds", seconds},
           {"coarse_secrets", std::count(cumulative.coarse.begin(), cumulative.coarse.end(), true)},
           {"worst_r_cumulative_over_p", worst}};
+  if (o.ledger_check_every > 0) out["coarse_looser"] = coarse_looseness(runs, budgets.p, o.ledger_check_every);
+  return out;
 }
 
 }  // namespace

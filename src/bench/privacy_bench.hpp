@@ -26,6 +26,9 @@ struct PrivacyBenchOptions {
   // Earlier run k (1 .. ledger_runs) at (1 + ledger_noise_step k) times the plan's noise, as a grid
   // of runs at several budgets; 0: every earlier run alike (their releases merge: the cheapest case).
   double ledger_noise_step = 0.0;
+  // > 0: also bound every this-many-th secret's combination at full precision and on the coarse pass
+  // alone, and report how much looser the coarse figures are (figures.ledger.coarse_looser).
+  std::size_t ledger_check_every = 0;
   CertificationOptions certification{};
 };
 

@@ -1202,7 +1202,7 @@ BlowUpBound compose_unchecked(const std::vector<const Prepared*>& rel, double al
     out.value = alpha;
     return out;
   }
-  const double tau_w = std::max(1e-10 * alpha, 1e-300);  // window tail, see discretise_all
+  const double tau_w = std::max(opt.window_share * alpha, 1e-300);  // window tail, see discretise_all
   const bool one_shot = rel.size() == 1 && rel[0]->reps == 1;
   const Discretised dl = discretise_all(rel, grid_spacing(rel, opt), tau_w, one_shot, opt, memo);
   out.grid = dl.h;
@@ -1268,7 +1268,7 @@ std::shared_ptr<const void> make_prepared(ReleaseMemo::Impl& memo, const Release
 
 // Prepares the non-trivial releases (pi not a point mass at 0) of validated input, or finds them in
 // `memo`: a shared release by its id, another by its bits. The P-mass cut to +infinity is at most
-// tau = 1e-7 alpha / (all repetitions) per iteration and release.
+// tau = cut_share alpha / (all repetitions) per iteration and release.
 std::vector<const Prepared*> prepare_all(std::span<const ReleaseView> releases, double alpha, const AccountantOptions& opt, const char* fn,
                                          ReleaseMemo::Impl& memo) {
   std::vector<const ReleaseView*> kept;
@@ -1280,7 +1280,7 @@ std::vector<const Prepared*> prepare_all(std::span<const ReleaseView> releases, 
   }
   if (static_cast<double>(total) > static_cast<double>(opt.max_fft_size) / 4.0)
     reject(fn, "the total number of repetitions", "at most max_fft_size / 4", static_cast<double>(total));
-  double tau = std::max(1e-7 * alpha / static_cast<double>(std::max<std::int64_t>(total, 1)), 1e-300);
+  double tau = std::max(opt.cut_share * alpha / static_cast<double>(std::max<std::int64_t>(total, 1)), 1e-300);
   // On the ladder, down to a power of 2^8: bounds whose budgets and repetitions differ up to 256-fold
   // meet the same prepared releases (at Yelp scale, a sixth of those a power of 2 leaves).
   if (opt.grid_ladder) tau = std::exp2(8.0 * std::floor(std::log2(tau) / 8.0));

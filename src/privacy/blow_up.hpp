@@ -16,7 +16,7 @@
 //     m_c = s c / sigma >= 0: convex and non-decreasing, so {L > t} is a half-line.
 //  2. Discretisation on the loss grid t_k = k h. The z-line is cut at z_k = L^{-1}(t_k), for k from
 //     k_lo to k_hi. z_hi = L^{-1}(t_{k_hi}) is chosen so that the P-mass above it is negligible
-//     (<= 1e-7 alpha / T); that mass goes to a loss = +infinity atom. The P-mass below
+//     (<= cut_share alpha / T, 1e-7 by default); that mass goes to a loss = +infinity atom. The P-mass below
 //     z_{k_lo} goes to the atom t_{k_lo} (its loss is <= t_{k_lo}: rounded up), except when
 //     t_{k_lo} - h lies below the loss's lower limit log pi_0: then that cell, which holds most of
 //     the mass of a rarely sampled secret, is connected to the dots like the others (below).
@@ -34,7 +34,7 @@
 //     on a loss = -infinity atom (P-mass 0), which only helps the adversary.
 //  3. Composition: the P-masses of the finite atoms are convolved T times by one FFT, a pointwise
 //     T-th power and an inverse FFT. The FFT covers a window of the composed support outside
-//     which Chernoff bounds leave at most tau_w = 1e-10 alpha of mass on each side (the full
+//     which Chernoff bounds leave at most tau_w = window_share alpha (1e-10) of mass on each side (the full
 //     support when that is small); what wraps around is covered by a margin of 3 tau_w.
 //     Negative round-off is clamped to zero (nothing is rescaled). The +infinity atom composes as
 //     1 - (1 - w_inf)^T.
@@ -75,6 +75,12 @@ struct AccountantOptions {
   double grid = 0.0;               // loss grid spacing h; 0 = automatic
   double slack_target = 1e-5;      // automatic grid: wanted relative slack of B (rough)
   std::int64_t max_fft_size = std::int64_t{1} << 22;
+  // The mass each bound leaves out, as shares of alpha: the P-mass cut to the +infinity atom (step 2,
+  // cut_share alpha over all repetitions, per iteration and release) and the mass outside the FFT's
+  // window on each side (step 3). They add at most about cut_share alpha and 3 window_share alpha to
+  // the bound; larger shares cut fewer atoms and a narrower window, a little looser and faster.
+  double cut_share = 1e-7;
+  double window_share = 1e-10;
   // false: the grid spacing and the cut's tail mass (steps 1 and 2) follow each bound's releases.
   // true: the spacing is rounded down to a power of 2^(1/8) and the tail mass down to a power of
   // 2^8 (a finer grid and a higher cut: as rigorous, and as tight but for the window's choice), so
@@ -147,7 +153,7 @@ struct MixtureRelease {
 // slack_target (slack_target = 1e-4: 8e-5 and 0.07 s at T = 5). About three quarters of the time
 // is the per-release discretisation (one mixture CDF, i.e. one erfc per count, per atom).
 // Step 1 of a bound prepares each release on its own (its mixture, where its z-line is cut, the spread
-// of its loss): a function of the release's bits and of the cut's tail mass (1e-7 alpha over the
+// of its loss): a function of the release's bits and of the cut's tail mass (cut_share alpha over the
 // list's total repetitions) alone. Secrets' holder profiles share releases (at Yelp scale a pass
 // over 46,000 profiles at one lambda meets each distinct release about 20 times), so a ReleaseMemo
 // given to many bounds prepares each once: the same bits as without it (found by its bits, or for a

@@ -150,8 +150,6 @@ std::vector<SharedRelease> combined_releases(std::span<const RunSpend> runs, con
   return releases;
 }
 
-constexpr AccountantOptions kCoarseGrid{.slack_target = kCoarseSlack, .grid_ladder = true};
-
 // Chunk `chunk`'s worker, its memo started again once it holds kCompositionMemoBytes.
 Worker& worker_of(Workers& workers, int chunk) {
   Worker& worker = workers[static_cast<std::size_t>(chunk)];

@@ -37,10 +37,16 @@ check "$T/privacy_bulk.json" 'j["figures"]["exact"]["bounds"]["coarse-accountant
 # releases apart and compose to less than copies of the run would.
 for step in 0 0.5; do
   "$SECPE" bench privacy --records 3000 --labels 10 --secrets 200 --holders demo --private-fraction 0.25 --iterations 2 --repeats 1 \
-    --ledger-runs 2 --ledger-noise-step $step --out "$T/privacy_ledger_$step.json" >/dev/null 2>&1 || fail "bench privacy --ledger-noise-step $step"
+    --ledger-runs 2 --ledger-noise-step $step --ledger-check-every 7 --out "$T/privacy_ledger_$step.json" >/dev/null 2>&1 ||
+    fail "bench privacy --ledger-noise-step $step"
   check "$T/privacy_ledger_$step.json" 'j["figures"]["ledger"]["earlier_runs"] == 2 and j["figures"]["ledger"]["worst_r_cumulative_over_p"] > 10'
 done
 check "$T/privacy_ledger_0.5.json" 'j["figures"]["ledger"]["earlier_noise_step"] == 0.5'
+# The coarse figures against full precision on every 7th secret: never below, the median within the
+# coarse pass's slack target (2e-2), none as far as the 5 % from which the worst is refined.
+check "$T/privacy_ledger_0.5.json" '(l := j["figures"]["ledger"]["coarse_looser"])["secrets"] > 10 and 0 <= l["median"] <= min(l["p90"], 2e-2) and l["p90"] <= l["max"] < 5e-2'
+"$SECPE" bench privacy --ledger-check-every 7 2>"$T/check.err" >/dev/null && fail "bench privacy took --ledger-check-every without --ledger-runs"
+grep -q -- "--ledger-check-every needs --ledger-runs" "$T/check.err" || fail "bench privacy: the error does not name --ledger-check-every: $(cat "$T/check.err")"
 python3 -c "import json,sys; w=[json.load(open(f))['figures']['ledger']['worst_r_cumulative_over_p'] for f in sys.argv[1:]]; sys.exit(0 if w[1] < w[0] else 1)" \
   "$T/privacy_ledger_0.json" "$T/privacy_ledger_0.5.json" || fail "bench privacy: earlier runs at more noise did not compose to less"
 "$SECPE" bench privacy --ledger-runs 2 --ledger-noise-step=-1 2>"$T/step.err" >/dev/null && fail "bench privacy took --ledger-noise-step -1"

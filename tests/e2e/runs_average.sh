@@ -43,7 +43,7 @@ for size in (2, 4, 8):
     print("runs_average: %d-run averages: noise %.3f of one run's (1/sqrt(%d) = %.3f)%s" % (size, ratio, size, size ** -0.5, "" if ok else "  FAIL"))
 
 # The ledger: 16 Gaussian runs of mu_j each compose to the Gaussian at 4 mu_j: never below it, within
-# 1e-4 at full precision and 1e-2 on the coarse grid (r_cumulative_bound: coarse-accountant).
+# 1e-4 at full precision and 2e-2 on the coarse grid (r_cumulative_bound: coarse-accountant; its slack target).
 last = json.load(open("run16/privacy.json"))
 assert len(last["across_runs"]["earlier_counted_runs"]) == 15, last["across_runs"]
 z = NormalDist()
@@ -57,7 +57,7 @@ for s in last["secrets"]:
     worst[coarse] = max(worst[coarse], s["r_cumulative"] / exact - 1)
 print("runs_average: the ledger's r_cumulative after 16 runs is the Gaussian bound at 4 mu, looser by at most %.1e at full "
       "precision and %.1e on the coarse grid" % (worst[False], worst[True]))
-failed |= worst[False] > 1e-4 or worst[True] > 1e-2
+failed |= worst[False] > 1e-4 or worst[True] > 2e-2
 sys.exit(1 if failed else 0)
 PY
 echo "runs_average: ok"

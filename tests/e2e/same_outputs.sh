@@ -20,7 +20,9 @@
 # group by group (round-off: r_cumulative moved by -4e-10 to +1.1e-9 relative, nothing else), and
 # again when the ladder cut the tail mass on powers of 2^8 and its Chernoff windows summed groups'
 # log-MGFs, each release's by Horner's rule (r_cumulative moved by -4.2e-9 to -1.6e-12 relative,
-# nothing else);
+# nothing else), and again when the coarse pass aimed at twice the slack and left more of the tails
+# out (kCoarseGrid: the coarse r_cumulative moved by 0 to +0.47 %, and across_runs.bounds says how
+# much looser coarse figures are, nothing else);
 # synthetic.csv, initial.csv and metrics.jsonl are still df41c45's. The runs share one privacy
 # ledger (the preamble's): the three rank counts are one release, counted once, so their
 # privacy.json files are identical.

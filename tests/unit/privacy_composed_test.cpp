@@ -152,6 +152,27 @@ TEST(Composed, TheGridLadderIsAsRigorousAndAsTight) {
   expect_tight_upper(blow_up_upper_composed(gaussians, 1e-4, {.slack_target = 1e-2, .grid_ladder = true}), exact, 1e-2, "ladder");
 }
 
+// Larger shares left out (the cut to +infinity, the FFT's window) keep the bound rigorous and add
+// about their share of alpha: on the grid ladder, as the composition's coarse pass uses them, and off it.
+TEST(Composed, LargerSharesLeftOutStayRigorous) {
+  for (std::uint64_t seed : {1, 2}) {
+    const std::vector<MixtureRelease> rel = many_releases(7, 20, 0.8, seed);
+    for (double alpha : {1e-2, 1e-4}) {
+      const double full = blow_up_upper_composed(rel, alpha);
+      for (const bool ladder : {false, true}) {
+        for (const double cut : {1e-4, 1e-2}) {
+          const double window = cut / 100;
+          const AccountantOptions opt{.slack_target = 1e-2, .cut_share = cut, .window_share = window, .grid_ladder = ladder};
+          const BlowUpBound b = blow_up_bound_composed(rel, alpha, opt);
+          const std::string what = "seed " + std::to_string(seed) + ", alpha " + std::to_string(alpha) + ", cut " + std::to_string(cut);
+          EXPECT_GE(b.value, full * (1.0 - 1e-9)) << what;
+          EXPECT_LE(b.value, full * (1.0 + 1e-2 + cut + 3 * window)) << what;
+        }
+      }
+    }
+  }
+}
+
 TEST(Composed, OrderDoesNotMatter) {
   const std::vector<MixtureRelease> rel = {{{0.5, 0.3, 0.2}, 0.4, 10},
                                            {poisson_binomial_pmf(std::vector<double>(30, 0.05)), 0.1, 20},
