@@ -177,8 +177,8 @@ struct Mixture {
   }
 };
 
-// Smallest z (to bisection accuracy, returned on the safe side) with sf(z) <= tau.
-double upper_cut(const Mixture& mix, double tau) {
+// Smallest z (to bisection accuracy `tolerance`, relative, returned on the safe side) with sf(z) <= tau.
+double upper_cut(const Mixture& mix, double tau, double tolerance) {
   double hi = mix.m_max - normal_quantile(tau);  // sf(hi) <= Phi_bar(hi - m_max) = tau
   double step = 1.0, lo = hi - step;
   while (mix.sf(lo) <= tau) {
@@ -186,14 +186,14 @@ double upper_cut(const Mixture& mix, double tau) {
     step *= 2.0;
     lo = hi - step;
   }
-  for (int i = 0; i < 100 && hi - lo > 1e-12 * (1.0 + std::fabs(hi)); ++i) {
+  for (int i = 0; i < 100 && hi - lo > tolerance * (1.0 + std::fabs(hi)); ++i) {
     const double mid = 0.5 * (lo + hi);
     if (mix.sf(mid) <= tau) hi = mid; else lo = mid;
   }
   return hi;
 }
-// Largest z with cdf(z) <= tau.
-double lower_cut(const Mixture& mix, double tau) {
+// Largest z with cdf(z) <= tau (to bisection accuracy `tolerance`, on the safe side).
+double lower_cut(const Mixture& mix, double tau, double tolerance) {
   double lo = mix.m_min + normal_quantile(tau);  // cdf(lo) <= Phi(lo - m_min) = tau
   double step = 1.0, hi = lo + step;
   while (mix.cdf(hi) <= tau) {
@@ -201,7 +201,7 @@ double lower_cut(const Mixture& mix, double tau) {
     step *= 2.0;
     hi = lo + step;
   }
-  for (int i = 0; i < 100 && hi - lo > 1e-12 * (1.0 + std::fabs(lo)); ++i) {
+  for (int i = 0; i < 100 && hi - lo > tolerance * (1.0 + std::fabs(lo)); ++i) {
     const double mid = 0.5 * (lo + hi);
     if (mix.cdf(mid) <= tau) lo = mid; else hi = mid;
   }
@@ -438,12 +438,12 @@ void multiply_each(double* __restrict xr, double* __restrict xi, const double* _
   }
 }
 
-// Spread (standard deviation) of the per-iteration loss under P, by a midpoint rule on [lo, hi].
-double loss_spread(const Mixture& mix, double lo, double hi) {
-  constexpr int kPoints = 256;
-  const double dz = (hi - lo) / kPoints;
+// Spread (standard deviation) of the per-iteration loss under P, by a midpoint rule of `points`
+// points on [lo, hi].
+double loss_spread(const Mixture& mix, double lo, double hi, int points) {
+  const double dz = (hi - lo) / points;
   double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-  for (int i = 0; i < kPoints; ++i) {
+  for (int i = 0; i < points; ++i) {
     const double z = lo + (i + 0.5) * dz;
     const double wgt = mix.pdf(z);
     const double l = mix.loss(z);
@@ -467,14 +467,14 @@ struct Prepared {
   double range() const { return std::max(l_hi - l_lo, 1e-300); }
 };
 
-Prepared prepare(Mixture mix, int reps, double tau) {
+Prepared prepare(Mixture mix, int reps, double tau, const AccountantOptions& opt) {
   Prepared r{std::move(mix), reps};
-  r.z_hi = upper_cut(r.mix, tau);
-  r.z_lo = std::min(lower_cut(r.mix, tau), r.z_hi - 1e-3);
+  r.z_hi = upper_cut(r.mix, tau, opt.cut_tolerance);
+  r.z_lo = std::min(lower_cut(r.mix, tau, opt.cut_tolerance), r.z_hi - 1e-3);
   r.l_hi = r.mix.loss(r.z_hi);
   r.l_lo = r.mix.loss(r.z_lo);
   r.l_inf = r.mix.w_zero > 0.0 ? std::log(r.mix.w_zero) : -std::numeric_limits<double>::infinity();
-  r.spread = loss_spread(r.mix, r.z_lo, r.z_hi);
+  r.spread = loss_spread(r.mix, r.z_lo, r.z_hi, opt.spread_points);
   return r;
 }
 
@@ -841,7 +841,7 @@ double grid_spacing(const std::vector<const Prepared*>& rel, const AccountantOpt
 }  // namespace
 
 // Prepared releases by their exact bits: the PMF (by its number in pmf_number), the step, the
-// repetitions and the cut's tail mass (everything prepare() reads); with grid_ladder, their
+// repetitions, the cut's tail mass and the options of step 1's precision (everything prepare() reads); with grid_ladder, their
 // discretisations by (prepared release, grid spacing), groups (LadderGroup) by (prepared releases,
 // grid spacing) and groups' transforms by (prepared releases, grid spacing, FFT size). Each is held as
 // const void so that this class, which the header declares, need not name a type of this file's
@@ -854,6 +854,8 @@ struct ReleaseMemo::Impl {
   struct Form {
     double tau;
     int reps;
+    double cut_tolerance;
+    int spread_points;
     std::shared_ptr<const void> prepared;
   };
   struct Shared {
@@ -1261,9 +1263,9 @@ struct ReleaseView {
 };
 
 // Release `r` prepared at tail mass tau, its memory counted in memo.bytes.
-std::shared_ptr<const void> make_prepared(ReleaseMemo::Impl& memo, const ReleaseView& r, double tau) {
+std::shared_ptr<const void> make_prepared(ReleaseMemo::Impl& memo, const ReleaseView& r, double tau, const AccountantOptions& opt) {
   memo.bytes += kEntryBytes + 4 * sizeof(double) * r.pi->size();  // the mixture's four numbers per count
-  return std::make_shared<const Prepared>(prepare(Mixture(*r.pi, r.step), r.reps, tau));
+  return std::make_shared<const Prepared>(prepare(Mixture(*r.pi, r.step), r.reps, tau, opt));
 }
 
 // Prepares the non-trivial releases (pi not a point mass at 0) of validated input, or finds them in
@@ -1293,8 +1295,10 @@ std::vector<const Prepared*> prepare_all(std::span<const ReleaseView> releases, 
   for (const ReleaseView* r : kept) {
     if (r->id != ReleaseView::kNoId) {  // by id (shared_views made its slot)
       auto& forms = memo.by_id[r->id].forms;
-      auto form = std::find_if(forms.begin(), forms.end(), [&](const auto& f) { return f.tau == tau && f.reps == r->reps; });
-      if (form == forms.end()) form = forms.insert(forms.end(), {tau, r->reps, make_prepared(memo, *r, tau)});
+      auto form = std::find_if(forms.begin(), forms.end(), [&](const auto& f) {
+        return f.tau == tau && f.reps == r->reps && f.cut_tolerance == opt.cut_tolerance && f.spread_points == opt.spread_points;
+      });
+      if (form == forms.end()) form = forms.insert(forms.end(), {tau, r->reps, opt.cut_tolerance, opt.spread_points, make_prepared(memo, *r, tau, opt)});
       out.push_back(static_cast<const Prepared*>(form->prepared.get()));
       continue;
     }
@@ -1309,8 +1313,10 @@ std::vector<const Prepared*> prepare_all(std::span<const ReleaseView> releases, 
     key.append(reinterpret_cast<const char*>(&r->step), sizeof(double));
     key.append(reinterpret_cast<const char*>(&tau), sizeof(double));
     key.append(reinterpret_cast<const char*>(&r->reps), sizeof(int));
+    key.append(reinterpret_cast<const char*>(&opt.cut_tolerance), sizeof(double));
+    key.append(reinterpret_cast<const char*>(&opt.spread_points), sizeof(int));
     auto it = memo.prepared.find(key);
-    if (it == memo.prepared.end()) it = memo.prepared.emplace(key, make_prepared(memo, *r, tau)).first;
+    if (it == memo.prepared.end()) it = memo.prepared.emplace(key, make_prepared(memo, *r, tau, opt)).first;
     out.push_back(static_cast<const Prepared*>(it->second.get()));
   }
   return out;

@@ -81,6 +81,12 @@ struct AccountantOptions {
   // the bound; larger shares cut fewer atoms and a narrower window, a little looser and faster.
   double cut_share = 1e-7;
   double window_share = 1e-10;
+  // Step 1's precision. The cuts z_lo and z_hi are found by bisection to cut_tolerance (relative)
+  // and returned on the safe side (at most the tail mass beyond each), so any tolerance is as
+  // rigorous: a coarser one keeps a few more atoms. The loss's spread, which only chooses the grid,
+  // is a midpoint rule of spread_points points over [z_lo, z_hi].
+  double cut_tolerance = 1e-12;
+  int spread_points = 256;
   // false: the grid spacing and the cut's tail mass (steps 1 and 2) follow each bound's releases.
   // true: the spacing is rounded down to a power of 2^(1/8) and the tail mass down to a power of
   // 2^8 (a finer grid and a higher cut: as rigorous, and as tight but for the window's choice), so

@@ -22,7 +22,9 @@
 # log-MGFs, each release's by Horner's rule (r_cumulative moved by -4.2e-9 to -1.6e-12 relative,
 # nothing else), and again when the coarse pass aimed at twice the slack and left more of the tails
 # out (kCoarseGrid: the coarse r_cumulative moved by 0 to +0.47 %, and across_runs.bounds says how
-# much looser coarse figures are, nothing else);
+# much looser coarse figures are, nothing else), and the pooled run's again when the coarse pass found
+# its cuts and spreads at less precision (kCoarseGrid's cut_tolerance and spread_points: one coarse
+# r_cumulative moved by -2.4e-7 relative, nothing else);
 # synthetic.csv, initial.csv and metrics.jsonl are still df41c45's. The runs share one privacy
 # ledger (the preamble's): the three rank counts are one release, counted once, so their
 # privacy.json files are identical.

@@ -173,6 +173,39 @@ TEST(Composed, LargerSharesLeftOutStayRigorous) {
   }
 }
 
+// Step 1 at less precision (the cuts found to a coarser tolerance, the loss's spread from fewer
+// points, as the composition's coarse pass finds them) keeps the bound rigorous and about as tight:
+// the cuts stay on the safe side, and the spread only chooses the grid. A memo given bounds at
+// several precisions keeps each precision's releases apart (the same bits as a memo of its own).
+TEST(Composed, CoarserStepOneStaysRigorous) {
+  for (std::uint64_t seed : {1, 2}) {
+    const std::vector<MixtureRelease> rel = many_releases(7, 20, 0.8, seed);
+    for (double alpha : {1e-2, 1e-4}) {
+      const double full = blow_up_upper_composed(rel, alpha);
+      for (const bool ladder : {false, true}) {
+        const AccountantOptions fine{.slack_target = 1e-2, .grid_ladder = ladder};
+        const double at_fine = blow_up_upper_composed(rel, alpha, fine);
+        ReleaseMemo memo;
+        EXPECT_EQ(blow_up_bound_shared(shared(rel), alpha, fine, memo).value, at_fine);
+        for (const double tolerance : {1e-4, 1e-2, 0.5}) {
+          for (const int points : {8, 64}) {
+            const AccountantOptions opt{.slack_target = 1e-2, .cut_tolerance = tolerance, .spread_points = points, .grid_ladder = ladder};
+            const double b = blow_up_upper_composed(rel, alpha, opt);
+            const std::string what = "seed " + std::to_string(seed) + ", alpha " + std::to_string(alpha) + ", tolerance " +
+                                     std::to_string(tolerance) + ", points " + std::to_string(points);
+            EXPECT_GE(b, full * (1.0 - 1e-9)) << what;
+            EXPECT_LE(b, at_fine * (1.0 + 1e-2)) << what;
+            EXPECT_EQ(blow_up_bound_shared(shared(rel), alpha, opt, memo).value, b) << what;
+            EXPECT_EQ(blow_up_upper_composed(rel, alpha, opt, &memo), b) << what;
+          }
+        }
+        EXPECT_EQ(blow_up_bound_shared(shared(rel), alpha, fine, memo).value, at_fine);
+        EXPECT_EQ(blow_up_upper_composed(rel, alpha, fine, &memo), at_fine);
+      }
+    }
+  }
+}
+
 TEST(Composed, OrderDoesNotMatter) {
   const std::vector<MixtureRelease> rel = {{{0.5, 0.3, 0.2}, 0.4, 10},
                                            {poisson_binomial_pmf(std::vector<double>(30, 0.05)), 0.1, 20},
